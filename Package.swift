@@ -1,0 +1,42 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "funnel",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "funnel", targets: ["funnel"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "FunnelModel"),
+        .target(name: "EventLog", dependencies: ["FunnelModel", "CZlib"]),
+        .target(name: "EventStore", dependencies: [
+            "FunnelModel", "EventLog",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "Projections", dependencies: ["FunnelModel", "EventStore"]),
+        .target(name: "Reports", dependencies: ["FunnelModel", "Projections"]),
+        .executableTarget(name: "funnel", dependencies: [
+            "FunnelModel", "EventLog", "EventStore", "Projections", "Reports",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "FunnelModelTests", dependencies: ["FunnelModel"]),
+        .testTarget(name: "EventLogTests", dependencies: ["EventLog"]),
+        .testTarget(name: "EventStoreTests", dependencies: ["EventStore"]),
+        .testTarget(name: "ProjectionsTests", dependencies: ["Projections"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports"]),
+        .testTarget(name: "funnelTests", dependencies: ["funnel"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

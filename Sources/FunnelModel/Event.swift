@@ -1,0 +1,100 @@
+/// The event names of the v1 contract (schemas/event.schema.json). Unprefixed spellings
+/// (`sign_in_succeeded`) are the same events; `normalized(_:)` maps them to the prefixed form.
+public enum EventName: String, Sendable, CaseIterable {
+    case started = "onboarding.started"
+    case stepViewed = "onboarding.step_viewed"
+    case stepCompleted = "onboarding.step_completed"
+    case stepBack = "onboarding.step_back"
+    case signInStarted = "onboarding.sign_in_started"
+    case signInSucceeded = "onboarding.sign_in_succeeded"
+    case signedUp = "onboarding.signed_up"
+    case signInFailed = "onboarding.sign_in_failed"
+    case permissionPrompted = "onboarding.permission_prompted"
+    case permissionResult = "onboarding.permission_result"
+    case completed = "onboarding.completed"
+
+    public static let prefix = "onboarding."
+
+    /// The canonical spelling of a name: a known name without its prefix gains it; any other
+    /// name is returned unchanged (it is stored and counted as unplanned).
+    public static func normalized(_ name: String) -> String {
+        if name.hasPrefix(prefix) { return name }
+        if let known = EventName(rawValue: prefix + name) { return known.rawValue }
+        return name
+    }
+
+    /// The known event this name stands for, prefixed or not.
+    public init?(normalizing name: String) {
+        self.init(rawValue: EventName.normalized(name))
+    }
+}
+
+/// The client context an event carries: app version, platform and feature flags.
+public struct EventContext: Sendable, Hashable {
+    public var appVersion: String?
+    public var platform: String?
+    public var flags: [String: JSONValue]
+    /// Every other context field, kept so nothing that arrived is lost.
+    public var other: [String: JSONValue]
+
+    public init(appVersion: String? = nil, platform: String? = nil,
+                flags: [String: JSONValue] = [:], other: [String: JSONValue] = [:]) {
+        self.appVersion = appVersion
+        self.platform = platform
+        self.flags = flags
+        self.other = other
+    }
+}
+
+/// An event as decoded and validated from one log line, before it is stored.
+public struct Event: Sendable, Hashable {
+    public var id: String
+    /// The name as it arrived (`sign_in_succeeded` or `onboarding.sign_in_succeeded`).
+    public var rawName: String
+    public var userID: String
+    public var time: Timestamp
+    public var flow: String
+    public var step: String?
+    public var properties: [String: JSONValue]
+    public var context: EventContext
+
+    public init(id: String, name: String, userID: String, time: Timestamp, flow: String,
+                step: String? = nil, properties: [String: JSONValue] = [:],
+                context: EventContext = EventContext()) {
+        self.id = id
+        self.rawName = name
+        self.userID = userID
+        self.time = time
+        self.flow = flow
+        self.step = step
+        self.properties = properties
+        self.context = context
+    }
+
+    /// The canonical (prefixed) name.
+    public var name: String { EventName.normalized(rawName) }
+    /// The known event this is, or nil for an event outside the v1 vocabulary.
+    public var known: EventName? { EventName(rawValue: name) }
+}
+
+/// An event as the store recorded it: the arrival sequence number (1, 2, … in the order the
+/// store accepted events), the decoded event and the original line, byte for byte as text.
+public struct RecordedEvent: Sendable, Hashable {
+    public var seq: Int64
+    public var event: Event
+    public var line: String
+
+    public init(seq: Int64, event: Event, line: String) {
+        self.seq = seq
+        self.event = event
+        self.line = line
+    }
+}
+
+extension RecordedEvent {
+    /// Event-time order, ties by arrival: the one order every fold uses.
+    public static func foldOrder(_ a: RecordedEvent, _ b: RecordedEvent) -> Bool {
+        if a.event.time.micros != b.event.time.micros { return a.event.time.micros < b.event.time.micros }
+        return a.seq < b.seq
+    }
+}

@@ -1,0 +1,143 @@
+/// A point in time as an event carries it: microseconds since the Unix epoch (UTC) plus the UTC
+/// offset the client wrote, so the original wall-clock reading can be shown again.
+public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var micros: Int64
+    public var offsetSeconds: Int32
+
+    public init(micros: Int64, offsetSeconds: Int32 = 0) {
+        self.micros = micros
+        self.offsetSeconds = offsetSeconds
+    }
+
+    public static func < (a: Timestamp, b: Timestamp) -> Bool { a.micros < b.micros }
+    public static func == (a: Timestamp, b: Timestamp) -> Bool { a.micros == b.micros }
+    public func hash(into hasher: inout Hasher) { hasher.combine(micros) }
+
+    public var seconds: Double { Double(micros) / 1_000_000 }
+
+    public func adding(seconds: Double) -> Timestamp {
+        Timestamp(micros: micros + Int64((seconds * 1_000_000).rounded()), offsetSeconds: offsetSeconds)
+    }
+
+    /// RFC 3339 in UTC with millisecond precision: `2026-10-03T12:22:01.123Z`.
+    public var description: String { rfc3339(utc: true) }
+
+    /// RFC 3339; in the original offset unless `utc` is set. Milliseconds are always written;
+    /// microseconds only when they are not zero.
+    public func rfc3339(utc: Bool = false) -> String {
+        let offset = utc ? 0 : Int64(offsetSeconds)
+        let local = micros + offset * 1_000_000
+        var secs = local / 1_000_000
+        var frac = local % 1_000_000
+        if frac < 0 { frac += 1_000_000; secs -= 1 }
+        var days = secs / 86_400
+        var rem = secs % 86_400
+        if rem < 0 { rem += 86_400; days -= 1 }
+        let (y, m, d) = Timestamp.civil(fromDays: days)
+        func pad(_ v: Int64, _ w: Int) -> String {
+            let s = String(v)
+            return s.count >= w ? s : String(repeating: "0", count: w - s.count) + s
+        }
+        var out = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(rem / 3600, 2)):\(pad(rem / 60 % 60, 2)):\(pad(rem % 60, 2))"
+        if frac % 1000 == 0 { out += "." + pad(frac / 1000, 3) } else { out += "." + pad(frac, 6) }
+        if offset == 0 {
+            out += "Z"
+        } else {
+            let sign = offset < 0 ? "-" : "+"
+            let a = abs(offset)
+            out += "\(sign)\(pad(a / 3600, 2)):\(pad(a / 60 % 60, 2))"
+        }
+        return out
+    }
+
+    /// The calendar day (UTC) as `YYYY-MM-DD`.
+    public var utcDay: String { String(rfc3339(utc: true).prefix(10)) }
+
+    /// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
+    public static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    public static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (m <= 2 ? y + 1 : y, m, d)
+    }
+
+    /// Parses RFC 3339 (`2026-10-03T14:22:01.123+02:00`, `…Z`, `t`/space separator accepted,
+    /// any number of fraction digits, truncated to microseconds). A date alone
+    /// (`2026-10-03`) is midnight UTC. Returns nil for anything else, including impossible
+    /// dates such as February 30.
+    public static func parse(_ text: String) -> Timestamp? {
+        var utf8 = Array(text.utf8)
+        return utf8.withUnsafeMutableBufferPointer { parse(bytes: UnsafeBufferPointer($0)) }
+    }
+
+    public static func parse(bytes b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        let n = b.count
+        func digits(_ at: Int, _ count: Int) -> Int64? {
+            guard at + count <= n else { return nil }
+            var v: Int64 = 0
+            for i in at..<(at + count) {
+                let c = b[i]
+                guard c >= 48, c <= 57 else { return nil }
+                v = v * 10 + Int64(c - 48)
+            }
+            return v
+        }
+        guard let year = digits(0, 4), n >= 10, b[4] == 45, let month = digits(5, 2), b[7] == 45,
+              let day = digits(8, 2) else { return nil }
+        guard month >= 1, month <= 12, day >= 1 else { return nil }
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+        let monthDays: [Int64] = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard day <= monthDays[Int(month - 1)] else { return nil }
+        let dayNumber = days(year: year, month: month, day: day)
+        if n == 10 { return Timestamp(micros: dayNumber * 86_400_000_000, offsetSeconds: 0) }
+        guard n >= 20, b[10] == 84 || b[10] == 116 || b[10] == 32,
+              let hh = digits(11, 2), b[13] == 58, let mm = digits(14, 2), b[16] == 58,
+              let ss = digits(17, 2), hh <= 23, mm <= 59, ss <= 60 else { return nil }
+        var i = 19
+        var fraction: Int64 = 0
+        if i < n, b[i] == 46 {
+            i += 1
+            var count = 0
+            while i < n, b[i] >= 48, b[i] <= 57 {
+                if count < 6 { fraction = fraction * 10 + Int64(b[i] - 48) }
+                count += 1
+                i += 1
+            }
+            guard count > 0 else { return nil }
+            for _ in min(count, 6)..<6 { fraction *= 10 }
+        }
+        guard i < n else { return nil }
+        var offset: Int64 = 0
+        if b[i] == 90 || b[i] == 122 {
+            i += 1
+        } else if b[i] == 43 || b[i] == 45 {
+            let sign: Int64 = b[i] == 45 ? -1 : 1
+            guard let oh = digits(i + 1, 2), i + 3 < n, b[i + 3] == 58, let om = digits(i + 4, 2),
+                  oh <= 23, om <= 59 else { return nil }
+            offset = sign * (oh * 3600 + om * 60)
+            i += 6
+        } else {
+            return nil
+        }
+        guard i == n else { return nil }
+        let local = dayNumber * 86_400 + hh * 3600 + mm * 60 + min(ss, 59)
+        let utc = local - offset
+        return Timestamp(micros: utc * 1_000_000 + fraction, offsetSeconds: Int32(offset))
+    }
+}

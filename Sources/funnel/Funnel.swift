@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Funnel: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "funnel",
+        abstract: "Event-sourced funnels for mobile onboarding flows.",
+        subcommands: []
+    )
+}

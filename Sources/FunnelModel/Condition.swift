@@ -316,3 +316,10 @@ struct ConditionParser {
         }
     }
 }
+
+extension Condition {
+    /// Orders version strings part by part (`3.10.0` after `3.9.1`); -1, 0 or 1.
+    public static func compareVersions(_ a: String, _ b: String) -> Int {
+        order(a, b, versionLike: true)
+    }
+}

@@ -227,3 +227,7 @@ extension FlowDefinition {
         Set(steps.flatMap { $0.collects.map(\.key) })
     }
 }
+
+extension FlowDefinition.LaneStep: ExpressibleByStringLiteral {
+    public init(stringLiteral id: String) { self.init(id: id) }
+}

@@ -1,0 +1,91 @@
+import FunnelModel
+
+/// One user's journey through one flow, folded from the log: the projection every report
+/// counts and every replay explains.
+public struct Journey: Sendable, Hashable, Codable {
+    public var userID: String
+    public var flow: String
+    /// First `onboarding.started` (event time); nil when the user never started.
+    public var startedAt: Timestamp?
+    /// The step the user started on (the `step` of the first `onboarding.started`).
+    public var startStep: String?
+    /// First `onboarding.completed`.
+    public var completedAt: Timestamp?
+    public var firstEventAt: Timestamp
+    public var lastEventAt: Timestamp
+    /// The step of the latest `step_viewed` (event time, ties by arrival).
+    public var currentStep: String?
+    /// The lane the collected values pick, nil while they cannot tell.
+    public var lane: String?
+    public var laneReason: String
+    /// Values collected by `step_completed`, latest answer wins.
+    public var values: [String: JSONValue]
+    /// Flags as the latest event carrying each one said.
+    public var flags: [String: JSONValue]
+    public var appVersion: String?
+    public var platform: String?
+    /// Every step the user viewed, in order of first view.
+    public var visits: [StepVisit]
+    /// The expected path for the answers and flags above.
+    public var path: [PathStep]
+    /// Counts of what the journey holds.
+    public var events: Int
+    public var unplanned: Int
+    public var backNavigations: Int
+    public var signInFailures: Int
+    /// Where the journey leaves the flow graph (a step seen without the one before it, an
+    /// unknown step or event).
+    public var deviations: [String]
+
+    public struct StepVisit: Sendable, Hashable, Codable {
+        public var step: String
+        public var firstViewedAt: Timestamp
+        public var views: Int
+        /// Seconds from the first view of the step to the next view of another step; nil
+        /// while the user has not moved on.
+        public var secondsOnStep: Double?
+    }
+
+    public struct PathStep: Sendable, Hashable, Codable {
+        public enum Status: String, Sendable, Hashable, Codable {
+            case shown, skipped, undetermined, beforeStart = "before_start"
+        }
+        public var step: String
+        public var status: Status
+        /// Why the step is skipped or undetermined (`weightGoal = maintain`).
+        public var reason: String?
+        public var reached: Bool
+        /// On the path and the step before it on the path was reached (DESIGN.md).
+        public var eligible: Bool
+    }
+
+    public enum State: String, Sendable, Hashable, Codable, CaseIterable {
+        case completed
+        case inProgress = "in_progress"
+        case abandoned
+    }
+
+    public var started: Bool { startedAt != nil }
+
+    /// The state as of `asOf` with an idle window of `idleSeconds` (DESIGN.md "state").
+    public func state(asOf: Timestamp, idleSeconds: Double) -> State {
+        if let c = completedAt, c <= asOf { return .completed }
+        let idleMicros = Int64(idleSeconds * 1_000_000)
+        return lastEventAt.micros >= asOf.micros - idleMicros ? .inProgress : .abandoned
+    }
+
+    /// Time to complete: first completed − first started.
+    public var secondsToComplete: Double? {
+        guard let s = startedAt, let c = completedAt else { return nil }
+        return Double(c.micros - s.micros) / 1_000_000
+    }
+
+    public func visit(_ step: String) -> StepVisit? { visits.first { $0.step == step } }
+    public func pathStep(_ step: String) -> PathStep? { path.first { $0.step == step } }
+
+    /// What cohort and `--where` conditions are evaluated against.
+    public func conditionContext(flagDefaults: [String: Bool] = [:]) -> ConditionContext {
+        ConditionContext(values: values, flags: flags, appVersion: appVersion, platform: platform,
+                         startDate: startedAt?.utcDay, flagDefaults: flagDefaults)
+    }
+}

@@ -1,0 +1,224 @@
+import FunnelModel
+
+/// The one fold from a user's events to their `Journey`. Reports use it through the
+/// projection, replay uses it event by event to explain each step: the same code, so a
+/// report figure can always be traced to the events behind it.
+///
+/// Feed events in fold order (`RecordedEvent.foldOrder`); `apply` returns what each event
+/// means for the journey, `finish` computes the expected path and eligibility.
+public struct JourneyFold: Sendable {
+    public let definition: FlowDefinition?
+    public private(set) var userID: String
+    public private(set) var flow: String
+    private var startedAt: Timestamp?
+    private var startStep: String?
+    private var completedAt: Timestamp?
+    private var firstEventAt: Timestamp?
+    private var lastEventAt: Timestamp?
+    private var currentStep: String?
+    private var currentStepSince: Timestamp?
+    private var values: [String: JSONValue] = [:]
+    private var flags: [String: JSONValue] = [:]
+    private var appVersion: String?
+    private var platform: String?
+    private var visits: [Journey.StepVisit] = []
+    private var visitIndex: [String: Int] = [:]
+    private var viewOrder: [String] = []
+    private var events = 0
+    private var unplanned = 0
+    private var backNavigations = 0
+    private var signInFailures = 0
+    private var deviations: [String] = []
+    private let knownSteps: Set<String>
+
+    public init(userID: String, flow: String, definition: FlowDefinition?) {
+        self.userID = userID
+        self.flow = flow
+        self.definition = definition
+        self.knownSteps = Set(definition?.steps.map(\.id) ?? [])
+    }
+
+    /// Folds one event; returns notes on what it changed, for replay.
+    @discardableResult
+    public mutating func apply(_ recorded: RecordedEvent) -> [String] {
+        let e = recorded.event
+        var notes: [String] = []
+        events += 1
+        if firstEventAt == nil { firstEventAt = e.time }
+        if lastEventAt.map({ e.time > $0 }) ?? true { lastEventAt = e.time }
+        if let v = e.context.appVersion { appVersion = v }
+        if let p = e.context.platform { platform = p }
+        for (k, v) in e.context.flags where flags[k] != v {
+            if let old = flags[k] { notes.append("flag \(k): \(old.textValue) → \(v.textValue)") }
+            flags[k] = v
+        }
+        if let step = e.step, definition != nil, !knownSteps.contains(step) {
+            unplanned += 1
+            notes.append("unknown step \(step): not in flow \(flow)")
+            appendDeviation("unknown step \(step)")
+        }
+        guard let known = e.known else {
+            if e.step == nil || knownSteps.contains(e.step ?? "") { unplanned += 1 }
+            notes.append("unplanned event \(e.name): stored, not counted")
+            appendDeviation("unknown event \(e.name)")
+            return notes
+        }
+        switch known {
+        case .started:
+            if startedAt == nil {
+                startedAt = e.time
+                startStep = e.step
+                notes.append("started" + (e.step.map { " on \($0)" } ?? ""))
+            } else {
+                notes.append("started again: the first start counts")
+            }
+        case .stepViewed:
+            guard let step = e.step else { notes.append("step_viewed without a step"); break }
+            if let from = currentStep, from != step {
+                if let since = currentStepSince, let i = visitIndex[from], visits[i].secondsOnStep == nil {
+                    visits[i].secondsOnStep = Double(e.time.micros - since.micros) / 1_000_000
+                }
+                notes.append("\(from) → \(step)")
+            } else if currentStep == step {
+                notes.append("\(step) shown again")
+            } else {
+                notes.append("→ \(step)")
+            }
+            if let i = visitIndex[step] {
+                visits[i].views += 1
+            } else {
+                visitIndex[step] = visits.count
+                visits.append(.init(step: step, firstViewedAt: e.time, views: 1, secondsOnStep: nil))
+                viewOrder.append(step)
+            }
+            if currentStep != step { currentStepSince = e.time }
+            currentStep = step
+        case .stepCompleted:
+            var collected: [String] = []
+            for key in e.properties.keys.sorted() {
+                guard let v = e.properties[key] else { continue }
+                if let old = values[key], old != v {
+                    collected.append("\(key) = \(v.textValue) (was \(old.textValue))")
+                } else {
+                    collected.append("\(key) = \(v.textValue)")
+                }
+                values[key] = v
+            }
+            notes.append("completed \(e.step ?? "a step")" + (collected.isEmpty ? "" : ": " + collected.joined(separator: ", ")))
+        case .stepBack:
+            backNavigations += 1
+            let to = e.properties["to"]?.textValue
+            notes.append("back from \(e.step ?? "?")" + (to.map { " to \($0)" } ?? ""))
+        case .signInStarted:
+            notes.append("sign-in started" + provider(e))
+        case .signInSucceeded:
+            notes.append("signed in" + provider(e))
+        case .signedUp:
+            notes.append("signed up" + provider(e))
+        case .signInFailed:
+            signInFailures += 1
+            let reason = e.properties["reason"]?.textValue
+            notes.append("sign-in failed" + provider(e) + (reason.map { ": \($0)" } ?? ""))
+        case .permissionPrompted:
+            notes.append("asked for \(e.properties["permission"]?.textValue ?? "a permission")")
+        case .permissionResult:
+            let granted = e.properties["granted"]?.boolValue
+            notes.append("\(e.properties["permission"]?.textValue ?? "permission") " +
+                         (granted == true ? "granted" : granted == false ? "denied" : "answered"))
+        case .completed:
+            if completedAt == nil {
+                completedAt = e.time
+                notes.append("completed the flow" + (e.step.map { " on \($0)" } ?? ""))
+            } else {
+                notes.append("completed again: the first completion counts")
+            }
+        }
+        return notes
+    }
+
+    private func provider(_ e: Event) -> String {
+        e.properties["provider"].map { " with \($0.textValue)" } ?? ""
+    }
+
+    private mutating func appendDeviation(_ text: String) {
+        if !deviations.contains(text) { deviations.append(text) }
+    }
+
+    /// The journey folded so far, with its expected path and eligibility.
+    public func finish() -> Journey {
+        var ctx = ConditionContext(values: values, flags: flags, appVersion: appVersion, platform: platform,
+                                   startDate: startedAt?.utcDay, flagDefaults: definition?.flagDefaults ?? [:])
+        if let d = definition { ctx.flagDefaults = d.flagDefaults }
+        var path: [Journey.PathStep] = []
+        var lane: String?
+        var laneReason = "no flow definition for \(flow)"
+        var deviations = self.deviations
+        if let definition {
+            let expected = definition.expectedPath(ctx)
+            lane = expected.lane
+            laneReason = expected.laneReason
+            // Steps on the path before the one the user started on are not tracked for them.
+            let startIndex = startStep.flatMap { s in expected.entries.firstIndex { $0.step == s } }
+                ?? viewOrder.first.flatMap { s in expected.entries.firstIndex { $0.step == s } }
+                ?? 0
+            var previousShown: String?
+            var previousUndetermined = false
+            for (i, entry) in expected.entries.enumerated() {
+                let reached = visitIndex[entry.step] != nil
+                var step = Journey.PathStep(step: entry.step, status: .shown, reason: nil, reached: reached, eligible: false)
+                switch entry.status {
+                case .shown:
+                    if i < startIndex {
+                        step.status = .beforeStart
+                    } else {
+                        let prevReached = previousShown.map { visitIndex[$0] != nil } ?? true
+                        step.eligible = started && !previousUndetermined && prevReached
+                        previousShown = entry.step
+                    }
+                case .skipped(let why):
+                    step.status = .skipped
+                    step.reason = why
+                    if reached { appendUnique(&deviations, "\(entry.step) viewed but not on the expected path: \(why)") }
+                case .undetermined(let why):
+                    step.status = .undetermined
+                    step.reason = why
+                    if i >= startIndex { previousUndetermined = true }
+                }
+                path.append(step)
+            }
+            // A step seen without the one before it on the path.
+            let shown = path.filter { $0.status == .shown }
+            for (i, s) in shown.enumerated() where i > 0 && s.reached && !shown[i - 1].reached {
+                appendUnique(&deviations, "\(s.step) seen without \(shown[i - 1].step) before it")
+            }
+        }
+        let first = firstEventAt ?? Timestamp(micros: 0)
+        return Journey(
+            userID: userID, flow: flow, startedAt: startedAt, startStep: startStep, completedAt: completedAt,
+            firstEventAt: first, lastEventAt: lastEventAt ?? first, currentStep: currentStep,
+            lane: lane, laneReason: laneReason, values: values, flags: flags, appVersion: appVersion,
+            platform: platform, visits: visits, path: path, events: events, unplanned: unplanned,
+            backNavigations: backNavigations, signInFailures: signInFailures, deviations: deviations)
+    }
+
+    private var started: Bool { startedAt != nil }
+
+    private func appendUnique(_ list: inout [String], _ text: String) {
+        if !list.contains(text) { list.append(text) }
+    }
+
+    /// Folds a user's events (any order; they are sorted into fold order) up to `until`.
+    public static func journey(of events: [RecordedEvent], definition: FlowDefinition?,
+                               until: Timestamp? = nil) -> Journey? {
+        let sorted = events.sorted(by: RecordedEvent.foldOrder)
+        guard let first = sorted.first else { return nil }
+        var fold = JourneyFold(userID: first.event.userID, flow: first.event.flow, definition: definition)
+        var any = false
+        for e in sorted {
+            if let until, e.event.time > until { break }
+            fold.apply(e)
+            any = true
+        }
+        return any ? fold.finish() : nil
+    }
+}

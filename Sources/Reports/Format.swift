@@ -1,0 +1,43 @@
+import Foundation
+
+/// Small formatting helpers shared by the renderers.
+public enum Format {
+    /// `45s`, `6m 12s`, `1h 05m`, `2d 3h`.
+    public static func duration(_ seconds: Double?) -> String {
+        guard let seconds, seconds.isFinite else { return "—" }
+        let s = Int(seconds.rounded())
+        if s < 60 { return "\(s)s" }
+        if s < 3600 { return "\(s / 60)m \(String(format: "%02d", s % 60))s" }
+        if s < 86_400 { return "\(s / 3600)h \(String(format: "%02d", s / 60 % 60))m" }
+        return "\(s / 86_400)d \(s / 3600 % 24)h"
+    }
+
+    /// `61.8%`, or `—` when there is no rate.
+    public static func percent(_ value: Double?, digits: Int = 1) -> String {
+        guard let value, value.isFinite else { return "—" }
+        return String(format: "%.\(digits)f%%", value * 100)
+    }
+
+    public static func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
+        let n = s.count
+        if n >= width { return n > width ? String(s.prefix(max(0, width - 1))) + "…" : s }
+        let fill = String(repeating: " ", count: width - n)
+        return right ? fill + s : s + fill
+    }
+
+    /// A bar of `width` cells for a fraction 0…1, in eighths.
+    public static func bar(_ fraction: Double?, width: Int) -> String {
+        guard let fraction, fraction.isFinite else { return String(repeating: " ", count: width) }
+        let eighths = Int((min(max(fraction, 0), 1) * Double(width * 8)).rounded())
+        let blocks = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]
+        var out = String(repeating: "█", count: eighths / 8)
+        if eighths % 8 > 0 { out += blocks[eighths % 8] }
+        return out + String(repeating: " ", count: max(0, width - out.count))
+    }
+
+    public static func number(_ value: Double?, digits: Int = 3) -> String {
+        guard let value, value.isFinite else { return "" }
+        if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
+        return String(format: "%.\(digits)f", value)
+    }
+}

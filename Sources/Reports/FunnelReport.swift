@@ -1,0 +1,172 @@
+import FunnelModel
+
+/// A funnel report: the figures for one flow, one selection of users, as of one time.
+/// Its JSON form (`--format json`) is the stable machine contract documented in
+/// docs/report-json.md; field names there are the CodingKeys here.
+public struct FunnelReport: Sendable, Hashable, Codable {
+    public var flow: String
+    public var flowTitle: String
+    public var cohort: String?
+    /// `--where` filters, as written.
+    public var filters: [String]
+    public var since: String?
+    public var until: String?
+    public var asOf: String
+    public var idleSeconds: Double
+    public var users: Users
+    public var completionRate: Double?
+    public var completionRateCI95: Interval?
+    public var timeToCompleteSeconds: Percentiles
+    public var timeToCompleteHistogram: [Bin]
+    public var steps: [StepRow]
+    public var topDropoffs: [Dropoff]
+    /// With `--by`: the same report for each group, side by side.
+    public var by: String?
+    public var groups: [Group]?
+
+    public struct Users: Sendable, Hashable, Codable {
+        public var started: Int
+        public var completed: Int
+        public var inProgress: Int
+        public var abandoned: Int
+        enum CodingKeys: String, CodingKey {
+            case started, completed, inProgress = "in_progress", abandoned
+        }
+    }
+
+    public struct Interval: Sendable, Hashable, Codable {
+        public var low: Double
+        public var high: Double
+    }
+
+    public struct Percentiles: Sendable, Hashable, Codable {
+        public var count: Int
+        public var p50: Double?
+        public var p75: Double?
+        public var p90: Double?
+        public var p95: Double?
+        public var mean: Double?
+
+        enum CodingKeys: String, CodingKey { case count, p50, p75, p90, p95, mean }
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(count, forKey: .count)
+            try c.encode(p50, forKey: .p50)
+            try c.encode(p75, forKey: .p75)
+            try c.encode(p90, forKey: .p90)
+            try c.encode(p95, forKey: .p95)
+            try c.encode(mean, forKey: .mean)
+        }
+    }
+
+    public struct Bin: Sendable, Hashable, Codable {
+        public var fromSeconds: Double
+        public var toSeconds: Double
+        public var users: Int
+        enum CodingKeys: String, CodingKey { case fromSeconds = "from_seconds", toSeconds = "to_seconds", users }
+    }
+
+    public struct StepRow: Sendable, Hashable, Codable {
+        public var step: String
+        /// The lane, or nil for a step every lane shares (the rows before the fork).
+        public var lane: String?
+        public var kind: String
+        public var title: String?
+        /// `when`/flag of the step on this lane, as written in the definition.
+        public var condition: String?
+        /// Started users (of this lane) who viewed the step.
+        public var reached: Int
+        /// Started users whose expected path holds the step and who reached the step before it.
+        public var eligible: Int
+        /// Eligible users who reached it.
+        public var eligibleReached: Int
+        /// Users the flow passed over at this step by condition or flag: never a drop-off.
+        public var skipped: Int
+        /// Abandoned users whose current step is this one.
+        public var dropped: Int
+        /// reached / reached of the previous step on the lane.
+        public var conversionFromPrevious: Double?
+        /// eligible users who reached it / eligible.
+        public var conversionFromEligible: Double?
+        public var medianSecondsOnStep: Double?
+        /// False for steps before the flow's first tracked step (no telemetry).
+        public var tracked: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case step, lane, kind, title, condition, reached, eligible
+            case eligibleReached = "eligible_reached", skipped, dropped
+            case conversionFromPrevious = "conversion_from_previous"
+            case conversionFromEligible = "conversion_from_eligible"
+            case medianSecondsOnStep = "median_seconds_on_step", tracked
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(step, forKey: .step)
+            try c.encode(lane, forKey: .lane)
+            try c.encode(kind, forKey: .kind)
+            try c.encode(title, forKey: .title)
+            try c.encode(condition, forKey: .condition)
+            try c.encode(reached, forKey: .reached)
+            try c.encode(eligible, forKey: .eligible)
+            try c.encode(eligibleReached, forKey: .eligibleReached)
+            try c.encode(skipped, forKey: .skipped)
+            try c.encode(dropped, forKey: .dropped)
+            try c.encode(conversionFromPrevious, forKey: .conversionFromPrevious)
+            try c.encode(conversionFromEligible, forKey: .conversionFromEligible)
+            try c.encode(medianSecondsOnStep, forKey: .medianSecondsOnStep)
+            try c.encode(tracked, forKey: .tracked)
+        }
+    }
+
+    public struct Dropoff: Sendable, Hashable, Codable {
+        public var step: String
+        public var lane: String?
+        public var dropped: Int
+        /// dropped / all abandoned users.
+        public var shareOfAbandoned: Double
+        enum CodingKeys: String, CodingKey { case step, lane, dropped, shareOfAbandoned = "share_of_abandoned" }
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(step, forKey: .step)
+            try c.encode(lane, forKey: .lane)
+            try c.encode(dropped, forKey: .dropped)
+            try c.encode(shareOfAbandoned, forKey: .shareOfAbandoned)
+        }
+    }
+
+    public struct Group: Sendable, Hashable, Codable {
+        public var value: String
+        public var report: FunnelReport
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case flow, flowTitle = "flow_title", cohort, filters, since, until, asOf = "as_of"
+        case idleSeconds = "idle_seconds", users, completionRate = "completion_rate"
+        case completionRateCI95 = "completion_rate_ci95"
+        case timeToCompleteSeconds = "time_to_complete_seconds"
+        case timeToCompleteHistogram = "time_to_complete_histogram"
+        case steps, topDropoffs = "top_dropoffs", by, groups
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(flow, forKey: .flow)
+        try c.encode(flowTitle, forKey: .flowTitle)
+        try c.encode(cohort, forKey: .cohort)
+        try c.encode(filters, forKey: .filters)
+        try c.encode(since, forKey: .since)
+        try c.encode(until, forKey: .until)
+        try c.encode(asOf, forKey: .asOf)
+        try c.encode(idleSeconds, forKey: .idleSeconds)
+        try c.encode(users, forKey: .users)
+        try c.encode(completionRate, forKey: .completionRate)
+        try c.encode(completionRateCI95, forKey: .completionRateCI95)
+        try c.encode(timeToCompleteSeconds, forKey: .timeToCompleteSeconds)
+        try c.encode(timeToCompleteHistogram, forKey: .timeToCompleteHistogram)
+        try c.encode(steps, forKey: .steps)
+        try c.encode(topDropoffs, forKey: .topDropoffs)
+        if let by { try c.encode(by, forKey: .by) }
+        if let groups { try c.encode(groups, forKey: .groups) }
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+
+/// The output formats of `funnel report`.
+public enum ReportFormat: String, Sendable, CaseIterable {
+    case text, json, csv, markdown, html
+}
+
+extension FunnelReport {
+    /// JSON: pretty-printed, keys sorted, stable (docs/report-json.md).
+    public func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+    }
+
+    private var heading: String {
+        var parts = ["\(flowTitle) (\(flow))"]
+        if let cohort { parts.append("cohort \(cohort)") }
+        if !filters.isEmpty { parts.append("where " + filters.joined(separator: ", ")) }
+        return parts.joined(separator: " · ")
+    }
+
+    private var scope: String {
+        var parts = ["as of \(asOf)", "idle \(Format.duration(idleSeconds))"]
+        if let since { parts.append("since \(since)") }
+        if let until { parts.append("until \(until)") }
+        return parts.joined(separator: " · ")
+    }
+
+    /// Text for a terminal: 80 columns, bars for conversion from eligible.
+    public func text() -> String {
+        var out = ""
+        if let groups, let by {
+            out += heading + "\n" + scope + "\nby \(by)\n\n"
+            out += Format.pad("", 14)
+            let cols = ["started", "completed", "rate", "p50", "p90", "abandoned"]
+            for c in cols { out += Format.pad(c, 11, right: true) }
+            out += "\n"
+            for g in groups {
+                let r = g.report
+                out += Format.pad(g.value, 14)
+                let cells = [String(r.users.started), String(r.users.completed), Format.percent(r.completionRate),
+                             Format.duration(r.timeToCompleteSeconds.p50), Format.duration(r.timeToCompleteSeconds.p90),
+                             String(r.users.abandoned)]
+                for c in cells { out += Format.pad(c, 11, right: true) }
+                out += "\n"
+            }
+            for g in groups {
+                out += "\n" + String(repeating: "═", count: 78) + "\n\(by) = \(g.value)\n"
+                out += g.report.textBody()
+            }
+            return out
+        }
+        return heading + "\n" + scope + "\n\n" + textBody()
+    }
+
+    func textBody() -> String {
+        var out = ""
+        out += "users    started \(users.started) · completed \(users.completed) · in progress \(users.inProgress) · abandoned \(users.abandoned)\n"
+        if let rate = completionRate {
+            out += "complete \(Format.percent(rate))"
+            if let ci = completionRateCI95 { out += " (95% CI \(Format.percent(ci.low))–\(Format.percent(ci.high)))" }
+            out += "\n"
+        }
+        let t = timeToCompleteSeconds
+        if t.count > 0 {
+            out += "time     p50 \(Format.duration(t.p50)) · p75 \(Format.duration(t.p75)) · p90 \(Format.duration(t.p90)) · p95 \(Format.duration(t.p95)) · mean \(Format.duration(t.mean))\n"
+        }
+        out += "\n"
+        out += Format.pad("step", 24) + Format.pad("reached", 8, right: true) + Format.pad("eligible", 9, right: true)
+            + Format.pad("skip", 6, right: true) + Format.pad("drop", 6, right: true) + "  "
+            + Format.pad("reached of eligible", 25) + "\n"
+        var lane: String?? = .none
+        for row in steps {
+            if lane == nil || lane! != row.lane {
+                lane = .some(row.lane)
+                out += "── " + (row.lane.map { "lane \($0)" } ?? "every lane") + " " + String(repeating: "─", count: 40) + "\n"
+            }
+            let name = row.condition != nil ? row.step + "*" : row.step
+            if !row.tracked {
+                out += Format.pad(name, 24) + "  (before tracking starts: no events)\n"
+                continue
+            }
+            out += Format.pad(name, 24) + Format.pad(String(row.reached), 8, right: true)
+                + Format.pad(String(row.eligible), 9, right: true)
+                + Format.pad(row.skipped > 0 ? String(row.skipped) : "", 6, right: true)
+                + Format.pad(row.dropped > 0 ? String(row.dropped) : "", 6, right: true) + "  "
+                + Format.bar(row.conversionFromEligible, width: 18) + Format.pad(Format.percent(row.conversionFromEligible), 7, right: true) + "\n"
+        }
+        if steps.contains(where: { $0.condition != nil }) {
+            out += "* shown only under a condition or flag: users it passed over are 'skip',\n  never 'drop'\n"
+        }
+        if !topDropoffs.isEmpty {
+            out += "\ntop drop-off points\n"
+            for (i, d) in topDropoffs.enumerated() {
+                out += "  \(i + 1). " + Format.pad(d.step + (d.lane.map { " (\($0))" } ?? ""), 40)
+                    + Format.pad("\(d.dropped) users", 11, right: true) + Format.pad(Format.percent(d.shareOfAbandoned), 8, right: true)
+                    + " of abandoned\n"
+            }
+        }
+        return out
+    }
+
+    /// Markdown for pasting into docs.
+    public func markdown() -> String {
+        var out = "# \(heading)\n\n_\(scope)_\n\n"
+        out += markdownBody()
+        if let groups, let by {
+            for g in groups {
+                out += "\n## \(by) = \(g.value)\n\n" + g.report.markdownBody()
+            }
+        }
+        return out
+    }
+
+    func markdownBody() -> String {
+        var out = "| users | started | completed | in progress | abandoned | completion | 95% CI |\n"
+        out += "|---|---:|---:|---:|---:|---:|---:|\n"
+        out += "| | \(users.started) | \(users.completed) | \(users.inProgress) | \(users.abandoned) | \(Format.percent(completionRate)) | "
+        out += completionRateCI95.map { "\(Format.percent($0.low))–\(Format.percent($0.high))" } ?? "—"
+        out += " |\n\n"
+        let t = timeToCompleteSeconds
+        out += "Time to complete (\(t.count) users): p50 \(Format.duration(t.p50)), p75 \(Format.duration(t.p75)), "
+        out += "p90 \(Format.duration(t.p90)), p95 \(Format.duration(t.p95)), mean \(Format.duration(t.mean)).\n\n"
+        out += "| lane | step | shown when | reached | eligible | skipped | dropped | from previous | from eligible | median time on step |\n"
+        out += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
+        for r in steps {
+            out += "| \(r.lane ?? "every lane") | `\(r.step)` | \(r.condition.map { "`\($0)`" } ?? "") | "
+            if !r.tracked {
+                out += "— | — | — | — | — | — | before tracking starts |\n"
+                continue
+            }
+            out += "\(r.reached) | \(r.eligible) | \(r.skipped) | \(r.dropped) | \(Format.percent(r.conversionFromPrevious)) | "
+            out += "\(Format.percent(r.conversionFromEligible)) | \(Format.duration(r.medianSecondsOnStep)) |\n"
+        }
+        if !topDropoffs.isEmpty {
+            out += "\nTop drop-off points:\n\n"
+            for (i, d) in topDropoffs.enumerated() {
+                out += "\(i + 1). `\(d.step)`\(d.lane.map { " (\($0))" } ?? ""): \(d.dropped) users, \(Format.percent(d.shareOfAbandoned)) of abandoned\n"
+            }
+        }
+        return out
+    }
+
+    /// CSV: one row per step (and per group with `--by`), with the user counts repeated so
+    /// each row stands alone in a spreadsheet.
+    public func csv() -> String {
+        var out = "group,lane,step,kind,condition,tracked,reached,eligible,eligible_reached,skipped,dropped,"
+        out += "conversion_from_previous,conversion_from_eligible,median_seconds_on_step,"
+        out += "users_started,users_completed,users_in_progress,users_abandoned,completion_rate\n"
+        func rows(_ r: FunnelReport, group: String) {
+            for s in r.steps {
+                let cells: [String] = [
+                    group, s.lane ?? "", s.step, s.kind, s.condition ?? "", s.tracked ? "true" : "false",
+                    String(s.reached), String(s.eligible), String(s.eligibleReached), String(s.skipped), String(s.dropped),
+                    Format.number(s.conversionFromPrevious, digits: 6), Format.number(s.conversionFromEligible, digits: 6),
+                    Format.number(s.medianSecondsOnStep, digits: 3),
+                    String(r.users.started), String(r.users.completed), String(r.users.inProgress), String(r.users.abandoned),
+                    Format.number(r.completionRate, digits: 6),
+                ]
+                out += cells.map(FunnelReport.csvField).joined(separator: ",") + "\n"
+            }
+        }
+        if let groups {
+            for g in groups { rows(g.report, group: g.value) }
+        } else {
+            rows(self, group: "all")
+        }
+        return out
+    }
+
+    static func csvField(_ s: String) -> String {
+        if s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) {
+            return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+        return s
+    }
+}

@@ -1,0 +1,253 @@
+import FunnelModel
+import Projections
+
+/// What to report: which users (cohort, ad hoc filters, start window), as of when, and how to
+/// break the figures down.
+public struct ReportQuery: Sendable, Hashable {
+    public enum Dimension: Sendable, Hashable, CustomStringConvertible {
+        case cohort, lane, appVersion, week
+        case flag(String)
+
+        public init?(parsing text: String) {
+            switch text {
+            case "cohort": self = .cohort
+            case "lane": self = .lane
+            case "app_version": self = .appVersion
+            case "week": self = .week
+            default:
+                guard text.hasPrefix("flag:"), text.count > 5 else { return nil }
+                self = .flag(String(text.dropFirst(5)))
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .cohort: return "cohort"
+            case .lane: return "lane"
+            case .appVersion: return "app_version"
+            case .week: return "week"
+            case .flag(let f): return "flag:\(f)"
+            }
+        }
+    }
+
+    public var cohort: FlowDefinition.Cohort?
+    /// Ad hoc filters, each `KEY=VALUE` as a condition.
+    public var filters: [(text: String, condition: Condition)]
+    public var since: Timestamp?
+    public var until: Timestamp?
+    public var asOf: Timestamp
+    public var idleSeconds: Double
+    public var by: Dimension?
+
+    public init(cohort: FlowDefinition.Cohort? = nil, filters: [(text: String, condition: Condition)] = [],
+                since: Timestamp? = nil, until: Timestamp? = nil, asOf: Timestamp,
+                idleSeconds: Double = 86_400, by: Dimension? = nil) {
+        self.cohort = cohort
+        self.filters = filters
+        self.since = since
+        self.until = until
+        self.asOf = asOf
+        self.idleSeconds = idleSeconds
+        self.by = by
+    }
+
+    public static func == (a: ReportQuery, b: ReportQuery) -> Bool {
+        a.cohort == b.cohort && a.filters.map(\.text) == b.filters.map(\.text) && a.since == b.since
+            && a.until == b.until && a.asOf == b.asOf && a.idleSeconds == b.idleSeconds && a.by == b.by
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(cohort)
+        h.combine(filters.map(\.text))
+        h.combine(asOf)
+    }
+
+    /// Whether a journey is in the selection (started users only, as DESIGN.md says).
+    public func selects(_ j: Journey, definition: FlowDefinition) -> Bool {
+        guard let started = j.startedAt, started <= asOf else { return false }
+        if let since, started < since { return false }
+        if let until, started >= until { return false }
+        let ctx = j.conditionContext(flagDefaults: definition.flagDefaults)
+        if let cohort {
+            guard let cond = try? Condition(parsing: cohort.where), cond.evaluate(ctx) == true else { return false }
+        }
+        for f in filters where f.condition.evaluate(ctx) != true { return false }
+        return true
+    }
+}
+
+/// Turns journeys into a `FunnelReport`.
+public struct ReportBuilder: Sendable {
+    public let definition: FlowDefinition
+
+    public init(definition: FlowDefinition) {
+        self.definition = definition
+    }
+
+    /// The report over `journeys` (every journey of the flow; the query selects).
+    public func report(_ journeys: [Journey], query: ReportQuery) -> FunnelReport {
+        let selected = journeys.filter { $0.flow == definition.id && query.selects($0, definition: definition) }
+        var report = figures(selected, query: query)
+        if let by = query.by {
+            report.by = by.description
+            report.groups = groups(selected, by: by).map { value, members in
+                FunnelReport.Group(value: value, report: figures(members, query: query))
+            }
+        }
+        return report
+    }
+
+    /// The values of a dimension and the users under each, in a stable order.
+    func groups(_ journeys: [Journey], by: ReportQuery.Dimension) -> [(String, [Journey])] {
+        var buckets: [String: [Journey]] = [:]
+        var order: [String] = []
+        func add(_ key: String, _ j: Journey) {
+            if buckets[key] == nil { order.append(key) }
+            buckets[key, default: []].append(j)
+        }
+        switch by {
+        case .cohort:
+            for c in definition.cohorts { order.append(c.id); buckets[c.id] = [] }
+            for j in journeys {
+                let ctx = j.conditionContext(flagDefaults: definition.flagDefaults)
+                var any = false
+                for c in definition.cohorts {
+                    if let cond = try? Condition(parsing: c.where), cond.evaluate(ctx) == true {
+                        buckets[c.id, default: []].append(j)
+                        any = true
+                    }
+                }
+                if !any { add("(none)", j) }
+            }
+            return order.map { ($0, buckets[$0] ?? []) }
+        case .lane:
+            for l in definition.lanes { order.append(l.id); buckets[l.id] = [] }
+            for j in journeys { add(j.lane ?? "(undecided)", j) }
+            return order.map { ($0, buckets[$0] ?? []) }
+        case .appVersion:
+            for j in journeys { add(j.appVersion ?? "(unknown)", j) }
+            return order.sorted { Condition.compareVersions($0, $1) < 0 }.map { ($0, buckets[$0] ?? []) }
+        case .flag(let name):
+            buckets["on"] = []
+            buckets["off"] = []
+            for j in journeys {
+                let on = j.conditionContext(flagDefaults: definition.flagDefaults).isFlagOn(name)
+                buckets[on ? "on" : "off", default: []].append(j)
+            }
+            return [("on", buckets["on"] ?? []), ("off", buckets["off"] ?? [])]
+        case .week:
+            for j in journeys { add(ReportBuilder.isoWeek(j.startedAt ?? j.firstEventAt), j) }
+            return order.sorted().map { ($0, buckets[$0] ?? []) }
+        }
+    }
+
+    /// ISO 8601 week of a time (UTC), `2026-W41`.
+    public static func isoWeek(_ t: Timestamp) -> String {
+        var days = t.micros / 86_400_000_000
+        if t.micros < 0 && t.micros % 86_400_000_000 != 0 { days -= 1 }
+        // 1970-01-01 was a Thursday; ISO weekday 1 = Monday.
+        let weekday = ((days + 3) % 7 + 7) % 7 + 1
+        let thursday = days - weekday + 4
+        let (year, _, _) = Timestamp.civil(fromDays: thursday)
+        let jan1 = Timestamp.days(year: year, month: 1, day: 1)
+        let week = (thursday - jan1) / 7 + 1
+        return "\(year)-W\(week < 10 ? "0" : "")\(week)"
+    }
+
+    /// The figures for one set of selected users.
+    func figures(_ users: [Journey], query: ReportQuery) -> FunnelReport {
+        var completed = 0, inProgress = 0, abandoned = 0
+        var states: [String: Journey.State] = [:]
+        var durations: [Double] = []
+        for j in users {
+            let s = j.state(asOf: query.asOf, idleSeconds: query.idleSeconds)
+            states[j.userID] = s
+            switch s {
+            case .completed:
+                completed += 1
+                if let d = j.secondsToComplete { durations.append(d) }
+            case .inProgress: inProgress += 1
+            case .abandoned: abandoned += 1
+            }
+        }
+        durations.sort()
+        let started = users.count
+        let ci = Statistics.wilson(successes: completed, trials: started)
+        let rows = stepRows(users, states: states)
+        let top = rows.filter { $0.dropped > 0 }
+            .sorted { $0.dropped != $1.dropped ? $0.dropped > $1.dropped : ($0.step, $0.lane ?? "") < ($1.step, $1.lane ?? "") }
+            .prefix(5)
+            .map { FunnelReport.Dropoff(step: $0.step, lane: $0.lane, dropped: $0.dropped,
+                                        shareOfAbandoned: abandoned == 0 ? 0 : Double($0.dropped) / Double(abandoned)) }
+        return FunnelReport(
+            flow: definition.id, flowTitle: definition.title, cohort: query.cohort?.id,
+            filters: query.filters.map(\.text), since: query.since?.description, until: query.until?.description,
+            asOf: query.asOf.description, idleSeconds: query.idleSeconds,
+            users: .init(started: started, completed: completed, inProgress: inProgress, abandoned: abandoned),
+            completionRate: started == 0 ? nil : Double(completed) / Double(started),
+            completionRateCI95: ci.map { .init(low: $0.low, high: $0.high) },
+            timeToCompleteSeconds: .init(
+                count: durations.count,
+                p50: Statistics.percentile(sorted: durations, 0.50), p75: Statistics.percentile(sorted: durations, 0.75),
+                p90: Statistics.percentile(sorted: durations, 0.90), p95: Statistics.percentile(sorted: durations, 0.95),
+                mean: Statistics.mean(durations)),
+            timeToCompleteHistogram: Statistics.histogram(durations).map { .init(fromSeconds: $0.from, toSeconds: $0.to, users: $0.count) },
+            steps: rows, topDropoffs: Array(top), by: nil, groups: nil)
+    }
+
+    /// One row per step: the steps every lane shares once (lane nil, all users), then each
+    /// lane's own steps (the users on that lane).
+    func stepRows(_ users: [Journey], states: [String: Journey.State]) -> [FunnelReport.StepRow] {
+        var layout: [(lane: String?, steps: [FlowDefinition.LaneStep], members: [Journey], previous: String?)] = []
+        if definition.lanes.count == 1, let only = definition.lanes.first {
+            layout.append((only.id, only.steps, users, nil))
+        } else {
+            let shared = definition.sharedPrefix
+            if let first = definition.lanes.first, !shared.isEmpty {
+                layout.append((nil, Array(first.steps.prefix(shared.count)), users, nil))
+            }
+            for lane in definition.lanes {
+                layout.append((lane.id, Array(lane.steps.dropFirst(shared.count)),
+                               users.filter { $0.lane == lane.id }, shared.last))
+            }
+        }
+        var rows: [FunnelReport.StepRow] = []
+        for (laneID, steps, members, previous) in layout {
+            var previousReached = previous.map { p in members.filter { $0.visit(p) != nil }.count }
+            for ls in steps {
+                let def = definition.step(ls.id)
+                var reached = 0, eligible = 0, eligibleReached = 0, skipped = 0, dropped = 0, before = 0
+                var dwell: [Double] = []
+                for j in members {
+                    let visit = j.visit(ls.id)
+                    if visit != nil { reached += 1 }
+                    if let seconds = visit?.secondsOnStep { dwell.append(seconds) }
+                    if let p = j.pathStep(ls.id) {
+                        if p.eligible {
+                            eligible += 1
+                            if p.reached { eligibleReached += 1 }
+                        }
+                        if p.status == .skipped { skipped += 1 }
+                        if p.status == .beforeStart { before += 1 }
+                    }
+                    if states[j.userID] == .abandoned && j.currentStep == ls.id { dropped += 1 }
+                }
+                dwell.sort()
+                let conditions = [def?.when, def?.flag.map { "flag:\($0)" }, ls.when, ls.flag.map { "flag:\($0)" }].compactMap { $0 }
+                rows.append(.init(
+                    step: ls.id, lane: laneID,
+                    kind: def?.kind.rawValue ?? "unknown", title: def?.title,
+                    condition: conditions.isEmpty ? nil : conditions.joined(separator: " and "),
+                    reached: reached, eligible: eligible, eligibleReached: eligibleReached, skipped: skipped,
+                    dropped: dropped,
+                    conversionFromPrevious: previousReached.flatMap { $0 == 0 ? nil : Double(reached) / Double($0) },
+                    conversionFromEligible: eligible == 0 ? nil : Double(eligibleReached) / Double(eligible),
+                    medianSecondsOnStep: Statistics.percentile(sorted: dwell, 0.5),
+                    tracked: !(reached == 0 && before > 0 && before == members.count)))
+                previousReached = reached
+            }
+        }
+        return rows
+    }
+}

@@ -1,0 +1,51 @@
+/// The statistics the reports use, exactly as DESIGN.md defines them.
+public enum Statistics {
+    /// Percentile `p` (0…1) of `sorted` by linear interpolation between closest ranks
+    /// (numpy's default, DuckDB's quantile_cont). nil for no values.
+    public static func percentile(sorted: [Double], _ p: Double) -> Double? {
+        guard !sorted.isEmpty else { return nil }
+        let h = Double(sorted.count - 1) * min(max(p, 0), 1)
+        let lo = Int(h.rounded(.down))
+        let hi = min(lo + 1, sorted.count - 1)
+        return sorted[lo] + (h - Double(lo)) * (sorted[hi] - sorted[lo])
+    }
+
+    public static func mean(_ values: [Double]) -> Double? {
+        values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+    }
+
+    /// The 95 % Wilson score interval for `successes` out of `trials`.
+    public static func wilson(successes: Int, trials: Int, z: Double = 1.959963984540054) -> (low: Double, high: Double)? {
+        guard trials > 0 else { return nil }
+        let n = Double(trials)
+        let p = Double(successes) / n
+        let z2 = z * z
+        let denominator = 1 + z2 / n
+        let center = (p + z2 / (2 * n)) / denominator
+        let half = z * ((p * (1 - p) / n + z2 / (4 * n * n)).squareRoot()) / denominator
+        return (max(0, center - half), min(1, center + half))
+    }
+
+    /// Histogram bins with "nice" edges (1, 2 or 5 × 10^k seconds, or minute/hour/day
+    /// multiples) covering every value; at most `maxBins` bins.
+    public static func histogram(_ values: [Double], maxBins: Int = 12) -> [(from: Double, to: Double, count: Int)] {
+        guard let lo = values.min(), let hi = values.max() else { return [] }
+        let span = max(hi - lo, 1)
+        let niceWidths: [Double] = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800,
+                                    21600, 43200, 86400, 172_800, 604_800]
+        var width = niceWidths.last ?? 86400
+        for w in niceWidths where (span / w).rounded(.up) <= Double(maxBins) {
+            width = w
+            break
+        }
+        while (span / width).rounded(.up) > Double(maxBins) { width *= 2 }
+        let start = (lo / width).rounded(.down) * width
+        let bins = max(1, Int(((hi - start) / width).rounded(.down)) + 1)
+        var counts = [Int](repeating: 0, count: bins)
+        for v in values {
+            let i = min(bins - 1, max(0, Int(((v - start) / width).rounded(.down))))
+            counts[i] += 1
+        }
+        return counts.enumerated().map { (start + Double($0.offset) * width, start + Double($0.offset + 1) * width, $0.element) }
+    }
+}

@@ -1,0 +1,163 @@
+import XCTest
+import Foundation
+import FunnelModel
+@testable import Projections
+
+/// The mini flow of Tests/Fixtures/mini-flow.json.
+let miniFlow: FlowDefinition = loadMiniFlow()
+
+func loadMiniFlow() -> FlowDefinition {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/mini-flow.json")
+    do {
+        return try JSONDecoder().decode(FlowDefinition.self, from: Data(contentsOf: url))
+    } catch {
+        fatalError("cannot load \(url.path): \(error)")
+    }
+}
+
+/// Builds a user's events at minute offsets from a start time, in arrival order.
+struct JourneyBuilder {
+    var user: String
+    var flow = "mini"
+    var start = Timestamp(micros: 1_790_000_000_000_000)
+    var flags: [String: JSONValue] = [:]
+    var events: [RecordedEvent] = []
+    var seq: Int64 = 0
+
+    init(_ user: String, flags: [String: JSONValue] = [:], seqBase: Int64 = 0) {
+        self.user = user
+        self.flags = flags
+        self.seq = seqBase
+    }
+
+    mutating func add(_ minute: Double, _ name: String, _ step: String? = nil, _ props: [String: JSONValue] = [:]) {
+        seq += 1
+        let e = Event(id: "\(user)-\(seq)", name: name, userID: user, time: start.adding(seconds: minute * 60),
+                      flow: flow, step: step, properties: props,
+                      context: EventContext(appVersion: "3.3.0", platform: "ios", flags: flags))
+        events.append(RecordedEvent(seq: seq, event: e, line: "{}"))
+    }
+
+    mutating func view(_ minute: Double, _ step: String) { add(minute, "onboarding.step_viewed", step) }
+    mutating func answer(_ minute: Double, _ step: String, _ props: [String: JSONValue]) {
+        add(minute, "onboarding.step_completed", step, props)
+    }
+}
+
+final class JourneyFoldTests: XCTestCase {
+    func testMaintainUserSkipsGoalWeightAndFlagOffSkipsTrackingStyle() throws {
+        var b = JourneyBuilder("u-1", flags: ["completionScreenForExplorers": .bool(false)])
+        b.add(0, "onboarding.started", "signIn")
+        b.view(0, "signIn")
+        b.add(1, "sign_in_succeeded", "signIn", ["provider": .string("apple")])
+        b.view(1, "journeyStatus")
+        b.answer(2, "journeyStatus", ["journeyStatus": .string("about_to_start")])
+        b.view(2, "weightGoal")
+        b.answer(3, "weightGoal", ["weightGoal": .string("maintain")])
+        b.view(4, "planPreview")
+        b.add(5, "onboarding.completed", "planPreview")
+        let j = try XCTUnwrap(JourneyFold.journey(of: b.events, definition: miniFlow))
+        XCTAssertEqual(j.lane, "explorers")
+        XCTAssertEqual(j.laneReason, "journeyStatus = about_to_start")
+        XCTAssertEqual(j.currentStep, "planPreview")
+        XCTAssertEqual(j.secondsToComplete, 300)
+        XCTAssertEqual(j.startStep, "signIn")
+        let status = Dictionary(uniqueKeysWithValues: j.path.map { ($0.step, $0.status) })
+        XCTAssertEqual(status["welcome"], .beforeStart)
+        XCTAssertEqual(status["goalWeight"], .skipped)
+        XCTAssertEqual(j.pathStep("goalWeight")?.reason, "weightGoal = maintain")
+        XCTAssertEqual(j.pathStep("trackingStyle")?.reason, "flag trackingStyleQuestion off")
+        XCTAssertEqual(j.pathStep("completion")?.reason, "flag completionScreenForExplorers off")
+        XCTAssertEqual(j.pathStep("planPreview")?.eligible, true)
+        XCTAssertEqual(j.pathStep("goalWeight")?.eligible, false)
+        XCTAssertEqual(j.pathStep("welcome")?.eligible, false)
+        XCTAssertEqual(j.deviations, [])
+        XCTAssertEqual(j.visit("journeyStatus")?.secondsOnStep, 60)
+        XCTAssertEqual(j.state(asOf: b.start.adding(seconds: 86_400 * 3), idleSeconds: 86_400), .completed)
+    }
+
+    func testDropAtConditionalStepAndEligibility() throws {
+        var b = JourneyBuilder("u-2", flags: ["trackingStyleQuestion": .bool(true)])
+        b.add(0, "onboarding.started", "signIn")
+        b.view(0, "signIn")
+        b.view(1, "journeyStatus")
+        b.answer(2, "journeyStatus", ["journeyStatus": .string("already_on_glp1")])
+        b.view(2, "medication")
+        b.answer(3, "medication", ["medication": .string("ozempic")])
+        b.view(3, "weightGoal")
+        b.answer(4, "weightGoal", ["weightGoal": .string("lose")])
+        b.view(4, "goalWeight")
+        let j = try XCTUnwrap(JourneyFold.journey(of: b.events, definition: miniFlow))
+        XCTAssertEqual(j.lane, "glp1")
+        XCTAssertEqual(j.currentStep, "goalWeight")
+        XCTAssertEqual(j.pathStep("goalWeight")?.eligible, true)
+        XCTAssertEqual(j.pathStep("trackingStyle")?.status, .shown)
+        // trackingStyle follows goalWeight on the path and goalWeight was reached: eligible, not reached.
+        XCTAssertEqual(j.pathStep("trackingStyle")?.eligible, true)
+        XCTAssertEqual(j.pathStep("trackingStyle")?.reached, false)
+        XCTAssertEqual(j.pathStep("planPreview")?.eligible, false)
+        let asOf = b.start.adding(seconds: 86_400 * 2)
+        XCTAssertEqual(j.state(asOf: asOf, idleSeconds: 86_400), .abandoned)
+        XCTAssertEqual(j.state(asOf: b.start.adding(seconds: 3600), idleSeconds: 86_400), .inProgress)
+    }
+
+    func testUnansweredLaneIsUndeterminedAndOutOfOrderArrivalFoldsByEventTime() throws {
+        var b = JourneyBuilder("u-3")
+        b.view(1, "journeyStatus")          // arrives first, happened second
+        b.add(0, "onboarding.started", "signIn")
+        b.view(0, "signIn")
+        let j = try XCTUnwrap(JourneyFold.journey(of: b.events, definition: miniFlow))
+        XCTAssertNil(j.lane)
+        XCTAssertEqual(j.laneReason, "journeyStatus not answered yet")
+        XCTAssertEqual(j.currentStep, "journeyStatus")
+        XCTAssertEqual(j.pathStep("journeyStatus")?.eligible, true)
+        XCTAssertEqual(j.pathStep("weightGoal")?.status, .undetermined)
+        XCTAssertEqual(j.visit("signIn")?.secondsOnStep, 60)
+    }
+
+    func testDeviationsAndUnplannedEvents() throws {
+        var b = JourneyBuilder("u-4")
+        b.add(0, "onboarding.started", "signIn")
+        b.view(0, "signIn")
+        b.answer(1, "journeyStatus", ["journeyStatus": .string("already_on_glp1")])
+        b.view(2, "weightGoal")            // medication never seen
+        b.view(3, "mysteryStep")
+        b.add(4, "onboarding.rage_tapped", "weightGoal")
+        let j = try XCTUnwrap(JourneyFold.journey(of: b.events, definition: miniFlow))
+        XCTAssertEqual(j.unplanned, 2)
+        XCTAssertTrue(j.deviations.contains("unknown step mysteryStep"), "\(j.deviations)")
+        XCTAssertTrue(j.deviations.contains("unknown event onboarding.rage_tapped"), "\(j.deviations)")
+        XCTAssertTrue(j.deviations.contains("weightGoal seen without medication before it"), "\(j.deviations)")
+    }
+
+    func testFoldNotesExplainEachEvent() {
+        var b = JourneyBuilder("u-5")
+        b.add(0, "onboarding.started", "signIn")
+        b.view(0, "signIn")
+        b.add(1, "onboarding.sign_in_failed", "signIn", ["provider": .string("google"), "reason": .string("cancelled")])
+        b.view(2, "journeyStatus")
+        b.add(3, "onboarding.step_back", "journeyStatus", ["to": .string("signIn")])
+        var fold = JourneyFold(userID: "u-5", flow: "mini", definition: miniFlow)
+        let notes = b.events.map { fold.apply($0) }
+        XCTAssertEqual(notes[0], ["started on signIn"])
+        XCTAssertEqual(notes[1], ["→ signIn"])
+        XCTAssertEqual(notes[2], ["sign-in failed with google: cancelled"])
+        XCTAssertEqual(notes[3], ["signIn → journeyStatus"])
+        XCTAssertEqual(notes[4], ["back from journeyStatus to signIn"])
+        let j = fold.finish()
+        XCTAssertEqual(j.signInFailures, 1)
+        XCTAssertEqual(j.backNavigations, 1)
+    }
+
+    func testUntilCutsTheFold() throws {
+        var b = JourneyBuilder("u-6")
+        b.add(0, "onboarding.started", "signIn")
+        b.view(0, "signIn")
+        b.view(10, "journeyStatus")
+        let j = try XCTUnwrap(JourneyFold.journey(of: b.events, definition: miniFlow, until: b.start.adding(seconds: 300)))
+        XCTAssertEqual(j.currentStep, "signIn")
+        XCTAssertEqual(j.events, 2)
+        XCTAssertNil(JourneyFold.journey(of: b.events, definition: miniFlow, until: b.start.adding(seconds: -1)))
+    }
+}

@@ -1,0 +1,43 @@
+import XCTest
+@testable import Reports
+
+final class StatisticsTests: XCTestCase {
+    func testPercentileMatchesNumpyLinear() throws {
+        // numpy.percentile([1, 2, 3, 4, 10], [50, 75, 90, 95]) -> 3, 4, 7.6, 8.8
+        let xs: [Double] = [1, 2, 3, 4, 10]
+        XCTAssertEqual(try XCTUnwrap(Statistics.percentile(sorted: xs, 0.50)), 3, accuracy: 1e-12)
+        XCTAssertEqual(try XCTUnwrap(Statistics.percentile(sorted: xs, 0.75)), 4, accuracy: 1e-12)
+        XCTAssertEqual(try XCTUnwrap(Statistics.percentile(sorted: xs, 0.90)), 7.6, accuracy: 1e-12)
+        XCTAssertEqual(try XCTUnwrap(Statistics.percentile(sorted: xs, 0.95)), 8.8, accuracy: 1e-12)
+        XCTAssertEqual(Statistics.percentile(sorted: [42], 0.9), 42)
+        XCTAssertNil(Statistics.percentile(sorted: [], 0.5))
+    }
+
+    func testWilsonInterval() throws {
+        // 81 of 263: the textbook example, 0.2553 … 0.3662
+        let ci = try XCTUnwrap(Statistics.wilson(successes: 81, trials: 263))
+        XCTAssertEqual(ci.low, 0.2553, accuracy: 5e-4)
+        XCTAssertEqual(ci.high, 0.3662, accuracy: 5e-4)
+        let all = try XCTUnwrap(Statistics.wilson(successes: 10, trials: 10))
+        XCTAssertEqual(all.high, 1, accuracy: 1e-12)
+        XCTAssertEqual(all.low, 0.7225, accuracy: 5e-4)
+        XCTAssertNil(Statistics.wilson(successes: 0, trials: 0))
+    }
+
+    func testHistogramCoversEveryValue() {
+        let values: [Double] = [30, 95, 100, 290, 610, 1800]
+        let bins = Statistics.histogram(values, maxBins: 12)
+        XCTAssertEqual(bins.map(\.count).reduce(0, +), values.count)
+        XCTAssertLessThanOrEqual(bins.count, 12)
+        XCTAssertLessThanOrEqual(bins.first?.from ?? 1e9, 30)
+        XCTAssertGreaterThan(bins.last?.to ?? 0, 1800)
+    }
+
+    func testDurationFormat() {
+        XCTAssertEqual(Format.duration(45), "45s")
+        XCTAssertEqual(Format.duration(372), "6m 12s")
+        XCTAssertEqual(Format.duration(3900), "1h 05m")
+        XCTAssertEqual(Format.duration(183_600), "2d 3h")
+        XCTAssertEqual(Format.duration(nil), "—")
+    }
+}

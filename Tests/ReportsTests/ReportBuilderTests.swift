@@ -14,15 +14,23 @@ let miniFlow: FlowDefinition = {
     }
 }()
 
+let reportStart = Timestamp(micros: 1_790_000_000_000_000)
+
+/// An event of the mini flow `minute` minutes after `reportStart`.
+func recorded(_ user: String, _ minute: Double, _ name: String, _ step: String?, _ props: [String: JSONValue] = [:],
+              flags: [String: JSONValue] = [:], seq: Int64) -> RecordedEvent {
+    RecordedEvent(seq: seq, event: Event(id: "\(user)-\(seq)", name: name, userID: user,
+                                         time: reportStart.adding(seconds: minute * 60), flow: "mini", step: step,
+                                         properties: props, context: EventContext(appVersion: "3.3.0", flags: flags)),
+                  line: "{}")
+}
+
 final class ReportBuilderTests: XCTestCase {
-    let start = Timestamp(micros: 1_790_000_000_000_000)
+    let start = reportStart
 
     func event(_ user: String, _ minute: Double, _ name: String, _ step: String?, _ props: [String: JSONValue] = [:],
                flags: [String: JSONValue] = [:], seq: Int64) -> RecordedEvent {
-        RecordedEvent(seq: seq, event: Event(id: "\(user)-\(seq)", name: name, userID: user,
-                                             time: start.adding(seconds: minute * 60), flow: "mini", step: step,
-                                             properties: props, context: EventContext(appVersion: "3.3.0", flags: flags)),
-                      line: "{}")
+        recorded(user, minute, name, step, props, flags: flags, seq: seq)
     }
 
     /// Four users on the mini flow: a maintain explorer who completes in 5 min, a glp1 user who

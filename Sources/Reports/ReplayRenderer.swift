@@ -1,0 +1,103 @@
+import Foundation
+import Projections
+
+/// Terminal colours, on only when asked (a TTY without NO_COLOR).
+public struct Palette: Sendable {
+    public var enabled: Bool
+    public init(enabled: Bool) { self.enabled = enabled }
+
+    func wrap(_ s: String, _ code: String) -> String { enabled ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+    func dim(_ s: String) -> String { wrap(s, "2") }
+    func bold(_ s: String) -> String { wrap(s, "1") }
+    func red(_ s: String) -> String { wrap(s, "31") }
+    func green(_ s: String) -> String { wrap(s, "32") }
+    func yellow(_ s: String) -> String { wrap(s, "33") }
+    func cyan(_ s: String) -> String { wrap(s, "36") }
+}
+
+extension Replay {
+    public func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+    }
+
+    /// Text in 80 columns: the events in order with what the fold made of them, the path,
+    /// the deviations and the verdict.
+    public func text(palette: Palette = Palette(enabled: false)) -> String {
+        let p = palette
+        var out = ""
+        out += p.bold("\(userID)") + " · " + (flowTitle.map { "\($0) (\(flow))" } ?? flow) + "\n"
+        out += "as of \(asOf) · idle window \(Replay.durationText(idleSeconds))\n"
+        out += "lane  " + (lane ?? "undecided") + " — " + laneReason + "\n\n"
+        for e in events {
+            if let gap = e.gap { out += p.yellow("        ⋯ \(gap) ⋯") + "\n" }
+            let since = e.sinceStartSeconds.map { "+" + Replay.compact($0) } ?? ""
+            let name = e.event.hasPrefix("onboarding.") ? String(e.event.dropFirst(11)) : e.event
+            let clock = e.ts.count >= 19 ? String(e.ts.dropFirst(11).prefix(8)) : e.ts
+            var line = Format.pad(since, 9) + Format.pad(clock, 9) + Format.pad(name, 22) + (e.step ?? "")
+            line = Format.pad(line, 79)
+            out += (e.folded ? line : p.dim(line)) + "\n"
+            for n in e.notes { out += Replay.wrapped(n, indent: 18, style: { p.cyan($0) }) }
+            for f in e.flags { out += Replay.wrapped("! " + f, indent: 18, style: { p.red($0) }) }
+        }
+        out += "\npath (" + (lane.map { "lane \($0)" } ?? "lane undecided") + ")\n"
+        for s in path {
+            let mark: String
+            switch s.status {
+            case .shown: mark = s.reached ? p.green("✓") : (s.eligible ? p.red("✗") : "·")
+            case .skipped: mark = p.dim("–")
+            case .undetermined: mark = "?"
+            case .beforeStart: mark = p.dim("○")
+            }
+            var detail = ""
+            switch s.status {
+            case .shown: detail = s.reached ? "reached" : (s.eligible ? "eligible, not reached" : "not reached")
+            case .skipped: detail = "skipped: " + (s.reason ?? "")
+            case .undetermined: detail = "undetermined: " + (s.reason ?? "")
+            case .beforeStart: detail = "before tracking starts"
+            }
+            out += Replay.wrapped("\(mark) " + Format.pad(s.step, 24) + detail, indent: 2, style: { $0 })
+        }
+        if !deviations.isEmpty {
+            out += "\ndeviations from the flow graph\n"
+            for d in deviations { out += Replay.wrapped("! " + d, indent: 2, style: { p.yellow($0) }) }
+        }
+        if afterAsOf > 0 { out += "\n\(afterAsOf) event(s) after as-of are listed but not counted\n" }
+        out += "\n" + p.bold("verdict") + "\n"
+        out += Replay.wrapped(verdict + (currentStep.map { " · current step \($0)" } ?? ""), indent: 2, style: { $0 })
+        return out
+    }
+
+    static func compact(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        if s < 60 { return "\(s)s" }
+        if s < 3600 { return "\(s / 60)m\(s % 60 < 10 ? "0" : "")\(s % 60)s" }
+        if s < 86_400 { return "\(s / 3600)h\(s / 60 % 60 < 10 ? "0" : "")\(s / 60 % 60)m" }
+        return "\(s / 86_400)d\(s / 3600 % 24)h"
+    }
+
+    /// Wraps `text` to 80 columns at word boundaries, every line indented by `indent`.
+    static func wrapped(_ text: String, indent: Int, style: (String) -> String) -> String {
+        let width = 80 - indent
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+            if current.isEmpty {
+                current = String(word)
+            } else if current.count + 1 + word.count <= width {
+                current += " " + word
+            } else {
+                lines.append(current)
+                current = "  " + word
+            }
+            while current.count > width {
+                lines.append(String(current.prefix(width)))
+                current = "  " + current.dropFirst(width)
+            }
+        }
+        if !current.isEmpty { lines.append(current) }
+        let pad = String(repeating: " ", count: indent)
+        return lines.map { pad + style($0) + "\n" }.joined()
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import FunnelModel
+import EventStore
+import GRDB
+
+/// The journeys projection in the event store: one row per user and flow, folded from the
+/// log, updated by ingest in the same transaction as the events, rebuildable from the log.
+public enum ProjectionStore {
+    /// The projection's tables, registered after the store's own migrations.
+    public static let migrations: [StoreMigration] = [
+        StoreMigration(name: "projections-v1-journeys") { db in
+            try db.create(table: "journeys") { t in
+                t.column("flow", .text).notNull()
+                t.column("user_id", .text).notNull()
+                t.primaryKey(["flow", "user_id"])
+                t.column("started_us", .integer)
+                t.column("completed_us", .integer)
+                t.column("last_us", .integer).notNull()
+                t.column("current_step", .text)
+                t.column("lane", .text)
+                // The definition the journey was folded with; a changed definition refolds.
+                t.column("definition", .text).notNull()
+                t.column("data", .blob).notNull()
+            }
+            try db.create(index: "journeys_last", on: "journeys", columns: ["last_us"])
+        },
+    ]
+
+    /// A fingerprint of a definition: journeys folded with another one are refolded.
+    public static func fingerprint(_ definition: FlowDefinition?) -> String {
+        guard let definition else { return "none" }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(definition)) ?? Data()
+        // FNV-1a 64: a change detector, not a security boundary.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in data {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return "\(definition.id)@\(definition.version):" + String(hash, radix: 16)
+    }
+
+    /// Folds one user's journey in one flow from the log and writes (or removes) its row.
+    @discardableResult
+    public static func refold(user: String, flow: String, definition: FlowDefinition?, in db: Database) throws -> Journey? {
+        let events = try EventStore.events(user: user, flow: flow, in: db)
+        guard let journey = JourneyFold.journey(of: events, definition: definition) else {
+            try db.execute(sql: "DELETE FROM journeys WHERE flow = ? AND user_id = ?", arguments: [flow, user])
+            return nil
+        }
+        try save(journey, definition: definition, in: db)
+        return journey
+    }
+
+    static func save(_ j: Journey, definition: FlowDefinition?, in db: Database) throws {
+        let data = try JSONEncoder().encode(j)
+        try db.execute(sql: """
+            INSERT INTO journeys (flow, user_id, started_us, completed_us, last_us, current_step, lane, definition, data)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(flow, user_id) DO UPDATE SET started_us = excluded.started_us,
+              completed_us = excluded.completed_us, last_us = excluded.last_us,
+              current_step = excluded.current_step, lane = excluded.lane,
+              definition = excluded.definition, data = excluded.data
+            """, arguments: [j.flow, j.userID, j.startedAt?.micros, j.completedAt?.micros, j.lastEventAt.micros,
+                             j.currentStep, j.lane, fingerprint(definition), data])
+    }
+
+    /// Drops every journey and folds them again from the log. Returns how many journeys.
+    @discardableResult
+    public static func rebuild(store: EventStore, definitions: [FlowDefinition]) throws -> Int {
+        let byID = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        return try store.writer.write { db in
+            try db.execute(sql: "DELETE FROM journeys")
+            var count = 0
+            var current: (user: String, flow: String)?
+            var batch: [RecordedEvent] = []
+            func flush() throws {
+                guard let c = current else { return }
+                if let j = JourneyFold.journey(of: batch, definition: byID[c.flow]) {
+                    try save(j, definition: byID[c.flow], in: db)
+                    count += 1
+                }
+                batch.removeAll(keepingCapacity: true)
+            }
+            try EventStore.forEachEvent(flow: nil, in: db) { r in
+                if current?.user != r.event.userID || current?.flow != r.event.flow {
+                    try flush()
+                    current = (r.event.userID, r.event.flow)
+                }
+                batch.append(r)
+            }
+            try flush()
+            return count
+        }
+    }
+
+    /// Every journey of a flow, refolding from the log the ones folded with another
+    /// definition than `definition`.
+    public static func journeys(flow: String, definition: FlowDefinition?, store: EventStore) throws -> [Journey] {
+        let current = fingerprint(definition)
+        let stale = try store.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT user_id FROM journeys WHERE flow = ? AND definition <> ?",
+                                arguments: [flow, current])
+        }
+        if !stale.isEmpty {
+            try store.writer.write { db in
+                for user in stale { try refold(user: user, flow: flow, definition: definition, in: db) }
+            }
+        }
+        return try store.writer.read { db in
+            let decoder = JSONDecoder()
+            let rows = try Row.fetchCursor(db, sql: "SELECT data FROM journeys WHERE flow = ? ORDER BY user_id", arguments: [flow])
+            var out: [Journey] = []
+            while let row = try rows.next() {
+                let data: Data = row[0]
+                out.append(try decoder.decode(Journey.self, from: data))
+            }
+            return out
+        }
+    }
+
+    /// The store's as-of: the latest event time not after `now` (an event dated in the
+    /// future does not move every user into "abandoned").
+    public static func defaultAsOf(store: EventStore, now: Timestamp) throws -> Timestamp? {
+        try store.latestEventTime(notAfter: now)
+    }
+
+    /// Journeys as of `asOf`: a journey with events after it is folded again from the log up
+    /// to `asOf` (and left out when it had not begun by then).
+    public static func journeys(_ journeys: [Journey], asOf: Timestamp, definition: FlowDefinition?,
+                                store: EventStore) throws -> [Journey] {
+        var out: [Journey] = []
+        out.reserveCapacity(journeys.count)
+        var later: [Journey] = []
+        for j in journeys {
+            if j.lastEventAt > asOf { later.append(j) } else { out.append(j) }
+        }
+        if !later.isEmpty {
+            try store.writer.read { db in
+                for j in later {
+                    let events = try EventStore.events(user: j.userID, flow: j.flow, in: db)
+                    if let cut = JourneyFold.journey(of: events, definition: definition, until: asOf) { out.append(cut) }
+                }
+            }
+        }
+        return out
+    }
+}
+
+/// Keeps the journeys projection current during ingest: every user and flow a batch touches
+/// is folded again from the log, inside the ingest transaction, so a late or out-of-order
+/// event gives the same journey as a rebuild.
+public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
+    let definitions: [String: FlowDefinition]
+
+    public init(definitions: [FlowDefinition]) {
+        self.definitions = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    public func didAppend(_ events: [RecordedEvent], in db: Database) throws {
+        var seen = Set<String>()
+        for r in events {
+            let key = r.event.flow + "\u{0}" + r.event.userID
+            guard seen.insert(key).inserted else { continue }
+            try ProjectionStore.refold(user: r.event.userID, flow: r.event.flow,
+                                       definition: definitions[r.event.flow], in: db)
+        }
+    }
+}

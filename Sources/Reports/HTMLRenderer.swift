@@ -229,6 +229,12 @@ struct HTMLPage {
             } else {
                 out += "<b>every lane</b>" + (compact ? "" : " <span class=\"muted\">steps before the lanes fork</span>")
             }
+            let empty = block.lane != nil && r.users.started > 0
+                && block.rows.allSatisfy { $0.reached == 0 && $0.eligible == 0 && $0.skipped == 0 && $0.dropped == 0 }
+            if empty {
+                out += " <span class=\"muted\">· no users on this lane</span></h3>\n</div>\n"
+                continue
+            }
             out += "</h3>\n"
             // The first step of a lane follows the fork: the heading gives its share instead.
             var previous: Row?
@@ -343,7 +349,8 @@ struct HTMLPage {
     }
 
     func compactRow(_ r: FunnelReport, _ row: Row, scale: Int) -> String {
-        let rank = dropRank(r, row)
+        // Small multiples highlight the three biggest drop-off points of each group.
+        let rank = dropRank(r, row).flatMap { $0 <= 3 ? $0 : nil }
         var cls = "row"
         if !row.tracked { cls += " untracked" } else if passedOver(row) { cls += " skipped" }
         if rank != nil { cls += " top" }

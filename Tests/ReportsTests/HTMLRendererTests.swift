@@ -205,6 +205,12 @@ final class HTMLRendererTests: XCTestCase {
             let row = try rowHTML(card, step: "signIn", lane: nil)
             XCTAssertTrue(row.contains("class=\"reached\" style=\"width:\(width)%\""), "\(g.value): \(row)")
             XCTAssertTrue(card.contains("<b>\(g.report.users.started)</b> started"))
+            // A lane nobody in the group took is one line, not a column of zeros.
+            let other = g.value == "glp1" ? "explorers" : g.value == "explorers" ? "glp1" : nil
+            if let other {
+                XCTAssertTrue(card.contains("lane <b>\(other)</b> <span class=\"muted\">· no users on this lane</span>"), g.value)
+                XCTAssertFalse(card.contains("data-lane=\"\(other)\""), g.value)
+            }
         }
         // The groups' numbers are in the table too.
         for g in groups {

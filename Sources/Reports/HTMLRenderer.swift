@@ -383,8 +383,8 @@ struct HTMLPage {
         out += "<p class=\"hint\">Where the \(HTML.count(r.users.abandoned)) abandoned users stopped: the step they last viewed.</p>\n"
         out += "<ol class=\"drops\">\n"
         let top = max(1, r.topDropoffs.first?.dropped ?? 1)
-        for d in r.topDropoffs {
-            out += "<li><span class=\"where\"><code>\(HTML.escape(d.step))</code>"
+        for (i, d) in r.topDropoffs.enumerated() {
+            out += "<li><span class=\"rank\">#\(i + 1)</span><span class=\"where\"><code>\(HTML.escape(d.step))</code>"
             if let lane = d.lane { out += " <span class=\"muted\">lane \(HTML.escape(lane))</span>" }
             out += "</span><span class=\"dbar\"><i style=\"width:\(pct(d.dropped, top))\"></i></span>"
             out += "<span class=\"dn\"><b>\(HTML.count(d.dropped))</b> users · \(Format.percent(d.shareOfAbandoned)) of abandoned</span></li>\n"
@@ -673,9 +673,9 @@ struct HTMLPage {
     .edge { padding: 0 6px 0 calc(min(210px, 30%) + 18px); font-size: 12px; color: var(--muted); line-height: 1.2; }
     .edge .arrow { color: var(--bar); }
     .edge.low b { color: var(--accent); }
-    .drops { margin: 0; padding-left: 22px; }
-    .drops li { display: grid; grid-template-columns: minmax(160px, 260px) 1fr 230px; gap: 12px; align-items: center; padding: 4px 0; }
-    .drops li::marker { color: var(--accent); font-weight: 700; }
+    .drops { margin: 0; padding: 0; list-style: none; }
+    .drops li { display: grid; grid-template-columns: 34px minmax(160px, 250px) 1fr 230px; gap: 12px; align-items: center; padding: 4px 0; }
+    .drops .rank { justify-self: start; }
     .dbar { height: 10px; background: var(--elig); border-radius: 3px; overflow: hidden; }
     .dbar i { display: block; height: 100%; background: var(--accent); }
     .dn { font-variant-numeric: tabular-nums; }
@@ -717,7 +717,8 @@ struct HTMLPage {
     @media (max-width: 720px) {
       .funnel .row { grid-template-columns: 1fr; gap: 2px; }
       .edge { padding-left: 6px; }
-      .drops li { grid-template-columns: 1fr; gap: 2px; }
+      .drops li { grid-template-columns: 34px 1fr; gap: 2px 8px; }
+      .drops .dbar, .drops .dn { grid-column: 2; }
       .defs { grid-template-columns: 1fr; }
     }
     @media print {

@@ -118,8 +118,10 @@ final class HTMLRendererTests: XCTestCase {
             + "\(Format.percent(Double(med.reached) / Double(status.reached))) of those at <code>journeyStatus</code>"))
         // Top drop-offs: ranked list in the report's order, badges on the rows.
         XCTAssertGreaterThanOrEqual(report.topDropoffs.count, 3)
-        let listed = try captures(#"<li><span class="where"><code>([^<]+)</code>"#, in: html)
+        let listed = try captures(#"<li><span class="rank">#\d</span><span class="where"><code>([^<]+)</code>"#, in: html)
         XCTAssertEqual(listed, report.topDropoffs.map(\.step))
+        XCTAssertEqual(try captures(#"<li><span class="rank">#(\d)</span>"#, in: html),
+                       (1...report.topDropoffs.count).map(String.init))
         for (i, d) in report.topDropoffs.enumerated() {
             let row = try rowHTML(html, step: d.step, lane: d.lane)
             XCTAssertTrue(row.contains("<span class=\"rank\" title=\"drop-off rank\">#\(i + 1)</span>"), "\(d.step) lacks rank \(i + 1)")
@@ -257,6 +259,17 @@ final class HTMLRendererTests: XCTestCase {
             XCTAssertGreaterThan(stats.accentPixels, 1_000, "\(name): \(stats)")
             XCTAssertLessThan(stats.backgroundShare, 0.97, "\(name): \(stats)")
         }
+        // The same checks tell a blank page apart.
+        let blank = dir.appendingPathComponent("blank.html")
+        let blankPNG = dir.appendingPathComponent("blank.png")
+        try "<!DOCTYPE html><html><head><title>blank</title></head><body></body></html>\n"
+            .write(to: blank, atomically: true, encoding: .utf8)
+        try? FileManager.default.removeItem(at: blankPNG)
+        try screenshot(browser: browser, page: blank, png: blankPNG)
+        let stats = try PNGImage(data: Data(contentsOf: blankPNG)).stats()
+        XCTAssertLessThan(stats.distinctColours, 10, "blank: \(stats)")
+        XCTAssertEqual(stats.barPixels + stats.accentPixels, 0, "blank: \(stats)")
+        XCTAssertGreaterThan(stats.backgroundShare, 0.99, "blank: \(stats)")
     }
 
     /// The chromium binary on PATH. Without one: a failure telling how to install it on CI,

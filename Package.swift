@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "EventLog"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Flows"]),
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Simulator"]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Projections", "FunnelModel"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Projections", "FunnelModel", "CZlib"]),
         .testTarget(name: "funnelTests", dependencies: ["funnel"]),
     ],
     swiftLanguageModes: [.v6]

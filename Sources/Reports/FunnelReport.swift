@@ -84,7 +84,8 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         public var skipped: Int
         /// Abandoned users whose current step is this one.
         public var dropped: Int
-        /// reached / reached of the previous step on the lane.
+        /// reached / reached of the previous step on the lane that has no condition or flag
+        /// (a gated step is no baseline: most users were never shown it).
         public var conversionFromPrevious: Double?
         /// eligible users who reached it / eligible.
         public var conversionFromEligible: Double?

@@ -245,7 +245,9 @@ public struct ReportBuilder: Sendable {
                     conversionFromEligible: eligible == 0 ? nil : Double(eligibleReached) / Double(eligible),
                     medianSecondsOnStep: Statistics.percentile(sorted: dwell, 0.5),
                     tracked: !(reached == 0 && before > 0 && before == members.count)))
-                previousReached = reached
+                // The next step converts from the last step every user of the lane is shown:
+                // a step behind a condition or flag is no baseline for the ones after it.
+                if conditions.isEmpty { previousReached = reached }
             }
         }
         return rows

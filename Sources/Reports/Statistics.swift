@@ -26,10 +26,24 @@ public enum Statistics {
         return (max(0, center - half), min(1, center + half))
     }
 
-    /// Histogram bins with "nice" edges (1, 2 or 5 × 10^k seconds, or minute/hour/day
-    /// multiples) covering every value; at most `maxBins` bins.
+    /// Histogram bins with "nice" edges (seconds, minute, hour or day multiples) covering every
+    /// value; at most `maxBins` bins. A long tail (users who left and came back days later)
+    /// would squeeze everyone else into the first bin, so bins span the values up to p95
+    /// and the last bin reaches to the maximum: it holds the tail, however long.
     public static func histogram(_ values: [Double], maxBins: Int = 12) -> [(from: Double, to: Double, count: Int)] {
-        guard let lo = values.min(), let hi = values.max() else { return [] }
+        guard let lo = values.min(), let max = values.max() else { return [] }
+        let sorted = values.sorted()
+        let p95 = percentile(sorted: sorted, 0.95) ?? max
+        let tail = max > 3 * p95 && p95 > lo
+        var bins = evenBins(values, lo: lo, hi: tail ? p95 : max, maxBins: tail ? maxBins - 1 : maxBins)
+        if tail, let last = bins.last {
+            let beyond = values.filter { $0 >= last.to }.count
+            bins.append((last.to, max, beyond))
+        }
+        return bins
+    }
+
+    static func evenBins(_ values: [Double], lo: Double, hi: Double, maxBins: Int) -> [(from: Double, to: Double, count: Int)] {
         let span = max(hi - lo, 1)
         let niceWidths: [Double] = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800,
                                     21600, 43200, 86400, 172_800, 604_800]
@@ -42,7 +56,8 @@ public enum Statistics {
         let start = (lo / width).rounded(.down) * width
         let bins = max(1, Int(((hi - start) / width).rounded(.down)) + 1)
         var counts = [Int](repeating: 0, count: bins)
-        for v in values {
+        let end = start + Double(bins) * width
+        for v in values where v < end {
             let i = min(bins - 1, max(0, Int(((v - start) / width).rounded(.down))))
             counts[i] += 1
         }

@@ -19,12 +19,19 @@ public enum FlowText {
         guard let first = rows.first else { return "" }
         var widths = (0..<first.count).map { c in rows.map { $0[c].count }.max() ?? 0 }
         let total = widths.reduce(0, +) + 2 * (widths.count - 1)
-        if total > width { widths[shrinkColumn] = max(8, widths[shrinkColumn] - (total - width)) }
+        // Too wide: the last column (a file path) loses its beginning, down to 20 columns,
+        // then `shrinkColumn` its end, down to 12, then the last column again.
+        let last = widths.count - 1
+        if total > width { widths[last] = max(min(widths[last], 20), widths[last] - (total - width)) }
+        var now = widths.reduce(0, +) + 2 * (widths.count - 1)
+        if now > width { widths[shrinkColumn] = max(12, widths[shrinkColumn] - (now - width)) }
+        now = widths.reduce(0, +) + 2 * (widths.count - 1)
+        if now > width { widths[last] = max(8, widths[last] - (now - width)) }
         var out = ""
         for row in rows {
             var line = ""
             for (c, cell) in row.enumerated() {
-                let text = fit(cell, widths[c])
+                let text = c == last && c != shrinkColumn ? fitLeft(cell, widths[c]) : fit(cell, widths[c])
                 line += c == row.count - 1 ? text : pad(text, widths[c]) + "  "
             }
             out += trimRight(line) + "\n"
@@ -231,6 +238,10 @@ public enum FlowText {
 
     static func fit(_ s: String, _ w: Int) -> String {
         s.count <= w ? s : String(s.prefix(max(0, w - 1))) + "…"
+    }
+
+    static func fitLeft(_ s: String, _ w: Int) -> String {
+        s.count <= w ? s : "…" + String(s.suffix(max(0, w - 1)))
     }
 
     static func trimRight(_ s: String) -> String {

@@ -268,6 +268,8 @@ struct Plan {
                 summary.started = true
                 summary.firstEventMicros = t
                 emitter.emit(.started, step: info.quotedID, at: t, into: &out)
+                // The view follows 1 ms later, so event time alone orders the two.
+                t += 1000
             }
             emitter.emit(.stepViewed, step: info.quotedID, at: t, into: &out)
             if viewed.insert(id).inserted { summary.viewedSteps.append(id) }

@@ -143,6 +143,10 @@ struct Plan {
     let flagNames: [String]
     let flagShares: [Double]
     var names: [EventName: [UInt8]] = [:]
+    /// The keys any condition reads: the expected path depends on these values alone.
+    let conditionKeys: [String]
+    /// Expected paths already computed, by the values of `conditionKeys` and the flags.
+    var pathMemo: [String: ExpectedPath] = [:]
 
     init(flow: FlowDefinition, seed: UInt64) {
         self.flow = flow
@@ -170,6 +174,26 @@ struct Plan {
         flagNames = flow.flags.map(\.id).sorted()
         flagShares = flagNames.map { 0.3 + 0.4 * unitHash(seed, flow.id + "/flag/" + $0) }
         for n in EventName.allCases { names[n] = Array(n.rawValue.utf8) }
+        var keys = Set<String>()
+        let texts = flow.lanes.compactMap(\.when) + flow.lanes.flatMap { $0.steps.compactMap(\.when) } + flow.steps.compactMap(\.when)
+        for text in texts { for k in (try? Condition(parsing: text))?.keys ?? [] where !k.hasPrefix("flag:") { keys.insert(k) } }
+        conditionKeys = keys.sorted()
+    }
+
+    /// `path(values:ctx:)`, remembered: users who gave the same answers to what the
+    /// conditions read, with the same flags, share one expected path.
+    mutating func memoizedPath(values: [String: JSONValue], ctx: ConditionContext, flags: [String: Bool]) -> ExpectedPath {
+        var key = ""
+        for k in conditionKeys {
+            let isContext = k == "app_version" || k == "platform" || k == "start_date"
+            if let v = isContext ? ctx.lookup(k) : values[k] { v.write(into: &key) } else { key += "-" }
+            key += "\u{1}"
+        }
+        for name in flagNames { key += (flags[name] ?? false) ? "1" : "0" }
+        if let known = pathMemo[key] { return known }
+        let computed = path(values: values, ctx: ctx)
+        pathMemo[key] = computed
+        return computed
     }
 
     static func pick(_ table: [(String, Double)], _ x: Double) -> String {
@@ -222,7 +246,7 @@ struct Plan {
         }
         let ctx = ConditionContext(flags: flags.mapValues { JSONValue.bool($0) }, appVersion: version, platform: platform,
                                    startDate: LineBuilder.day(startDay), flagDefaults: flow.flagDefaults)
-        let expected = path(values: values, ctx: ctx)
+        let expected = memoizedPath(values: values, ctx: ctx, flags: flags)
         let shown = expected.shownSteps
 
         // The context every line carries, pre-encoded.

@@ -5,6 +5,9 @@ struct Funnel: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "funnel",
         abstract: "Event-sourced funnels for mobile onboarding flows.",
-        subcommands: []
+        subcommands: [
+            FlowsCommand.self,
+            SampleCommand.self,
+        ]
     )
 }

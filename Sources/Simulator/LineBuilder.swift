@@ -1,0 +1,86 @@
+import FunnelModel
+
+/// Appends the pieces of an event line to a byte buffer without Foundation: the simulator
+/// writes millions of lines, so JSON is built by hand (strings escaped by
+/// `JSONValue.writeString`, pre-encoded where they repeat).
+enum LineBuilder {
+    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// The JSON string literal of `s`, as bytes.
+    static func quoted(_ s: String) -> [UInt8] {
+        var out = ""
+        JSONValue.writeString(s, into: &out)
+        return Array(out.utf8)
+    }
+
+    /// 16 lower-case hex digits.
+    @inline(__always)
+    static func appendHex(_ v: UInt64, into buf: inout [UInt8]) {
+        var shift: UInt64 = 60
+        while true {
+            buf.append(hexDigits[Int((v >> shift) & 0xF)])
+            if shift == 0 { break }
+            shift -= 4
+        }
+    }
+
+    @inline(__always)
+    static func appendDigits(_ v: Int64, width: Int, into buf: inout [UInt8]) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0)
+        var x = v
+        withUnsafeMutableBytes(of: &digits) { d in
+            for i in stride(from: width - 1, through: 0, by: -1) {
+                d[i] = UInt8(48 + x % 10)
+                x /= 10
+            }
+            for i in 0..<width { buf.append(d[i]) }
+        }
+    }
+
+    /// RFC 3339 with milliseconds in the given UTC offset (`Z` for 0), the format
+    /// `Timestamp.rfc3339()` writes for a whole-millisecond time.
+    static func appendTimestamp(micros: Int64, offsetSeconds: Int32, into buf: inout [UInt8]) {
+        let local = micros + Int64(offsetSeconds) * 1_000_000
+        var secs = local / 1_000_000
+        var frac = local % 1_000_000
+        if frac < 0 { frac += 1_000_000; secs -= 1 }
+        var days = secs / 86_400
+        var rem = secs % 86_400
+        if rem < 0 { rem += 86_400; days -= 1 }
+        let (y, m, d) = Timestamp.civil(fromDays: days)
+        appendDigits(y, width: 4, into: &buf)
+        buf.append(45)
+        appendDigits(m, width: 2, into: &buf)
+        buf.append(45)
+        appendDigits(d, width: 2, into: &buf)
+        buf.append(84)
+        appendDigits(rem / 3600, width: 2, into: &buf)
+        buf.append(58)
+        appendDigits(rem / 60 % 60, width: 2, into: &buf)
+        buf.append(58)
+        appendDigits(rem % 60, width: 2, into: &buf)
+        buf.append(46)
+        appendDigits(frac / 1000, width: 3, into: &buf)
+        if offsetSeconds == 0 {
+            buf.append(90)
+        } else {
+            buf.append(offsetSeconds < 0 ? 45 : 43)
+            let a = Int64(abs(offsetSeconds))
+            appendDigits(a / 3600, width: 2, into: &buf)
+            buf.append(58)
+            appendDigits(a / 60 % 60, width: 2, into: &buf)
+        }
+    }
+
+    /// `YYYY-MM-DD` for a day number (days since 1970-01-01).
+    static func day(_ dayNumber: Int64) -> String {
+        let (y, m, d) = Timestamp.civil(fromDays: dayNumber)
+        var buf: [UInt8] = []
+        appendDigits(y, width: 4, into: &buf)
+        buf.append(45)
+        appendDigits(m, width: 2, into: &buf)
+        buf.append(45)
+        appendDigits(d, width: 2, into: &buf)
+        return String(decoding: buf, as: UTF8.self)
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import XCTest
+
+/// Runs the built `funnel` binary (.build/debug/funnel, found from this file's path).
+final class FlowsCommandTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    var tmp = ""
+
+    override func setUpWithError() throws {
+        tmp = NSTemporaryDirectory() + "flowscmd-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: tmp) }
+
+    struct Run { var status: Int32; var out: String; var err: String }
+
+    func funnel(_ args: [String]) throws -> Run {
+        let binary = Self.root.appendingPathComponent(".build/debug/funnel")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            throw XCTSkip("no binary at \(binary.path): run swift build first")
+        }
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = args
+        p.currentDirectoryURL = URL(fileURLWithPath: tmp)   // built-ins work from any directory
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, out: String(decoding: o, as: UTF8.self), err: String(decoding: e, as: UTF8.self))
+    }
+
+    func testListText() throws {
+        let r = try funnel(["flows"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let lines = r.out.split(separator: "\n")
+        XCTAssertEqual(lines.count, 6)
+        XCTAssertTrue(lines[0].hasPrefix("ID "))
+        XCTAssertTrue(lines.contains { $0.hasPrefix("glp1 ") && $0.contains("Onboarding Tonic") && $0.hasSuffix("built-in") })
+        XCTAssertTrue(lines.allSatisfy { $0.count <= 80 })
+    }
+
+    func testListJSON() throws {
+        let r = try funnel(["flows", "--format", "json"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let flows = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [[String: Any]])
+        XCTAssertEqual(flows.compactMap { $0["id"] as? String }, ["baby-basics", "glp1", "screentime-rewards", "shieldai", "trendy"])
+        let glp1 = try XCTUnwrap(flows.first { $0["id"] as? String == "glp1" })
+        XCTAssertEqual(glp1["title"] as? String, "Onboarding Tonic (GLP-1)")
+        let steps = try XCTUnwrap(glp1["steps"] as? [[String: Any]])
+        XCTAssertEqual(steps.count, 25)
+        let goal = try XCTUnwrap(steps.first { $0["id"] as? String == "goalWeight" })
+        XCTAssertEqual(goal["kind"] as? String, "screen")
+        XCTAssertEqual(goal["lanes"] as? [String], ["explorers", "glp1"])
+        XCTAssertEqual(goal["when"] as? String, "weightGoal != maintain")
+        let style = try XCTUnwrap(steps.first { $0["id"] as? String == "trackingStyle" })
+        XCTAssertEqual(style["flag"] as? String, "trackingStyleQuestion")
+        XCTAssertEqual((glp1["cohorts"] as? [[String: Any]])?.compactMap { $0["id"] as? String }, ["glp1", "explorers"])
+        XCTAssertEqual((glp1["lanes"] as? [[String: Any]])?.compactMap { $0["id"] as? String }, ["explorers", "glp1"])
+    }
+
+    func testShow() throws {
+        let r = try funnel(["flows", "show", "glp1"])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertTrue(r.out.contains("if weightGoal != maintain"))
+        XCTAssertTrue(r.out.contains("flag completionScreenForExplorers"))
+        XCTAssertTrue(r.out.split(separator: "\n").allSatisfy { $0.count <= 80 })
+        let unknown = try funnel(["flows", "show", "nope"])
+        XCTAssertNotEqual(unknown.status, 0)
+        XCTAssertTrue(unknown.err.contains("unknown flow nope; known: baby-basics, glp1, screentime-rewards, shieldai, trendy"), unknown.err)
+    }
+
+    func testPath() throws {
+        let r = try funnel(["flows", "path", "glp1", "--set", "journeyStatus=already_on_glp1", "--set", "weightGoal=maintain",
+                            "--set", "injectionFrequency=daily", "--flag", "trackingStyleQuestion=off"])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertTrue(r.out.hasPrefix("glp1: lane glp1 (journeyStatus = already_on_glp1)"), r.out)
+        XCTAssertTrue(r.out.contains("- goalWeight"))
+        XCTAssertTrue(r.out.contains("skipped: weightGoal = maintain"))
+        XCTAssertTrue(r.out.contains("skipped: injectionFrequency = daily"))
+        XCTAssertTrue(r.out.contains("skipped: flag trackingStyleQuestion off"))
+        XCTAssertTrue(r.out.contains("+ completion"))
+        let bad = try funnel(["flows", "path", "glp1", "--set", "wieghtGoal=lose"])
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.err.contains("collects no value wieghtGoal"), bad.err)
+    }
+
+    func testCheck() throws {
+        let good = Self.root.appendingPathComponent("schemas/flows/glp1.json").path
+        let ok = try funnel(["flows", "check", good])
+        XCTAssertEqual(ok.status, 0, ok.out + ok.err)
+        XCTAssertEqual(ok.out, "ok\n")
+
+        var text = try String(contentsOfFile: good, encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"activityLevel\", \"healthKitBenefits\",", with: "\"activityLevel\", \"healthKitBenefit\",")
+        text = text.replacingOccurrences(of: "\"when\": \"weightGoal != maintain\"}", with: "\"when\": \"weightGoal != maintian\"}")
+        let bad = tmp + "/bad.json"
+        try text.write(toFile: bad, atomically: true, encoding: .utf8)
+        let r = try funnel(["flows", "check", bad])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.out.contains("\(bad): $.lanes[1].steps[20]: unknown step \"healthKitBenefit\""), r.out)
+        XCTAssertTrue(r.out.contains("$.steps[16].when: \"weightGoal != maintian\": weightGoal is never \"maintian\""), r.out)
+        XCTAssertTrue(r.out.hasSuffix("errors\n"), r.out)
+    }
+
+    func testUserFlowsDirectory() throws {
+        let dir = tmp + "/flows"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try """
+        {"id": "trendy", "title": "Our Trendy", "lanes": [{"id": "main", "steps": ["a", "done"]}],
+         "steps": [{"id": "a", "kind": "screen"}, {"id": "done", "kind": "terminal"}]}
+        """.write(toFile: dir + "/trendy.json", atomically: true, encoding: .utf8)
+        let r = try funnel(["flows", "--flows", dir])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertTrue(r.out.contains("Our Trendy"))
+        XCTAssertTrue(r.err.contains("replaces the built-in flow trendy"), r.err)
+    }
+
+    func testSample() throws {
+        let out = tmp + "/out"
+        let r = try funnel(["sample", "--flow", "trendy", "--users", "50", "--seed", "3", "--days", "2", "--out", out])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertTrue(r.out.hasPrefix("trendy: 50 users"), r.out)
+        let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        XCTAssertTrue(files.contains("events-2026-10-01.ndjson.gz"), "\(files)")
+        let again = try funnel(["sample", "--flow", "trendy", "--users", "50", "--seed", "3", "--days", "2", "--out", tmp + "/again"])
+        XCTAssertEqual(again.status, 0)
+        for f in files {
+            XCTAssertEqual(FileManager.default.contents(atPath: out + "/" + f), FileManager.default.contents(atPath: tmp + "/again/" + f), f)
+        }
+        let unknown = try funnel(["sample", "--flow", "nope", "--users", "5", "--out", out])
+        XCTAssertNotEqual(unknown.status, 0)
+        XCTAssertTrue(unknown.err.contains("unknown flow nope; known:"), unknown.err)
+    }
+}

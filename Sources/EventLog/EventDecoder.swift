@@ -13,6 +13,12 @@ public struct StringRef: Sendable, Hashable {
     public var inScratch: Bool
 
     public var count: Int { Int(end - start) }
+
+    public init(start: Int32, end: Int32, inScratch: Bool) {
+        self.start = start
+        self.end = end
+        self.inScratch = inScratch
+    }
 }
 
 /// The envelope of one valid event line: where its string fields are, and its time.

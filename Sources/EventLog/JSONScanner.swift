@@ -340,3 +340,20 @@ public enum UTF8Check {
         return nil
     }
 }
+
+extension UTF8Check {
+    /// The length of the valid UTF-8 sequence starting at `i`, or nil.
+    public static func sequenceLength(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> Int? {
+        let c = b[i]
+        let need: Int
+        switch c {
+        case 0..<0x80: return 1
+        case 0xC2...0xDF: need = 2
+        case 0xE0...0xEF: need = 3
+        case 0xF0...0xF4: need = 4
+        default: return nil
+        }
+        guard i + need <= b.count else { return nil }
+        return firstInvalid(UnsafeBufferPointer(rebasing: b[i..<(i + need)])) == nil ? need : nil
+    }
+}

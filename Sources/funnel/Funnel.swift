@@ -5,6 +5,6 @@ struct Funnel: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "funnel",
         abstract: "Event-sourced funnels for mobile onboarding flows.",
-        subcommands: []
+        subcommands: [IngestCommand.self, QuarantineCommand.self]
     )
 }

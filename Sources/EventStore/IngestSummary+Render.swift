@@ -64,9 +64,10 @@ extension IngestSummary {
         lines.append(pad("accepted", accepted))
         lines.append(pad("duplicates", duplicates))
         lines.append(pad("conflicts", conflicts))
-        let reasons = quarantinedBy.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key.rawValue < $1.key.rawValue }
-            .map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
-        lines.append(pad("quarantined", quarantined, String(reasons.prefix(50))))
+        lines.append(pad("quarantined", quarantined, quarantined > 0 ? "(funnel quarantine lists them)" : ""))
+        for (code, count) in quarantinedBy.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key.rawValue < $1.key.rawValue }) {
+            lines.append("    " + code.rawValue + String(repeating: " ", count: max(1, 20 - code.rawValue.count)) + g(count))
+        }
         lines.append(pad("unplanned", unplanned, flowsChecked ? "" : "(names only: needs flow definitions)"))
         for u in unplannedBy.prefix(5) {
             let what = "\(u.flow)/\(u.step ?? "-") \(u.event)"

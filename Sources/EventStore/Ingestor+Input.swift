@@ -268,7 +268,7 @@ extension Ingestor {
                     if end.droppedTailBytes > 0 { message += "; an unfinished last line of \(end.droppedTailBytes) bytes was dropped" }
                     errorText = message
                     result.failure = .init(path: label, kind: e.kind, offset: e.offset, message: message, linesKept: result.counts.lines)
-                    logger.info("partial input", metadata: ["path": "\(label)", "error": "\(message)"])
+                    logger.debug("partial input", metadata: ["path": "\(label)", "error": "\(message)"])
                 }
                 let c = result.counts
                 try db.execute(sql: """

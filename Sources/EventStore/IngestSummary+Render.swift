@@ -58,7 +58,8 @@ extension IngestSummary {
         }
         var lines: [String] = []
         let ingested = files - skipped.count
-        lines.append("ingested \(ingested) of \(files) input\(files == 1 ? "" : "s") into \(store)")
+        lines.append("ingested \(ingested) of \(files) input\(files == 1 ? "" : "s")")
+        lines.append("  store \(store)")
         lines.append(String(format: "  in %.2f s, %@ lines/s", elapsedSeconds, g(Int(eventsPerSecond.rounded()))))
         lines.append(pad("lines", self.lines))
         lines.append(pad("accepted", accepted))

@@ -13,6 +13,8 @@ public struct IngestOptions: Sendable {
     /// Parse on a second thread while this one writes SQLite.
     public var parallel: Bool
     public var batchLines: Int
+    /// SQLite page cache for the writing connection, in MiB (bounds ingest memory).
+    public var cacheMiB = 128
 
     public init(strict: Bool = false, flows: [FlowDefinition] = [], parallel: Bool = true, batchLines: Int = 8192,
                 now: @escaping @Sendable () -> Timestamp = { Timestamp.now() }) {

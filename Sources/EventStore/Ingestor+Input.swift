@@ -104,7 +104,10 @@ extension Ingestor {
         let logger = self.logger
         let now = options.now
 
+        let cachePages = -options.cacheMiB * 1024
         return try store.writer.writeWithoutTransaction { db -> InputOutcome in
+            // A large page cache keeps the event_id and user indexes' hot pages in memory.
+            try db.execute(sql: "PRAGMA cache_size = \(cachePages)")
             var outcome: InputOutcome?
             try db.inTransaction(.immediate) {
                 if let row = try Row.fetchOne(db, sql: "SELECT path, outcome FROM inputs WHERE sha256 = ?", arguments: [content.sha256]) {

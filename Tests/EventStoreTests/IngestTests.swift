@@ -212,7 +212,7 @@ final class IngestTests: XCTestCase {
         }
         func dump(_ st: EventStore) throws -> [String] {
             try st.writer.read { db in
-                try Row.fetchAll(db, sql: "SELECT seq, event_id, line_no, ts_us FROM events ORDER BY seq").map { "\($0[0]) \($0[1] as String) \($0[2] as Int) \($0[3] as Int64)" }
+                try Row.fetchAll(db, sql: "SELECT seq, event_id, line_no, ts_us FROM events ORDER BY seq").map { "\($0[0] as Int64) \($0[1] as String) \($0[2] as Int) \($0[3] as Int64)" }
                 + Row.fetchAll(db, sql: "SELECT event_id, line_no FROM duplicates ORDER BY id").map { "d \($0[0] as String) \($0[1] as Int)" }
                 + Row.fetchAll(db, sql: "SELECT line_no, byte_offset FROM quarantine").map { "q \($0[0] as Int) \($0[1] as Int64)" }
             }

@@ -1,1 +1,242 @@
 import FunnelModel
+import EventLog
+import GRDB
+import Logging
+import Foundation
+
+/// The append-only event store: one SQLite file (WAL mode) holding the event log, the inputs
+/// ledger, duplicates, conflicts and the quarantine. Schema changes are named migrations.
+///
+/// Reads are safe from any thread; writes go through `Ingestor` (or `writer` for projection
+/// code that keeps its own tables).
+public final class EventStore: Sendable {
+    public let path: String
+    private let pool: DatabasePool
+    public let logger: Logger
+
+    /// For projection code that needs raw GRDB access.
+    public var writer: any DatabaseWriter { pool }
+
+    /// Opens (creating if needed) the store at `path` and runs pending migrations: the store's
+    /// own first, then `extra` in order.
+    public init(path: String, migrations extra: [StoreMigration] = [],
+                logger: Logger = Logger(label: "funnel.eventstore")) throws {
+        self.path = path
+        self.logger = logger
+        var config = Configuration()
+        config.busyMode = .timeout(30)
+        config.prepareDatabase { db in
+            // WAL + NORMAL: a killed process never loses a committed transaction.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: config)
+            var migrator = DatabaseMigrator()
+            EventStore.registerMigrations(&migrator)
+            for m in extra {
+                let body = m.migrate
+                migrator.registerMigration(m.name) { db in try body(db) }
+            }
+            try migrator.migrate(pool)
+        } catch let e as DatabaseError {
+            throw StoreError(doing: "opening the store \(path)", reason: e.message ?? e.description)
+        }
+        logger.debug("opened store", metadata: ["path": "\(path)"])
+    }
+
+    /// `$FUNNEL_STORE`, else `./funnel.sqlite` (a `--store` flag goes before this).
+    public static func defaultPath(environment: [String: String]) -> String {
+        if let p = environment["FUNNEL_STORE"], !p.isEmpty { return p }
+        return "funnel.sqlite"
+    }
+
+    // MARK: reading the log
+
+    static func recorded(_ row: Row) throws -> RecordedEvent {
+        let seq: Int64 = row[0]
+        let line: String = row[1]
+        switch EventDecoder.decode(line: line) {
+        case .success(let event): return RecordedEvent(seq: seq, event: event, line: line)
+        case .failure(let r):
+            throw StoreError(doing: "reading event seq \(seq)", reason: "the stored line no longer decodes: \(r.text)")
+        }
+    }
+
+    /// One user's events (in one flow, or all flows), in fold order (event time, then arrival).
+    public static func events(user: String, flow: String?, in db: Database) throws -> [RecordedEvent] {
+        let rows: [Row]
+        if let flow {
+            rows = try Row.fetchAll(db, sql: "SELECT seq, line FROM events WHERE user_id = ? AND flow = ? ORDER BY ts_us, seq",
+                                    arguments: [user, flow])
+        } else {
+            rows = try Row.fetchAll(db, sql: "SELECT seq, line FROM events WHERE user_id = ? ORDER BY ts_us, seq",
+                                    arguments: [user])
+        }
+        return try rows.map(recorded)
+    }
+
+    public func events(user: String, flow: String?) throws -> [RecordedEvent] {
+        try pool.read { db in try EventStore.events(user: user, flow: flow, in: db) }
+    }
+
+    /// The whole log (or one flow's part), ordered by user, flow, then fold order: a rebuild
+    /// folds one user at a time. Streams rows; memory does not grow with the log.
+    public static func forEachEvent(flow: String?, in db: Database, _ body: (RecordedEvent) throws -> Void) throws {
+        let cursor: RowCursor
+        if let flow {
+            cursor = try Row.fetchCursor(db, sql: "SELECT seq, line FROM events WHERE flow = ? ORDER BY user_id, flow, ts_us, seq",
+                                         arguments: [flow])
+        } else {
+            cursor = try Row.fetchCursor(db, sql: "SELECT seq, line FROM events ORDER BY user_id, flow, ts_us, seq")
+        }
+        while let row = try cursor.next() { try body(try recorded(row)) }
+    }
+
+    /// Copies that arrived again (same body) for these events, in arrival order.
+    public func duplicates(ofEventIDs ids: [String]) throws -> [String: [DuplicateCopy]] {
+        try pool.read { db in
+            var out: [String: [DuplicateCopy]] = [:]
+            let statement = try db.makeStatement(sql: """
+                SELECT d.event_id, i.path, d.line_no, d.arrived_us FROM duplicates d
+                JOIN inputs i ON i.id = d.input_id WHERE d.event_id = ? ORDER BY d.id
+                """)
+            for id in Set(ids) {
+                for row in try Row.fetchAll(statement, arguments: [id]) {
+                    out[id, default: []].append(DuplicateCopy(eventID: row[0], inputPath: row[1], line: row[2],
+                                                              arrivedAt: Timestamp(micros: row[3])))
+                }
+            }
+            return out
+        }
+    }
+
+    /// Lines that reused these event ids with a different body, in arrival order.
+    public func conflicts(ofEventIDs ids: [String]) throws -> [String: [ConflictCopy]] {
+        try pool.read { db in
+            var out: [String: [ConflictCopy]] = [:]
+            let statement = try db.makeStatement(sql: """
+                SELECT c.event_id, i.path, c.line_no, c.arrived_us, c.line FROM conflicts c
+                JOIN inputs i ON i.id = c.input_id WHERE c.event_id = ? ORDER BY c.id
+                """)
+            for id in Set(ids) {
+                for row in try Row.fetchAll(statement, arguments: [id]) {
+                    out[id, default: []].append(ConflictCopy(eventID: row[0], inputPath: row[1], line: row[2],
+                                                             arrivedAt: Timestamp(micros: row[3]), text: row[4]))
+                }
+            }
+            return out
+        }
+    }
+
+    /// User ids for "did you mean": ids starting with `query` first, then ids containing it,
+    /// then the closest by edit distance (at most a third of the query's length).
+    public func userIDs(matching query: String, limit: Int) throws -> [String] {
+        guard limit > 0 else { return [] }
+        return try pool.read { db in
+            var out: [String] = []
+            var seen = Set<String>()
+            func add(_ ids: [String]) {
+                for id in ids where out.count < limit && seen.insert(id).inserted { out.append(id) }
+            }
+            let escaped = query.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+            add(try String.fetchAll(db, sql: """
+                SELECT DISTINCT user_id FROM events WHERE user_id >= ? AND substr(user_id, 1, ?) = ?
+                ORDER BY user_id LIMIT ?
+                """, arguments: [query, query.count, query, limit]))
+            if out.count < limit {
+                add(try String.fetchAll(db, sql: """
+                    SELECT DISTINCT user_id FROM events WHERE user_id LIKE ? ESCAPE '\\' ORDER BY user_id LIMIT ?
+                    """, arguments: ["%" + escaped + "%", limit]))
+            }
+            if out.count < limit {
+                let budget = max(1, query.count / 3)
+                let q = Array(query.unicodeScalars)
+                var scored: [(Int, String)] = []
+                let cursor = try String.fetchCursor(db, sql: "SELECT DISTINCT user_id FROM events ORDER BY user_id")
+                while let id = try cursor.next() {
+                    let c = Array(id.unicodeScalars)
+                    guard abs(c.count - q.count) <= budget else { continue }
+                    let d = EventStore.editDistance(q, c)
+                    if d <= budget { scored.append((d, id)) }
+                }
+                scored.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+                add(scored.map(\.1))
+            }
+            return out
+        }
+    }
+
+    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var prev = Array(0...b.count)
+        var cur = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            cur[0] = i
+            for j in 1...b.count {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            swap(&prev, &cur)
+        }
+        return prev[b.count]
+    }
+
+    /// The distinct flows in the log, sorted.
+    public func flows() throws -> [String] {
+        try pool.read { db in try String.fetchAll(db, sql: "SELECT flow FROM flow_summary ORDER BY flow") }
+    }
+
+    /// The latest event time in the log, or the latest not after `bound` (so that one event
+    /// dated 2099 does not move "as of"). Without a bound it reads the flow summary; with one
+    /// it scans the log.
+    public func latestEventTime(notAfter bound: Timestamp?) throws -> Timestamp? {
+        try pool.read { db in
+            let micros: Int64?
+            if let bound {
+                let fast = try Int64.fetchOne(db, sql: "SELECT max(last_ts_us) FROM flow_summary")
+                if let fast, fast <= bound.micros {
+                    micros = fast
+                } else {
+                    micros = try Int64.fetchOne(db, sql: "SELECT max(ts_us) FROM events WHERE ts_us <= ?",
+                                                arguments: [bound.micros])
+                }
+            } else {
+                micros = try Int64.fetchOne(db, sql: "SELECT max(last_ts_us) FROM flow_summary")
+            }
+            return micros.map { Timestamp(micros: $0) }
+        }
+    }
+
+    /// Events in the log.
+    public func eventCount() throws -> Int {
+        try pool.read { db in try Int.fetchOne(db, sql: "SELECT coalesce(sum(events), 0) FROM flow_summary") ?? 0 }
+    }
+
+    /// Every quarantined line, in input and line order.
+    public func quarantine() throws -> [QuarantineEntry] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT path, line_no, byte_offset, reason_code, reason, raw FROM quarantine ORDER BY input_id, line_no
+                """).map { row in
+                let code: String = row[3]
+                let raw: [UInt8] = (row[5] as Data?).map { Array($0) } ?? []
+                return QuarantineEntry(inputPath: row[0], line: row[1], byteOffset: row[2],
+                                       code: Rejection.Code(rawValue: code) ?? .notJSON, reason: row[4], raw: raw)
+            }
+        }
+    }
+
+    /// The inputs ledger, in ingest order.
+    public func inputs() throws -> [LedgerEntry] {
+        try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM inputs ORDER BY id").map(EventStore.ledgerEntry) }
+    }
+
+    static func ledgerEntry(_ row: Row) -> LedgerEntry {
+        LedgerEntry(id: row["id"], path: row["path"], sha256: row["sha256"], size: row["size"], lines: row["lines"],
+                    accepted: row["accepted"], duplicates: row["duplicates"], conflicts: row["conflicts"],
+                    quarantined: row["quarantined"], unplanned: row["unplanned"],
+                    outcome: LedgerEntry.Outcome(rawValue: row["outcome"]) ?? .partial, error: row["error"],
+                    startedAt: Timestamp(micros: row["started_us"]), finishedAt: Timestamp(micros: row["finished_us"]))
+    }
+}

@@ -15,10 +15,6 @@ struct FlowsDirectoryOption: ParsableArguments {
     }
 }
 
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json
-}
-
 struct FlowsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flows",

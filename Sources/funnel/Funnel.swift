@@ -6,6 +6,12 @@ struct Funnel: ParsableCommand {
         commandName: "funnel",
         abstract: "Event-sourced funnels for mobile onboarding flows.",
         subcommands: [
+            IngestCommand.self,
+            ReportCommand.self,
+            UsersCommand.self,
+            ReplayCommand.self,
+            RebuildCommand.self,
+            QuarantineCommand.self,
             FlowsCommand.self,
             SampleCommand.self,
         ]

@@ -1,0 +1,308 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FunnelModel
+
+/// Where one decoded string lives: `start..<end` in the line, or in the decoder's scratch
+/// buffer when the JSON string held escapes.
+public struct StringRef: Sendable, Hashable {
+    public var start: Int32
+    public var end: Int32
+    public var inScratch: Bool
+
+    public var count: Int { Int(end - start) }
+
+    public init(start: Int32, end: Int32, inScratch: Bool) {
+        self.start = start
+        self.end = end
+        self.inScratch = inScratch
+    }
+}
+
+/// The envelope of one valid event line: where its string fields are, and its time.
+/// `properties` and `context` are byte ranges of the (validated) objects in the line.
+public struct Envelope: Sendable, Hashable {
+    public var eventID: StringRef
+    public var name: StringRef
+    public var userID: StringRef
+    public var flow: StringRef
+    public var step: StringRef?
+    public var time: Timestamp
+    public var properties: Range<Int>?
+    public var context: Range<Int>?
+}
+
+/// Validates event lines against the v1 contract (schemas/event.schema.json) at the byte
+/// level, without Foundation: UTF-8, strict JSON, an object, the required string fields,
+/// RFC 3339 `ts`, non-empty `event_id`/`user_id`, optional `step` (string), `properties`
+/// (object) and `context` (object whose `app_version`/`platform` are strings and `flags` an
+/// object). Other fields are allowed and kept in the stored line.
+///
+/// A decoder is reused line after line; `scratch` holds the decoded form of fields that
+/// contained escapes and is valid until the next call.
+public struct EventDecoder {
+    public private(set) var scratch: [UInt8] = []
+
+    public init() {}
+
+    private enum Field { case eventID, name, userID, ts, flow, step, properties, context }
+
+    @inline(__always)
+    private static func keyMatch(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ key: StaticString) -> Bool {
+        let n = key.utf8CodeUnitCount
+        guard end - start == n, let base = b.baseAddress else { return false }
+        return memcmp(base + start, key.utf8Start, n) == 0
+    }
+
+    private static func field(_ b: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Field? {
+        switch e - s {
+        case 2: return keyMatch(b, s, e, "ts") ? .ts : nil
+        case 4:
+            if keyMatch(b, s, e, "flow") { return .flow }
+            if keyMatch(b, s, e, "step") { return .step }
+            return nil
+        case 5: return keyMatch(b, s, e, "event") ? .name : nil
+        case 7:
+            if keyMatch(b, s, e, "user_id") { return .userID }
+            if keyMatch(b, s, e, "context") { return .context }
+            return nil
+        case 8: return keyMatch(b, s, e, "event_id") ? .eventID : nil
+        case 10: return keyMatch(b, s, e, "properties") ? .properties : nil
+        default: return nil
+        }
+    }
+
+    private static func kind(of c: UInt8) -> String {
+        switch c {
+        case 0x5B: return "array"
+        case 0x22: return "string"
+        case 0x74, 0x66: return "boolean"
+        case 0x6E: return "null"
+        default: return "number"
+        }
+    }
+
+    /// Validates one line (without its newline) and locates the envelope fields.
+    public mutating func envelope(_ b: UnsafeBufferPointer<UInt8>) -> Result<Envelope, Rejection> {
+        if let bad = UTF8Check.firstInvalid(b) { return .failure(.invalidUTF8(offset: bad)) }
+        scratch.removeAll(keepingCapacity: true)
+        var sc = JSONScanner(b)
+        // Field state: nil = absent; a type error is remembered and reported after the
+        // whole line parsed, so that a syntax error anywhere wins.
+        var refs = [StringRef?](repeating: nil, count: 5)   // eventID, name, userID, ts, flow
+        var wrongType = [Bool](repeating: false, count: 8)
+        var step: StringRef?
+        var properties: Range<Int>?
+        var context: Range<Int>?
+        var contextError: Rejection?
+        do {
+            sc.skipWhitespace()
+            guard let first = sc.peek else { throw JSONSyntaxError(offset: sc.i, message: "empty line") }
+            if first != 0x7B {
+                try sc.skipValue()
+                sc.skipWhitespace()
+                if sc.i < b.count { throw JSONSyntaxError(offset: sc.i, message: "unexpected text after the value") }
+                return .failure(.notObject(found: EventDecoder.kind(of: first)))
+            }
+            sc.i += 1
+            sc.skipWhitespace()
+            if sc.peek == 0x7D {
+                sc.i += 1
+            } else {
+                var keyBuf: [UInt8] = []
+                while true {
+                    sc.skipWhitespace()
+                    let key = try withUnsafeMutablePointer(to: &keyBuf) { p -> (Int, Int, Bool) in
+                        p.pointee.removeAll(keepingCapacity: true)
+                        let r = try sc.scanString(decodeInto: p)
+                        return (r.start, r.end, r.escaped)
+                    }
+                    let f: Field?
+                    if key.2 {
+                        f = keyBuf.withUnsafeBufferPointer { EventDecoder.field($0, 0, $0.count) }
+                    } else {
+                        f = EventDecoder.field(b, key.0, key.1)
+                    }
+                    sc.skipWhitespace()
+                    try sc.expect(0x3A, "':'")
+                    sc.skipWhitespace()
+                    if let f {
+                        let c = sc.peek
+                        switch f {
+                        case .eventID, .name, .userID, .ts, .flow, .step:
+                            let idx: Int
+                            switch f {
+                            case .eventID: idx = 0
+                            case .name: idx = 1
+                            case .userID: idx = 2
+                            case .ts: idx = 3
+                            case .flow: idx = 4
+                            default: idx = 5
+                            }
+                            if c == 0x22 {
+                                let before = scratch.count
+                                let r = try withUnsafeMutablePointer(to: &scratch) { try sc.scanString(decodeInto: $0) }
+                                let ref = r.escaped
+                                    ? StringRef(start: Int32(before), end: Int32(scratch.count), inScratch: true)
+                                    : StringRef(start: Int32(r.start), end: Int32(r.end), inScratch: false)
+                                if idx == 5 { step = ref } else { refs[idx] = ref }
+                                wrongType[idx] = false
+                            } else {
+                                try sc.skipValue()
+                                if idx == 5 { step = nil } else { refs[idx] = nil }
+                                wrongType[idx] = true
+                            }
+                        case .properties:
+                            let start = sc.i
+                            try sc.skipValue()
+                            if c == 0x7B { properties = start..<sc.i; wrongType[6] = false } else { properties = nil; wrongType[6] = true }
+                        case .context:
+                            let start = sc.i
+                            if c == 0x7B {
+                                contextError = try EventDecoder.scanContext(&sc)
+                                context = start..<sc.i
+                                wrongType[7] = false
+                            } else {
+                                try sc.skipValue()
+                                context = nil
+                                contextError = nil
+                                wrongType[7] = true
+                            }
+                        }
+                    } else {
+                        try sc.skipValue()
+                    }
+                    sc.skipWhitespace()
+                    if sc.peek == 0x2C { sc.i += 1; continue }
+                    try sc.expect(0x7D, "',' or '}'")
+                    break
+                }
+            }
+            sc.skipWhitespace()
+            if sc.i < b.count { throw JSONSyntaxError(offset: sc.i, message: "unexpected text after the object") }
+        } catch let e as JSONSyntaxError {
+            return .failure(.notJSON(column: e.offset + 1, detail: e.message))
+        } catch {
+            return .failure(.notJSON(column: sc.i + 1, detail: "\(error)"))
+        }
+        let names = ["event_id", "event", "user_id", "ts", "flow"]
+        for k in 0..<5 {
+            if wrongType[k] { return .failure(.notAString(field: names[k])) }
+            if refs[k] == nil { return .failure(.missingField(names[k])) }
+        }
+        if wrongType[5] { return .failure(.notAString(field: "step")) }
+        if wrongType[6] { return .failure(.notAnObject(field: "properties")) }
+        if wrongType[7] { return .failure(.notAnObject(field: "context")) }
+        if let contextError { return .failure(contextError) }
+        guard let eventID = refs[0], let name = refs[1], let userID = refs[2], let tsRef = refs[3],
+              let flow = refs[4] else { return .failure(.missingField("event_id")) }
+        if eventID.count == 0 { return .failure(.emptyField("event_id")) }
+        if userID.count == 0 { return .failure(.emptyField("user_id")) }
+        let time: Timestamp? = withBytes(tsRef, in: b) { tb in
+            tb.count > 10 ? Timestamp.parse(bytes: tb) : nil
+        }
+        guard let time else {
+            return .failure(.badTimestamp(withBytes(tsRef, in: b) { JSONValue.quoted(String(decoding: $0, as: UTF8.self)) }))
+        }
+        return .success(Envelope(eventID: eventID, name: name, userID: userID, flow: flow, step: step,
+                                 time: time, properties: properties, context: context))
+    }
+
+    /// Scans a context object; returns the first type error among its known keys.
+    private static func scanContext(_ sc: inout JSONScanner) throws -> Rejection? {
+        var error: [Int: Rejection] = [:]
+        try sc.expect(0x7B, "'{'")
+        sc.skipWhitespace()
+        if sc.peek == 0x7D { sc.i += 1; return nil }
+        var keyBuf: [UInt8] = []
+        while true {
+            sc.skipWhitespace()
+            keyBuf.removeAll(keepingCapacity: true)
+            let r = try withUnsafeMutablePointer(to: &keyBuf) { try sc.scanString(decodeInto: $0) }
+            let key = r.escaped ? String(decoding: keyBuf, as: UTF8.self)
+                                : String(decoding: UnsafeBufferPointer(rebasing: sc.b[r.start..<r.end]), as: UTF8.self)
+            sc.skipWhitespace()
+            try sc.expect(0x3A, "':'")
+            sc.skipWhitespace()
+            let c = sc.peek
+            try sc.skipValue()
+            switch key {
+            case "app_version": error[0] = c == 0x22 ? nil : .notAString(field: "context.app_version")
+            case "platform": error[1] = c == 0x22 ? nil : .notAString(field: "context.platform")
+            case "flags": error[2] = c == 0x7B ? nil : .notAnObject(field: "context.flags")
+            default: break
+            }
+            sc.skipWhitespace()
+            if sc.peek == 0x2C { sc.i += 1; continue }
+            try sc.expect(0x7D, "',' or '}'")
+            break
+        }
+        return error[0] ?? error[1] ?? error[2]
+    }
+
+    /// Calls `body` with the bytes of `ref` (from the line `b` or from `scratch`).
+    public func withBytes<T>(_ ref: StringRef, in b: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+        if ref.inScratch {
+            return try scratch.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[Int(ref.start)..<Int(ref.end)])) }
+        }
+        return try body(UnsafeBufferPointer(rebasing: b[Int(ref.start)..<Int(ref.end)]))
+    }
+
+    public func string(_ ref: StringRef, in b: UnsafeBufferPointer<UInt8>) -> String {
+        withBytes(ref, in: b) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Decodes a whole line into an `Event` (properties and context included).
+    public mutating func decode(_ b: UnsafeBufferPointer<UInt8>) -> Result<Event, Rejection> {
+        switch envelope(b) {
+        case .failure(let r): return .failure(r)
+        case .success(let env): return .success(event(from: env, in: b))
+        }
+    }
+
+    /// Builds the `Event` for an envelope `envelope(_:)` just returned for `b`.
+    public func event(from env: Envelope, in b: UnsafeBufferPointer<UInt8>) -> Event {
+        var properties: [String: JSONValue] = [:]
+        var context = EventContext()
+        if let r = env.properties {
+            var sc = JSONScanner(b, at: r.lowerBound)
+            if case .object(let o)? = try? sc.parseValue() { properties = o }
+        }
+        if let r = env.context {
+            var sc = JSONScanner(b, at: r.lowerBound)
+            if case .object(var o)? = try? sc.parseValue() {
+                context.appVersion = o.removeValue(forKey: "app_version")?.stringValue
+                context.platform = o.removeValue(forKey: "platform")?.stringValue
+                context.flags = o.removeValue(forKey: "flags")?.objectValue ?? [:]
+                context.other = o
+            }
+        }
+        return Event(id: string(env.eventID, in: b), name: string(env.name, in: b),
+                     userID: string(env.userID, in: b), time: env.time, flow: string(env.flow, in: b),
+                     step: env.step.map { string($0, in: b) }, properties: properties, context: context)
+    }
+
+    /// Decodes a line given as text (for reading stored lines back).
+    public static func decode(line: String) -> Result<Event, Rejection> {
+        var decoder = EventDecoder()
+        var text = line
+        return text.withUTF8 { decoder.decode($0) }
+    }
+
+    public static func decode(bytes: [UInt8]) -> Result<Event, Rejection> {
+        var decoder = EventDecoder()
+        return bytes.withUnsafeBufferPointer { decoder.decode($0) }
+    }
+
+    /// The whole line as a `JSONValue`, or nil when it is not JSON. Used to compare two
+    /// copies of an event that differ only in spacing or key order.
+    public static func jsonValue(_ b: UnsafeBufferPointer<UInt8>) -> JSONValue? {
+        guard UTF8Check.firstInvalid(b) == nil else { return nil }
+        var sc = JSONScanner(b)
+        guard let v = try? sc.parseValue() else { return nil }
+        sc.skipWhitespace()
+        return sc.i == b.count ? v : nil
+    }
+}

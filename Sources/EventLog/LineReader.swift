@@ -1,0 +1,149 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One line of an input, as `LineReader` delivers it.
+public struct LineInfo: Sendable, Hashable {
+    /// 1-based line number.
+    public var number: Int
+    /// Offset of the line's first byte in the uncompressed stream (0-based).
+    public var offset: Int64
+    /// The full length of the line in bytes, without its `\n` or `\r\n`.
+    public var length: Int
+    /// True when `length` is over `LineReader.maxLineLength`; only the first
+    /// `maxLineLength` bytes are delivered.
+    public var isOversized: Bool
+}
+
+/// Splits a `ByteStream` into lines. A final line without a newline still counts; a `\r`
+/// before the `\n` is dropped (CRLF tolerated). Lines over `maxLineLength` (1 MiB) are
+/// delivered truncated to that length with `isOversized` set, so the reader's memory stays
+/// bounded. When the stream fails (truncated or corrupt gzip), the complete lines before the
+/// fault have been delivered; the bytes of an unfinished last line are counted in
+/// `droppedTailBytes` and the error is rethrown.
+public final class LineReader {
+    public static let maxLineLength = 1 << 20
+
+    public let stream: ByteStream
+    public let maxLineLength: Int
+    private var buffer: [UInt8]
+    private let chunk: Int
+    public private(set) var linesRead = 0
+    /// Uncompressed bytes consumed so far.
+    public private(set) var bytesConsumed: Int64 = 0
+    /// Bytes of an incomplete line dropped because the stream failed.
+    public private(set) var droppedTailBytes = 0
+
+    public init(stream: ByteStream, maxLineLength: Int = LineReader.maxLineLength, chunk: Int = 1 << 18) {
+        self.stream = stream
+        self.maxLineLength = maxLineLength
+        self.chunk = chunk
+        buffer = [UInt8](repeating: 0, count: max(chunk, 64) * 2 + maxLineLength)
+    }
+
+    /// Calls `body` for every line, in order. The bytes are only valid during the call.
+    public func forEachLine(_ body: (LineInfo, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        var start = 0          // first byte of the current line in `buffer`
+        var end = 0            // end of valid data in `buffer`
+        var scan = 0           // where the newline search resumes
+        var lineOffset: Int64 = 0
+        // An oversized line: its first `maxLineLength` bytes, the bytes seen so far, the last one.
+        var oversized = false
+        var prefix: [UInt8] = []
+        var seen = 0
+        var lastByte: UInt8 = 0
+        let capacity = buffer.count
+        let maxLength = maxLineLength
+
+        func emit(_ bytes: UnsafeBufferPointer<UInt8>, length: Int, rawLength: Int, isOversized: Bool) throws {
+            linesRead += 1
+            try body(LineInfo(number: linesRead, offset: lineOffset, length: length, isOversized: isOversized), bytes)
+            lineOffset += Int64(rawLength) + 1
+            bytesConsumed = lineOffset
+        }
+
+        /// Finishes the line whose bytes end at `stop` (exclusive) in the buffer.
+        func finishLine(at stop: Int) throws {
+            if oversized {
+                let raw = seen + (stop - start)
+                let last = stop > start ? buffer[stop - 1] : lastByte
+                let length = raw - (last == 0x0D ? 1 : 0)
+                try prefix.withUnsafeBufferPointer { try emit($0, length: length, rawLength: raw, isOversized: true) }
+                oversized = false
+                prefix = []
+                seen = 0
+                return
+            }
+            let raw = stop - start
+            let length = raw - (raw > 0 && buffer[stop - 1] == 0x0D ? 1 : 0)
+            let oversize = length > maxLength
+            let shown = oversize ? maxLength : length
+            try buffer.withUnsafeBufferPointer {
+                try emit(UnsafeBufferPointer(rebasing: $0[start..<(start + shown)]), length: length,
+                         rawLength: raw, isOversized: oversize)
+            }
+        }
+
+        while true {
+            while scan < end {
+                let found: Int? = buffer.withUnsafeBufferPointer { p -> Int? in
+                    guard let base = p.baseAddress,
+                          let hit = memchr(base + scan, 0x0A, end - scan) else { return nil }
+                    return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
+                }
+                guard let nl = found else { scan = end; break }
+                try finishLine(at: nl)
+                start = nl + 1
+                scan = start
+            }
+            // An unfinished line longer than the limit: keep its prefix, drop the rest.
+            if oversized {
+                if end > start {
+                    seen += end - start
+                    lastByte = buffer[end - 1]
+                    start = end
+                    scan = end
+                }
+            } else if end - start > maxLength + 1 {
+                prefix = Array(buffer[start..<(start + maxLength)])
+                seen = end - start
+                lastByte = buffer[end - 1]
+                oversized = true
+                start = end
+                scan = end
+            }
+            if start > 0 {
+                let remaining = end - start
+                if remaining > 0 {
+                    let from = start
+                    buffer.withUnsafeMutableBufferPointer { p in
+                        if let base = p.baseAddress { memmove(base, base + from, remaining) }
+                    }
+                }
+                end = remaining
+                scan -= start
+                start = 0
+            }
+            let want = min(chunk, capacity - end)
+            let n: Int
+            do {
+                let at = end
+                n = try buffer.withUnsafeMutableBytes { raw in
+                    try stream.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[at..<(at + want)]))
+                }
+            } catch {
+                droppedTailBytes = (end - start) + (oversized ? seen : 0)
+                throw error
+            }
+            if n == 0 {
+                let unterminated = oversized || end > start
+                if unterminated { try finishLine(at: end) }
+                bytesConsumed = lineOffset - (unterminated ? 1 : 0)
+                return
+            }
+            end += n
+        }
+    }
+}

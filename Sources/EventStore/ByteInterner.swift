@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Interns byte strings to small integers without allocating per lookup: an open-addressing
+/// table over one byte arena. Used on the ingest hot path for (flow, step, event) keys.
+struct ByteInterner {
+    private var arena: [UInt8] = []
+    private var entries: [(hash: UInt64, start: Int, count: Int)] = []
+    private var slots: [Int32] = [Int32](repeating: -1, count: 64)
+
+    var count: Int { entries.count }
+
+    static func hash(_ b: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for c in b { h = (h ^ UInt64(c)) &* 0x100_0000_01b3 }
+        return h
+    }
+
+    /// The id of `key`, and whether it was new.
+    mutating func intern(_ key: UnsafeBufferPointer<UInt8>) -> (id: Int, isNew: Bool) {
+        let h = ByteInterner.hash(key)
+        var mask = slots.count - 1
+        var s = Int(truncatingIfNeeded: h) & mask
+        while true {
+            let id = slots[s]
+            if id < 0 { break }
+            let e = entries[Int(id)]
+            if e.hash == h, e.count == key.count {
+                let same = arena.withUnsafeBufferPointer { a -> Bool in
+                    guard let ab = a.baseAddress, let kb = key.baseAddress else { return e.count == 0 }
+                    return memcmp(ab + e.start, kb, e.count) == 0
+                }
+                if same { return (Int(id), false) }
+            }
+            s = (s + 1) & mask
+        }
+        let id = entries.count
+        entries.append((h, arena.count, key.count))
+        arena.append(contentsOf: key)
+        if entries.count * 2 > slots.count {
+            slots = [Int32](repeating: -1, count: slots.count * 2)
+            mask = slots.count - 1
+            for (i, e) in entries.enumerated() {
+                var t = Int(truncatingIfNeeded: e.hash) & mask
+                while slots[t] >= 0 { t = (t + 1) & mask }
+                slots[t] = Int32(i)
+            }
+        } else {
+            slots[s] = Int32(id)
+        }
+        return (id, true)
+    }
+}

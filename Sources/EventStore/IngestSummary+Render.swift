@@ -1,0 +1,121 @@
+import FunnelModel
+import EventLog
+import Foundation
+
+extension IngestSummary {
+    /// The `--format json` form: one object, keys sorted. Documented keys: files, lines,
+    /// accepted, duplicates, conflicts, quarantined, quarantined_by, unplanned,
+    /// unplanned_checked_against_flows, unplanned_by[], skipped[], failures[],
+    /// elapsed_seconds, events_per_second.
+    public var json: JSONValue {
+        func n(_ v: Int) -> JSONValue { .number(String(v)) }
+        func d(_ v: Double) -> JSONValue { .number(String(format: "%.3f", v)) }
+        var quarantinedBy: [String: JSONValue] = [:]
+        for (k, v) in self.quarantinedBy { quarantinedBy[k.rawValue] = n(v) }
+        return .object([
+            "files": n(files),
+            "lines": n(lines),
+            "accepted": n(accepted),
+            "duplicates": n(duplicates),
+            "conflicts": n(conflicts),
+            "quarantined": n(quarantined),
+            "quarantined_by": .object(quarantinedBy),
+            "unplanned": n(unplanned),
+            "unplanned_checked_against_flows": .bool(flowsChecked),
+            "unplanned_by": .array(unplannedBy.map {
+                .object(["flow": .string($0.flow), "step": $0.step.map { .string($0) } ?? .null,
+                         "event": .string($0.event), "count": n($0.count)])
+            }),
+            "skipped": .array(skipped.map {
+                .object(["path": .string($0.path), "sha256": .string($0.sha256),
+                         "previous_path": .string($0.previousPath), "previous_outcome": .string($0.previousOutcome.rawValue)])
+            }),
+            "failures": .array(failures.map {
+                .object(["path": .string($0.path), "kind": .string($0.kind.rawValue), "offset": .number(String($0.offset)),
+                         "message": .string($0.message), "lines_kept": n($0.linesKept)])
+            }),
+            "elapsed_seconds": d(elapsedSeconds),
+            "events_per_second": .number(String(Int(eventsPerSecond.rounded()))),
+        ])
+    }
+
+    /// The human summary, within 80 columns.
+    public func text(store: String) -> String {
+        func g(_ v: Int) -> String {
+            let s = String(v)
+            var out = ""
+            for (i, c) in s.enumerated() {
+                if i > 0 && (s.count - i) % 3 == 0 { out += "," }
+                out.append(c)
+            }
+            return out
+        }
+        func pad(_ label: String, _ v: Int, _ note: String = "") -> String {
+            let value = g(v)
+            let line = "  " + label + String(repeating: " ", count: max(1, 14 - label.count))
+                + String(repeating: " ", count: max(0, 11 - value.count)) + value
+            return note.isEmpty ? line : line + "  " + note
+        }
+        var lines: [String] = []
+        let ingested = files - skipped.count
+        lines.append("ingested \(ingested) of \(files) input\(files == 1 ? "" : "s")")
+        lines.append("  store \(store)")
+        lines.append(String(format: "  in %.2f s, %@ lines/s", elapsedSeconds, g(Int(eventsPerSecond.rounded()))))
+        lines.append(pad("lines", self.lines))
+        lines.append(pad("accepted", accepted))
+        lines.append(pad("duplicates", duplicates))
+        lines.append(pad("conflicts", conflicts))
+        lines.append(pad("quarantined", quarantined, quarantined > 0 ? "(funnel quarantine lists them)" : ""))
+        for (code, count) in quarantinedBy.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key.rawValue < $1.key.rawValue }) {
+            lines.append("    " + code.rawValue + String(repeating: " ", count: max(1, 20 - code.rawValue.count)) + g(count))
+        }
+        lines.append(pad("unplanned", unplanned, flowsChecked ? "" : "(names only: needs flow definitions)"))
+        for u in unplannedBy.prefix(5) {
+            let what = "\(u.flow)/\(u.step ?? "-") \(u.event)"
+            lines.append("    " + String(what.prefix(60)) + "  " + g(u.count))
+        }
+        for s in skipped {
+            let same = s.previousPath == s.path ? "" : " as \(s.previousPath)"
+            lines.append("skipped \(s.path): already ingested\(same) (\(s.previousOutcome.rawValue))")
+        }
+        for f in failures {
+            lines.append(f.kind == .unreadable ? "unreadable: \(f.message)" : "partial: \(f.message) (kept \(g(f.linesKept)) lines)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension QuarantineEntry {
+    /// One JSON object: path, line, byte_offset, code, reason, raw_base64, and raw_text when
+    /// the bytes are valid UTF-8.
+    public var json: JSONValue {
+        let text = raw.withUnsafeBufferPointer { UTF8Check.firstInvalid($0) == nil } ? JSONValue.string(String(decoding: raw, as: UTF8.self)) : .null
+        return .object([
+            "path": .string(inputPath), "line": .number(String(line)), "byte_offset": .number(String(byteOffset)),
+            "code": .string(code.rawValue), "reason": .string(reason), "raw_base64": .string(Data(raw).base64EncodedString()),
+            "raw_text": text,
+        ])
+    }
+
+    /// A printable preview of the raw bytes: invalid UTF-8 and control bytes as \xNN.
+    public func preview(limit: Int) -> String {
+        var out = ""
+        var count = 0
+        raw.withUnsafeBufferPointer { b in
+            var i = 0
+            while i < b.count && count < limit {
+                let c = b[i]
+                if c >= 0x20 && c < 0x7F {
+                    out.append(Character(Unicode.Scalar(c))); i += 1
+                } else if c >= 0x80, let len = UTF8Check.sequenceLength(b, at: i) {
+                    out += String(decoding: UnsafeBufferPointer(rebasing: b[i..<(i + len)]), as: UTF8.self); i += len
+                } else {
+                    out += String(format: "\\x%02X", c); i += 1
+                }
+                count += 1
+            }
+            if i < b.count { out += "…" }
+        }
+        return out
+    }
+}

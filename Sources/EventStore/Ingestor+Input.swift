@@ -1,0 +1,301 @@
+import FunnelModel
+import EventLog
+import GRDB
+import GRDBSQLite
+import Foundation
+
+struct UnplannedKey: Hashable {
+    var flow: String
+    var step: String?
+    var event: String
+}
+
+/// A prepared statement driven through the SQLite C API, binding bytes in place (no String
+/// per value). Text bound with `text(_:_:)` must stay valid until `step()` returns.
+struct RawStatement {
+    let statement: Statement
+    let db: Database
+    var handle: OpaquePointer { statement.sqliteStatement }
+
+    init(_ db: Database, _ sql: String) throws {
+        self.db = db
+        statement = try db.makeStatement(sql: sql)
+    }
+
+    @inline(__always) func text(_ i: Int32, _ b: UnsafeBufferPointer<UInt8>) {
+        // A zero-length string needs a non-null pointer, or SQLite binds NULL.
+        b.baseAddress.map { _ = sqlite3_bind_text(handle, i, UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self), Int32(b.count), nil) }
+            ?? { _ = sqlite3_bind_text(handle, i, "", 0, nil) }()
+    }
+    @inline(__always) func text(_ i: Int32, _ s: String) {
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        _ = sqlite3_bind_text(handle, i, s, -1, transient)
+    }
+    @inline(__always) func blob(_ i: Int32, _ b: UnsafeBufferPointer<UInt8>) {
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        _ = sqlite3_bind_blob(handle, i, b.baseAddress ?? UnsafePointer(bitPattern: 1), Int32(b.count), transient)
+        if b.baseAddress == nil { _ = sqlite3_bind_zeroblob(handle, i, 0) }
+    }
+    @inline(__always) func int(_ i: Int32, _ v: Int64) { _ = sqlite3_bind_int64(handle, i, v) }
+    @inline(__always) func null(_ i: Int32) { _ = sqlite3_bind_null(handle, i) }
+
+    /// Steps once; returns true for a row. Throws a `StoreError` saying what was being done.
+    @discardableResult
+    func step(_ doing: @autoclosure () -> String) throws -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+        sqlite3_reset(handle)
+        throw StoreError(doing: doing(), reason: message)
+    }
+
+    @inline(__always) func reset() {
+        sqlite3_reset(handle)
+    }
+}
+
+extension Ingestor {
+    enum InputOutcome {
+        case skipped(IngestSummary.Skipped)
+        case read(InputResult)
+    }
+
+    struct Counts {
+        var lines = 0, accepted = 0, duplicates = 0, conflicts = 0, quarantined = 0, unplanned = 0
+    }
+
+    struct InputResult {
+        var counts = Counts()
+        var quarantinedBy: [Rejection.Code: Int] = [:]
+        var unplanned: [UnplannedKey: Int] = [:]
+        var failure: IngestSummary.Failure?
+    }
+
+    /// What we know about one interned (flow, step, event) key.
+    struct KeyInfo {
+        var flow: String
+        var step: String?
+        var rawName: String
+        var normalized: String
+        var planned: Bool
+        var accepted = 0
+        var firstTs = Int64.max
+        var lastTs = Int64.min
+    }
+
+    /// Whether an event is part of the flows' plan: a v1 name, a defined flow, and (when it
+    /// names one) a step of that flow. Without definitions, only the name is checked.
+    static func isPlanned(name: String, flow: String, step: String?, flows: [String: Set<String>]) -> Bool {
+        guard EventName(rawValue: name) != nil else { return false }
+        if flows.isEmpty { return true }
+        guard let steps = flows[flow] else { return false }
+        if let step { return steps.contains(step) }
+        return true
+    }
+
+    func ingestOne(path: String, label: String, content: ContentHash, index: Int, count: Int,
+                   progress: ((IngestProgress) -> Void)?) throws -> InputOutcome {
+        let startedAt = options.now()
+        let flowSteps = Dictionary(options.flows.map { ($0.id, Set($0.steps.map(\.id))) }, uniquingKeysWith: { a, _ in a })
+        let observer = self.observer
+        let parallel = options.parallel
+        let batchLines = options.batchLines
+        let logger = self.logger
+        let now = options.now
+
+        let cachePages = -options.cacheMiB * 1024
+        return try store.writer.writeWithoutTransaction { db -> InputOutcome in
+            // A large page cache keeps the event_id and user indexes' hot pages in memory.
+            try db.execute(sql: "PRAGMA cache_size = \(cachePages)")
+            var outcome: InputOutcome?
+            try db.inTransaction(.immediate) {
+                if let row = try Row.fetchOne(db, sql: "SELECT path, outcome FROM inputs WHERE sha256 = ?", arguments: [content.sha256]) {
+                    outcome = .skipped(.init(path: label, sha256: content.sha256, previousPath: row[0],
+                                             previousOutcome: LedgerEntry.Outcome(rawValue: row[1]) ?? .partial))
+                    return .rollback
+                }
+                try db.execute(sql: """
+                    INSERT INTO inputs (path, sha256, size, lines, accepted, duplicates, conflicts, quarantined,
+                        unplanned, outcome, error, started_us, finished_us)
+                    VALUES (?, ?, ?, 0, 0, 0, 0, 0, 0, 'partial', NULL, ?, ?)
+                    """, arguments: [label, content.sha256, content.size, startedAt.micros, startedAt.micros])
+                let inputID = db.lastInsertedRowID
+                let arrived = startedAt.micros
+                let insertEvent = try RawStatement(db, """
+                    INSERT INTO events (event_id, user_id, flow, name, step, ts_us, ts_offset, input_id, line_no, line)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING
+                    """)
+                let findLine = try RawStatement(db, "SELECT line FROM events WHERE event_id = ?")
+                let insertDuplicate = try RawStatement(db, "INSERT INTO duplicates (event_id, input_id, line_no, arrived_us) VALUES (?, ?, ?, ?)")
+                let insertConflict = try RawStatement(db, "INSERT INTO conflicts (event_id, input_id, line_no, arrived_us, line) VALUES (?, ?, ?, ?, ?)")
+                let insertQuarantine = try RawStatement(db, """
+                    INSERT INTO quarantine (input_id, path, line_no, byte_offset, reason_code, reason, raw) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """)
+                let connection = db.sqliteConnection
+                var result = InputResult()
+                var interner = ByteInterner()
+                var keys: [KeyInfo] = []
+                var key: [UInt8] = []
+                key.reserveCapacity(256)
+                let decoder = EventDecoder()
+
+                func handle(_ batch: LineBatch) throws {
+                    var appended: [RecordedEvent] = []
+                    try batch.bytes.withUnsafeBufferPointer { b in
+                        for line in batch.lines {
+                            let bytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
+                            result.counts.lines += 1
+                            guard let env = line.envelope else {
+                                let rejection = line.rejection ?? .notJSON(column: 1, detail: "unknown")
+                                insertQuarantine.int(1, inputID)
+                                insertQuarantine.text(2, label)
+                                insertQuarantine.int(3, Int64(line.number))
+                                insertQuarantine.int(4, line.offset)
+                                insertQuarantine.text(5, rejection.code.rawValue)
+                                insertQuarantine.text(6, rejection.text)
+                                insertQuarantine.blob(7, bytes)
+                                try insertQuarantine.step("quarantining \(label) line \(line.number)")
+                                insertQuarantine.reset()
+                                result.counts.quarantined += 1
+                                result.quarantinedBy[rejection.code, default: 0] += 1
+                                continue
+                            }
+                            func ref(_ r: StringRef) -> UnsafeBufferPointer<UInt8> {
+                                UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)])
+                            }
+                            // Intern (flow, step, event) to classify and normalize once per key.
+                            key.removeAll(keepingCapacity: true)
+                            key.append(contentsOf: ref(env.flow))
+                            key.append(0xFF)
+                            if let s = env.step { key.append(contentsOf: ref(s)) } else { key.append(0xFE) }
+                            key.append(0xFF)
+                            key.append(contentsOf: ref(env.name))
+                            let (id, isNew) = key.withUnsafeBufferPointer { interner.intern($0) }
+                            if isNew {
+                                let raw = String(decoding: ref(env.name), as: UTF8.self)
+                                let flow = String(decoding: ref(env.flow), as: UTF8.self)
+                                let step = env.step.map { String(decoding: ref($0), as: UTF8.self) }
+                                let normalized = EventName.normalized(raw)
+                                keys.append(KeyInfo(flow: flow, step: step, rawName: raw, normalized: normalized,
+                                                    planned: Ingestor.isPlanned(name: normalized, flow: flow, step: step, flows: flowSteps)))
+                            }
+                            insertEvent.text(1, ref(env.eventID))
+                            insertEvent.text(2, ref(env.userID))
+                            insertEvent.text(3, ref(env.flow))
+                            if keys[id].normalized == keys[id].rawName {
+                                insertEvent.text(4, ref(env.name))
+                            } else {
+                                insertEvent.text(4, keys[id].normalized)
+                            }
+                            if let s = env.step { insertEvent.text(5, ref(s)) } else { insertEvent.null(5) }
+                            insertEvent.int(6, env.time.micros)
+                            insertEvent.int(7, Int64(env.time.offsetSeconds))
+                            insertEvent.int(8, inputID)
+                            insertEvent.int(9, Int64(line.number))
+                            insertEvent.text(10, bytes)
+                            try insertEvent.step("appending \(label) line \(line.number)")
+                            insertEvent.reset()
+                            if sqlite3_changes(connection) == 1 {
+                                result.counts.accepted += 1
+                                keys[id].accepted += 1
+                                keys[id].firstTs = min(keys[id].firstTs, env.time.micros)
+                                keys[id].lastTs = max(keys[id].lastTs, env.time.micros)
+                                if !keys[id].planned {
+                                    result.counts.unplanned += 1
+                                    result.unplanned[UnplannedKey(flow: keys[id].flow, step: keys[id].step, event: keys[id].normalized), default: 0] += 1
+                                }
+                                if observer != nil {
+                                    let seq = sqlite3_last_insert_rowid(connection)
+                                    appended.append(RecordedEvent(seq: seq, event: decoder.event(from: env, in: b),
+                                                                  line: String(decoding: bytes, as: UTF8.self)))
+                                }
+                                continue
+                            }
+                            // The event id is taken: a re-sent copy, or a conflicting body.
+                            findLine.text(1, ref(env.eventID))
+                            guard try findLine.step("looking up event \(String(decoding: ref(env.eventID), as: UTF8.self))") else {
+                                findLine.reset()
+                                throw StoreError(doing: "appending \(label) line \(line.number)", reason: "event id conflict without a stored event")
+                            }
+                            let storedCount = Int(sqlite3_column_bytes(findLine.handle, 0))
+                            let same: Bool
+                            if let stored = sqlite3_column_text(findLine.handle, 0) {
+                                let storedBytes = UnsafeBufferPointer(start: stored, count: storedCount)
+                                if storedCount == bytes.count, let lb = bytes.baseAddress, memcmp(stored, lb, storedCount) == 0 {
+                                    same = true
+                                } else {
+                                    let a = EventDecoder.jsonValue(storedBytes)
+                                    same = a != nil && a == EventDecoder.jsonValue(bytes)
+                                }
+                            } else {
+                                same = false
+                            }
+                            findLine.reset()
+                            if same {
+                                insertDuplicate.text(1, ref(env.eventID))
+                                insertDuplicate.int(2, inputID)
+                                insertDuplicate.int(3, Int64(line.number))
+                                insertDuplicate.int(4, arrived)
+                                try insertDuplicate.step("recording a duplicate at \(label) line \(line.number)")
+                                insertDuplicate.reset()
+                                result.counts.duplicates += 1
+                            } else {
+                                insertConflict.text(1, ref(env.eventID))
+                                insertConflict.int(2, inputID)
+                                insertConflict.int(3, Int64(line.number))
+                                insertConflict.int(4, arrived)
+                                insertConflict.text(5, bytes)
+                                try insertConflict.step("recording a conflict at \(label) line \(line.number)")
+                                insertConflict.reset()
+                                result.counts.conflicts += 1
+                            }
+                        }
+                    }
+                    if let observer, !appended.isEmpty { try observer.didAppend(appended, in: db) }
+                    progress?(IngestProgress(inputIndex: index, inputCount: count, path: label, bytesRead: batch.bytesRead,
+                                             size: content.size, lines: result.counts.lines))
+                }
+
+                let end: ParseEnd
+                if parallel {
+                    end = try ParallelLineSource(path: path, batchLines: batchLines).forEach(handle)
+                } else {
+                    end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: 4 << 20) { try handle($0); return true }
+                }
+                var errorText: String?
+                if let e = end.error {
+                    var e2 = e
+                    e2.path = label
+                    var message = e2.description
+                    if end.droppedTailBytes > 0 { message += "; an unfinished last line of \(end.droppedTailBytes) bytes was dropped" }
+                    errorText = message
+                    result.failure = .init(path: label, kind: e.kind, offset: e.offset, message: message, linesKept: result.counts.lines)
+                    logger.debug("partial input", metadata: ["path": "\(label)", "error": "\(message)"])
+                }
+                let c = result.counts
+                try db.execute(sql: """
+                    UPDATE inputs SET lines = ?, accepted = ?, duplicates = ?, conflicts = ?, quarantined = ?, unplanned = ?,
+                        outcome = ?, error = ?, finished_us = ? WHERE id = ?
+                    """, arguments: [c.lines, c.accepted, c.duplicates, c.conflicts, c.quarantined, c.unplanned,
+                                     errorText == nil ? "complete" : "partial", errorText, now().micros, inputID])
+                var perFlow: [String: (Int, Int64, Int64)] = [:]
+                for k in keys where k.accepted > 0 {
+                    let cur = perFlow[k.flow] ?? (0, Int64.max, Int64.min)
+                    perFlow[k.flow] = (cur.0 + k.accepted, min(cur.1, k.firstTs), max(cur.2, k.lastTs))
+                }
+                for (flow, v) in perFlow {
+                    try db.execute(sql: """
+                        INSERT INTO flow_summary (flow, events, first_ts_us, last_ts_us) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (flow) DO UPDATE SET events = events + excluded.events,
+                            first_ts_us = min(first_ts_us, excluded.first_ts_us), last_ts_us = max(last_ts_us, excluded.last_ts_us)
+                        """, arguments: [flow, v.0, v.1, v.2])
+                }
+                outcome = .read(result)
+                return .commit
+            }
+            guard let outcome else { throw StoreError(doing: "ingesting \(label)", reason: "the transaction ended without an outcome") }
+            return outcome
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import FunnelModel
+import EventLog
+import GRDB
+import GRDBSQLite
+import Crypto
+import Logging
+import Foundation
+
+/// Reads inputs into an `EventStore`. Each input commits in one write transaction: its
+/// events, duplicates, conflicts, quarantined lines and its ledger row, or nothing. An input
+/// whose content (SHA-256) is already in the ledger is skipped.
+public final class Ingestor {
+    public let store: EventStore
+    public let options: IngestOptions
+    public let observer: (any IngestObserver)?
+    let logger: Logger
+
+    public init(store: EventStore, options: IngestOptions = IngestOptions(), observer: (any IngestObserver)? = nil) {
+        self.store = store
+        self.options = options
+        self.observer = observer
+        self.logger = store.logger
+    }
+
+    /// Ingests `inputs` in order. Input faults (unreadable, truncated or corrupt gzip) are
+    /// reported in the summary and the run goes on; store failures throw.
+    public func ingest(_ inputs: [InputSource], progress: ((IngestProgress) -> Void)? = nil) throws -> IngestSummary {
+        let clockStart = DispatchTime.now().uptimeNanoseconds
+        var summary = IngestSummary()
+        summary.files = inputs.count
+        summary.flowsChecked = !options.flows.isEmpty
+        var unplanned: [UnplannedKey: Int] = [:]
+        for (index, input) in inputs.enumerated() {
+            var spooled: String?
+            defer { if let spooled { unlink(spooled) } }
+            let content: ContentHash
+            do {
+                if input.isStandardInput {
+                    let (path, hash) = try Ingestor.spoolStandardInput()
+                    spooled = path
+                    content = hash
+                } else {
+                    content = try Ingestor.hash(path: input.path)
+                }
+            } catch let e as InputError {
+                summary.failures.append(.init(path: input.path, kind: e.kind, offset: e.offset, message: e.description, linesKept: 0))
+                continue
+            }
+            let readPath = spooled ?? input.path
+            let outcome = try ingestOne(path: readPath, label: input.path, content: content, index: index,
+                                        count: inputs.count, progress: progress)
+            switch outcome {
+            case .skipped(let s): summary.skipped.append(s)
+            case .read(let r):
+                summary.lines += r.counts.lines
+                summary.accepted += r.counts.accepted
+                summary.duplicates += r.counts.duplicates
+                summary.conflicts += r.counts.conflicts
+                summary.quarantined += r.counts.quarantined
+                summary.unplanned += r.counts.unplanned
+                for (k, v) in r.quarantinedBy { summary.quarantinedBy[k, default: 0] += v }
+                for (k, v) in r.unplanned { unplanned[k, default: 0] += v }
+                if let f = r.failure { summary.failures.append(f) }
+            }
+        }
+        summary.unplannedBy = unplanned.map { IngestSummary.Unplanned(flow: $0.key.flow, step: $0.key.step, event: $0.key.event, count: $0.value) }
+            .sorted { ($1.count, $0.flow, $0.step ?? "", $0.event) < ($0.count, $1.flow, $1.step ?? "", $1.event) }
+        summary.elapsedSeconds = Double(DispatchTime.now().uptimeNanoseconds - clockStart) / 1e9
+        return summary
+    }
+
+    // MARK: content hash
+
+    struct ContentHash {
+        var sha256: String
+        var size: Int64
+    }
+
+    static func hex(_ digest: SHA256.Digest) -> String {
+        digest.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// SHA-256 and size of a file's bytes.
+    static func hash(path: String) throws -> ContentHash {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw InputError(kind: .unreadable, path: path, offset: 0, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var hasher = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var size: Int64 = 0
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw InputError(kind: .unreadable, path: path, offset: size, reason: String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            size += Int64(n)
+        }
+        return ContentHash(sha256: hex(hasher.finalize()), size: size)
+    }
+
+    /// Copies standard input to a temporary file (hashing it on the way), so that it can be
+    /// checked against the ledger before anything is written.
+    static func spoolStandardInput() throws -> (String, ContentHash) {
+        var template = Array((NSTemporaryDirectory() + "/funnel-stdin-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { p in p.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard fd >= 0 else { throw InputError(kind: .unreadable, path: "-", offset: 0, reason: "cannot spool standard input: " + String(cString: strerror(errno))) }
+        defer { close(fd) }
+        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var hasher = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var size: Int64 = 0
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw InputError(kind: .unreadable, path: "-", offset: size, reason: String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            var written = 0
+            while written < n {
+                let w = buffer.withUnsafeBytes { raw in raw.baseAddress.map { write(fd, $0 + written, n - written) } ?? -1 }
+                if w < 0 {
+                    if errno == EINTR { continue }
+                    throw InputError(kind: .unreadable, path: "-", offset: size, reason: "cannot spool standard input: " + String(cString: strerror(errno)))
+                }
+                written += w
+            }
+            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            size += Int64(n)
+        }
+        return (path, ContentHash(sha256: hex(hasher.finalize()), size: size))
+    }
+}

@@ -1,0 +1,170 @@
+import FunnelModel
+import EventLog
+import Foundation
+
+/// One line as the parser hands it to the writer: where its bytes are in the batch, and
+/// either its envelope (string refs rebased into the batch's bytes) or why it was rejected.
+struct ParsedLine: Sendable {
+    var number: Int
+    var offset: Int64
+    var start: Int
+    var count: Int
+    var envelope: Envelope?
+    var rejection: Rejection?
+}
+
+/// A run of parsed lines with their bytes, produced on the parsing thread.
+struct LineBatch: Sendable {
+    var bytes: [UInt8] = []
+    var lines: [ParsedLine] = []
+    /// Compressed bytes read from the input so far.
+    var bytesRead: Int64 = 0
+}
+
+/// How the parsing of an input ended.
+struct ParseEnd: Sendable {
+    var error: InputError?
+    var droppedTailBytes = 0
+    var lines = 0
+}
+
+/// Decompresses, splits and decodes an input, handing batches to `sink`. Runs on any thread.
+enum LineParser {
+    static func run(path: String, batchLines: Int, batchBytes: Int, sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
+        let stream: ByteStream
+        do { stream = try ByteStream(path: path) } catch let e as InputError { return ParseEnd(error: e) }
+        let reader = LineReader(stream: stream)
+        var decoder = EventDecoder()
+        var batch = LineBatch()
+        batch.bytes.reserveCapacity(batchBytes + LineReader.maxLineLength)
+        batch.lines.reserveCapacity(batchLines)
+        var stopped = false
+        struct Stop: Error {}
+        func rebase(_ r: StringRef, line: Int, scratch: Int) -> StringRef {
+            let base = Int32(r.inScratch ? scratch : line)
+            return StringRef(start: r.start + base, end: r.end + base, inScratch: false)
+        }
+        do {
+            try reader.forEachLine { info, bytes in
+                let lineStart = batch.bytes.count
+                batch.bytes.append(contentsOf: bytes)
+                var parsed = ParsedLine(number: info.number, offset: info.offset, start: lineStart, count: bytes.count)
+                if info.isOversized {
+                    parsed.rejection = .lineTooLong(length: info.length)
+                } else {
+                    switch decoder.envelope(bytes) {
+                    case .failure(let r): parsed.rejection = r
+                    case .success(var env):
+                        let scratchStart = batch.bytes.count
+                        if !decoder.scratch.isEmpty { batch.bytes.append(contentsOf: decoder.scratch) }
+                        env.eventID = rebase(env.eventID, line: lineStart, scratch: scratchStart)
+                        env.name = rebase(env.name, line: lineStart, scratch: scratchStart)
+                        env.userID = rebase(env.userID, line: lineStart, scratch: scratchStart)
+                        env.flow = rebase(env.flow, line: lineStart, scratch: scratchStart)
+                        env.step = env.step.map { rebase($0, line: lineStart, scratch: scratchStart) }
+                        env.properties = env.properties.map { ($0.lowerBound + lineStart)..<($0.upperBound + lineStart) }
+                        env.context = env.context.map { ($0.lowerBound + lineStart)..<($0.upperBound + lineStart) }
+                        parsed.envelope = env
+                    }
+                }
+                batch.lines.append(parsed)
+                if batch.lines.count >= batchLines || batch.bytes.count >= batchBytes {
+                    batch.bytesRead = stream.bytesRead
+                    guard try sink(batch) else { stopped = true; throw Stop() }
+                    batch.bytes.removeAll(keepingCapacity: true)
+                    batch.lines.removeAll(keepingCapacity: true)
+                }
+            }
+        } catch let e as InputError {
+            batch.bytesRead = stream.bytesRead
+            if !batch.lines.isEmpty { _ = try sink(batch) }
+            return ParseEnd(error: e, droppedTailBytes: reader.droppedTailBytes, lines: reader.linesRead)
+        } catch is Stop {
+            return ParseEnd(lines: reader.linesRead)
+        }
+        if !stopped, !batch.lines.isEmpty {
+            batch.bytesRead = stream.bytesRead
+            _ = try sink(batch)
+        }
+        return ParseEnd(lines: reader.linesRead)
+    }
+}
+
+/// A bounded hand-off between the parsing thread and the writing thread.
+final class BatchQueue: @unchecked Sendable {
+    enum Item { case batch(LineBatch), end(ParseEnd), failed(String) }
+    private let condition = NSCondition()
+    private var items: [Item] = []
+    private let capacity: Int
+    private var cancelled = false
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Blocks while full; returns false once the consumer cancelled.
+    func push(_ item: Item) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count >= capacity && !cancelled { condition.wait() }
+        if cancelled { return false }
+        items.append(item)
+        condition.broadcast()
+        return true
+    }
+
+    func pop() -> Item {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty { condition.wait() }
+        let item = items.removeFirst()
+        condition.broadcast()
+        return item
+    }
+
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        items.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// Runs `LineParser` on its own thread, so that decompression and parsing use one core while
+/// SQLite writes on another. `forEach` delivers the batches in order on the calling thread.
+struct ParallelLineSource {
+    var path: String
+    var batchLines = 8192
+    var batchBytes = 4 << 20
+
+    func forEach(_ body: (LineBatch) throws -> Void) throws -> ParseEnd {
+        let queue = BatchQueue(capacity: 3)
+        let done = DispatchSemaphore(value: 0)
+        let path = self.path, lines = batchLines, bytes = batchBytes
+        let thread = Thread {
+            do {
+                let end = try LineParser.run(path: path, batchLines: lines, batchBytes: bytes) { batch in
+                    queue.push(.batch(batch))
+                }
+                _ = queue.push(.end(end))
+            } catch {
+                _ = queue.push(.failed("\(error)"))
+            }
+            done.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        defer { done.wait() }
+        do {
+            while true {
+                switch queue.pop() {
+                case .batch(let batch): try body(batch)
+                case .end(let end): return end
+                case .failed(let message): throw StoreError(doing: "reading \(path)", reason: message)
+                }
+            }
+        } catch {
+            queue.cancel()
+            throw error
+        }
+    }
+}

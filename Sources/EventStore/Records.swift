@@ -1,0 +1,86 @@
+import FunnelModel
+import EventLog
+import GRDB
+
+/// A migration added by another module (projections), registered after the store's own.
+/// Like the store's migrations, a shipped migration is never edited: add a new one.
+public struct StoreMigration: Sendable {
+    public var name: String
+    public var migrate: @Sendable (Database) throws -> Void
+
+    public init(name: String, migrate: @escaping @Sendable (Database) throws -> Void) {
+        self.name = name
+        self.migrate = migrate
+    }
+}
+
+/// Told about newly accepted events (never duplicates or conflicts) inside the ingest write
+/// transaction, after each batch, so that what it writes commits together with the events.
+public protocol IngestObserver {
+    func didAppend(_ events: [RecordedEvent], in db: Database) throws
+}
+
+/// A copy of an accepted event that arrived again with the same body.
+public struct DuplicateCopy: Sendable, Hashable {
+    public var eventID: String
+    public var inputPath: String
+    public var line: Int
+    /// When the ingest that read the copy started.
+    public var arrivedAt: Timestamp
+}
+
+/// A line that reused an accepted event's `event_id` with a different body, kept verbatim.
+public struct ConflictCopy: Sendable, Hashable {
+    public var eventID: String
+    public var inputPath: String
+    public var line: Int
+    public var arrivedAt: Timestamp
+    public var text: String
+}
+
+/// A rejected line, kept byte for byte.
+public struct QuarantineEntry: Sendable, Hashable {
+    public var inputPath: String
+    public var line: Int
+    /// Offset of the line in the uncompressed input.
+    public var byteOffset: Int64
+    public var code: Rejection.Code
+    public var reason: String
+    /// The line's bytes (without its newline; at most 1 MiB of an oversized line).
+    public var raw: [UInt8]
+}
+
+/// One row of the inputs ledger.
+public struct LedgerEntry: Sendable, Hashable {
+    public enum Outcome: String, Sendable, Hashable {
+        case complete, partial
+    }
+    public var id: Int64
+    public var path: String
+    /// SHA-256 of the input's bytes as read (compressed bytes for gzip), lowercase hex.
+    public var sha256: String
+    public var size: Int64
+    public var lines: Int
+    public var accepted: Int
+    public var duplicates: Int
+    public var conflicts: Int
+    public var quarantined: Int
+    public var unplanned: Int
+    public var outcome: Outcome
+    public var error: String?
+    public var startedAt: Timestamp
+    public var finishedAt: Timestamp
+}
+
+/// A store failure, saying what the store was doing.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public var doing: String
+    public var reason: String
+
+    public init(doing: String, reason: String) {
+        self.doing = doing
+        self.reason = reason
+    }
+
+    public var description: String { "store: while \(doing): \(reason)" }
+}

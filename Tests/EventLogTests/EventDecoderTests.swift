@@ -1,0 +1,139 @@
+import XCTest
+import FunnelModel
+@testable import EventLog
+
+final class EventDecoderTests: XCTestCase {
+    func rejection(_ line: String) -> Rejection? {
+        if case .failure(let r) = decode(line) { return r }
+        return nil
+    }
+
+    func testDecodesEveryEnvelopeField() throws {
+        let line = #"{"event_id":"e\u0031","event":"sign_in_succeeded","user_id":"u-\u00e9","ts":"2026-10-03T14:22:01.123+02:00","flow":"glp1","step":"signIn","properties":{"provider":"apple","n":1.10,"list":[true,null]},"context":{"app_version":"3.3.0","platform":"ios","flags":{"trackingStyleQuestion":true},"locale":"de"},"extra":1}"#
+        let event = try decode(line).get()
+        XCTAssertEqual(event.id, "e1")
+        XCTAssertEqual(event.rawName, "sign_in_succeeded")
+        XCTAssertEqual(event.name, "onboarding.sign_in_succeeded")
+        XCTAssertEqual(event.userID, "u-é")
+        XCTAssertEqual(event.time.micros, 1_791_030_121_123_000)
+        XCTAssertEqual(event.time.offsetSeconds, 7200)
+        XCTAssertEqual(event.flow, "glp1")
+        XCTAssertEqual(event.step, "signIn")
+        XCTAssertEqual(event.properties["provider"], .string("apple"))
+        XCTAssertEqual(event.properties["n"], .number("1.10"))
+        XCTAssertEqual(event.properties["list"], .array([.bool(true), .null]))
+        XCTAssertEqual(event.context.appVersion, "3.3.0")
+        XCTAssertEqual(event.context.platform, "ios")
+        XCTAssertEqual(event.context.flags, ["trackingStyleQuestion": .bool(true)])
+        XCTAssertEqual(event.context.other, ["locale": .string("de")])
+    }
+
+    func testOptionalFieldsMayBeAbsentAndLastDuplicateKeyWins() throws {
+        let e = try decode(#" {"event_id":"a","event":"x","user_id":"u","ts":"2026-01-01T00:00:00Z","flow":"f","flow":"g"} "#).get()
+        XCTAssertNil(e.step)
+        XCTAssertEqual(e.flow, "g")
+        XCTAssertEqual(e.properties, [:])
+        XCTAssertNil(e.known)
+    }
+
+    func testStrictJSON() {
+        let base = #""event_id":"a","event":"x","user_id":"u","ts":"2026-01-01T00:00:00Z","flow":"f""#
+        let bad: [(String, Int, String)] = [
+            ("{\(base),}", 82, "expected a string"),
+            ("{\(base),\"p\":NaN}", 86, "expected a value"),
+            ("{\(base),\"p\":-}", 87, "invalid number"),
+            ("{\(base),\"p\":1.}", 88, "expected a digit after the decimal point"),
+            ("{\(base),\"p\":\"\\x\"}", 88, "invalid escape"),
+            ("{\(base),\"p\":\"\\ud800\"}", 87, "lone surrogate in \\u escape"),
+            ("{\(base),\"p\":\"a\tb\"}", 88, "control character in string"),
+            ("{\(base),\"p\":[1,]}", 89, "expected a value"),
+            ("{\(base),\"p\":tru}", 89, "invalid literal"),
+            ("{\(base)}}", 82, "unexpected text after the object"),
+        ]
+        for (line, column, detail) in bad {
+            XCTAssertEqual(rejection(line), .notJSON(column: column, detail: detail), line)
+        }
+        // Valid edge cases.
+        for extra in [#""p":-0.5e+10"#, #""p":"\ud83d\ude00 \/ \" \\ \b\f\n\r\t""#, #""p":{"a":[[],{}]}"#, #""p":"\u0000""#] {
+            XCTAssertNil(rejection("{\(base),\(extra)}"), extra)
+        }
+        XCTAssertEqual(try? decode("{\(base),\"properties\":{\"s\":\"\\ud83d\\ude00\"}}").get().properties["s"], .string("😀"))
+    }
+
+    func testFieldRules() {
+        XCTAssertEqual(rejection(#"{"event":"x","user_id":"u","ts":"2026-01-01T00:00:00Z","flow":"f"}"#), .missingField("event_id"))
+        XCTAssertEqual(rejection(#"{"event_id":"","event":"x","user_id":"u","ts":"2026-01-01T00:00:00Z","flow":"f"}"#), .emptyField("event_id"))
+        XCTAssertEqual(rejection(#"{"event_id":"a","event":"x","user_id":"","ts":"2026-01-01T00:00:00Z","flow":"f"}"#), .emptyField("user_id"))
+        XCTAssertEqual(rejection(#"{"event_id":"a","event":"x","user_id":"u","ts":"2026-01-01T00:00:00Z","flow":"f","step":null}"#), .notAString(field: "step"))
+        XCTAssertEqual(rejection(#"{"event_id":"a","event":"x","user_id":"u","ts":"2026-01-01","flow":"f"}"#), .badTimestamp("\"2026-01-01\""))
+        XCTAssertEqual(rejection(#"{"event_id":"a","event":"x","user_id":"u","ts":"2026-01-01T00:00:00Z","flow":"f","context":{"platform":1}}"#),
+                       .notAString(field: "context.platform"))
+        XCTAssertEqual(rejection("[]"), .notObject(found: "array"))
+        XCTAssertEqual(rejection("   "), .notJSON(column: 4, detail: "empty line"))
+        XCTAssertEqual(decode([0x7B, 0x22, 0xFF]).failureValue, .invalidUTF8(offset: 2))
+    }
+
+    func testRejectionCodesAreStable() {
+        XCTAssertEqual(Rejection.Code.allCases.map(\.rawValue), ["invalid_utf8", "not_json", "not_object", "missing_field",
+            "not_a_string", "not_an_object", "bad_timestamp", "empty_field", "line_too_long"])
+        XCTAssertEqual(Rejection.lineTooLong(length: 1_048_577).text, "line over 1 MiB (1048577 bytes)")
+    }
+
+    func testUTF8Validation() {
+        func check(_ bytes: [UInt8]) -> Int? { bytes.withUnsafeBufferPointer { UTF8Check.firstInvalid($0) } }
+        XCTAssertNil(check(Array("plain ascii text, long enough for the word loop".utf8)))
+        XCTAssertNil(check(Array("é中😀".utf8)))
+        XCTAssertEqual(check([0x61, 0xC0, 0xAF]), 1)          // overlong
+        XCTAssertEqual(check([0x61, 0x62, 0xED, 0xA0, 0x80]), 2) // surrogate
+        XCTAssertEqual(check([0xF4, 0x90, 0x80, 0x80]), 0)    // above U+10FFFF
+        XCTAssertEqual(check([0xE2, 0x82]), 0)                // truncated sequence
+        XCTAssertEqual(check(Array("0123456789abcdef".utf8) + [0xFF]), 16)
+    }
+
+    /// Every line of every bad sample, with the exact reason it is rejected (nil = accepted).
+    func testBadSamplesGiveExactReasons() throws {
+        let expected: [String: [Int: Rejection?]] = [
+            "not-json.ndjson": [1: nil, 2: .notJSON(column: 57, detail: "expected a string"),
+                                3: .notJSON(column: 2, detail: "expected a string"),
+                                4: .notJSON(column: 72, detail: "unexpected end of line, expected ',' or '}'"),
+                                5: .notJSON(column: 28, detail: "expected a value"),
+                                6: .notJSON(column: 29, detail: "leading zero in number"),
+                                7: .notJSON(column: 1, detail: "empty line"),
+                                8: .notJSON(column: 25, detail: "unexpected text after the object"), 9: nil],
+            "not-object.ndjson": [1: nil, 2: .notObject(found: "array"), 3: .notObject(found: "string"),
+                                  4: .notObject(found: "number"), 5: .notObject(found: "null"), 6: nil],
+            "missing-field.ndjson": [1: nil, 2: .missingField("event_id"), 3: .missingField("event"), 4: .missingField("user_id"),
+                                     5: .missingField("ts"), 6: .missingField("flow")],
+            "wrong-type.ndjson": [1: nil, 2: .notAString(field: "event_id"), 3: .notAString(field: "user_id"),
+                                  4: .notAString(field: "event"), 5: .notAString(field: "flow"), 6: .notAString(field: "step"),
+                                  7: .notAnObject(field: "properties"), 8: .notAnObject(field: "context"),
+                                  9: .notAString(field: "context.app_version"), 10: .notAnObject(field: "context.flags"),
+                                  11: .notAString(field: "ts")],
+            "bad-timestamp.ndjson": [1: nil, 2: .badTimestamp("\"2026-10-03T14:22:01\""), 3: .badTimestamp("\"2026-10-03\""),
+                                     4: .badTimestamp("\"2026-02-30T10:00:00Z\""), 5: .badTimestamp("\"2026-10-03T25:00:00Z\""),
+                                     6: .badTimestamp("\"yesterday\""), 7: .badTimestamp("\"2025-02-29T10:00:00Z\""),
+                                     8: .badTimestamp("\"2026-10-03T14:22:01.Z\""), 9: .badTimestamp("\"2026-10-03T14:22:01+0200\""),
+                                     10: nil],
+            "empty-id.ndjson": [1: nil, 2: .emptyField("event_id"), 3: .emptyField("user_id"), 4: nil],
+            "invalid-utf8.ndjson": [1: nil, 2: .invalidUTF8(offset: 78), 3: .invalidUTF8(offset: 78), 4: .invalidUTF8(offset: 78),
+                                    5: .invalidUTF8(offset: 78), 6: nil],
+            "long-line.ndjson.gz": [1: nil, 2: .lineTooLong(length: 1_048_843), 3: nil],
+        ]
+        for (file, lines) in expected {
+            let (read, error, _) = readLines(sampleData.appendingPathComponent("bad/\(file)").path)
+            XCTAssertNil(error, file)
+            XCTAssertEqual(read.count, lines.count, file)
+            for (info, bytes) in read {
+                let got: Rejection?
+                if info.isOversized {
+                    got = .lineTooLong(length: info.length)
+                } else if case .failure(let r) = decode(bytes) { got = r } else { got = nil }
+                XCTAssertEqual(got, lines[info.number] ?? .missingField("?"), "\(file):\(info.number)")
+            }
+        }
+    }
+}
+
+extension Result {
+    var failureValue: Failure? { if case .failure(let f) = self { return f } else { return nil } }
+}

@@ -1,0 +1,261 @@
+import XCTest
+import GRDB
+import FunnelModel
+import EventLog
+@testable import EventStore
+
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let sampleData = packageRoot.appendingPathComponent("sample-data")
+
+func tempDir() -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("funnel-store-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+}
+
+func fixedClock(_ micros: Int64) -> @Sendable () -> Timestamp { { Timestamp(micros: micros) } }
+
+final class IngestTests: XCTestCase {
+    var dir: URL!
+    override func setUp() { dir = tempDir() }
+
+    func store(_ name: String = "s.sqlite", migrations: [StoreMigration] = []) throws -> EventStore {
+        try EventStore(path: dir.appendingPathComponent(name).path, migrations: migrations)
+    }
+
+    func ingest(_ store: EventStore, _ paths: [String], options: IngestOptions = IngestOptions(now: fixedClock(1_000)),
+                observer: (any IngestObserver)? = nil) throws -> IngestSummary {
+        let s = try Ingestor(store: store, options: options, observer: observer).ingest(try InputSource.discover(paths))
+        XCTAssertTrue(s.isBalanced, "lines \(s.lines) != accepted + duplicates + conflicts + quarantined")
+        return s
+    }
+
+    var duplicatesFile: String { sampleData.appendingPathComponent("edge/duplicates.ndjson").path }
+
+    func testDuplicatesAndConflicts() throws {
+        let st = try store()
+        let s = try ingest(st, [duplicatesFile])
+        XCTAssertEqual([s.files, s.lines, s.accepted, s.duplicates, s.conflicts, s.quarantined], [1, 9, 5, 3, 1, 0])
+        // An unknown event name is unplanned even without flow definitions.
+        XCTAssertEqual(s.unplanned, 1)
+        XCTAssertEqual(s.unplannedBy, [.init(flow: "glp1", step: "signIn", event: "onboarding.debug_tapped", count: 1)])
+        XCTAssertFalse(s.flowsChecked)
+        let rows = try st.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT seq, event_id, user_id, name, line_no FROM events ORDER BY seq")
+        }
+        XCTAssertEqual(rows.map { [$0[0] as Int64 as DatabaseValueConvertible, $0[1] as String, $0[2] as String, $0[3] as String, $0[4] as Int]
+            .map { $0.databaseValue } }, [
+            [1, "dup-0001", "u-7", "onboarding.started", 1],
+            [2, "dup-0002", "u-7", "onboarding.step_viewed", 2],
+            [3, "dup-0003", "u-7", "onboarding.sign_in_succeeded", 3],
+            [4, "dup-0005", "u-7", "onboarding.step_completed", 7],
+            [5, "dup-0006", "u-7", "onboarding.debug_tapped", 8],
+        ].map { $0.map { ($0 as? DatabaseValueConvertible)?.databaseValue ?? .null } })
+        // The stored line is exactly what arrived (CR stripped, escapes kept).
+        let lines = try String(contentsOfFile: duplicatesFile, encoding: .utf8).replacingOccurrences(of: "\r", with: "").split(separator: "\n")
+        let stored = try st.events(user: "u-7", flow: "glp1")
+        XCTAssertEqual(stored.first(where: { $0.event.id == "dup-0005" })?.line, String(lines[6]))
+        XCTAssertTrue(stored.contains { $0.line.contains(#""u-\u0037""#) })
+        let dups = try st.duplicates(ofEventIDs: ["dup-0001", "dup-0002", "dup-0003", "dup-0006"])
+        XCTAssertEqual(dups["dup-0001"]?.map(\.line), [4])
+        XCTAssertEqual(dups["dup-0002"]?.map(\.line), [5])   // same body, other key order and spacing
+        XCTAssertEqual(dups["dup-0003"]?.map(\.line), [9])
+        XCTAssertNil(dups["dup-0006"])
+        XCTAssertEqual(dups["dup-0001"]?.first?.inputPath, duplicatesFile)
+        XCTAssertEqual(dups["dup-0001"]?.first?.arrivedAt.micros, 1_000)
+        let conflicts = try st.conflicts(ofEventIDs: ["dup-0002"])
+        XCTAssertEqual(conflicts["dup-0002"]?.map(\.line), [6])
+        XCTAssertEqual(conflicts["dup-0002"]?.first?.text, String(lines[5]))
+    }
+
+    func testFoldOrderAndReadAPI() throws {
+        let st = try store()
+        _ = try ingest(st, [duplicatesFile])
+        let events = try st.events(user: "u-7", flow: nil)
+        // Event time order, ties by arrival: dup-0006 is 08:00:30+02:00 = 06:00:30Z, first.
+        XCTAssertEqual(events.map(\.event.id), ["dup-0006", "dup-0001", "dup-0002", "dup-0003", "dup-0005"])
+        XCTAssertEqual(events.map(\.seq), [5, 1, 2, 3, 4])
+        XCTAssertEqual(events[3].event.properties["provider"], .string("apple"))
+        XCTAssertEqual(events[0].event.context.flags["trackingStyleQuestion"], .bool(true))
+        XCTAssertEqual(events[0].event.time.offsetSeconds, 7200)
+        var all: [String] = []
+        try st.writer.read { db in try EventStore.forEachEvent(flow: "glp1", in: db) { all.append($0.event.userID + ":" + $0.event.id) } }
+        XCTAssertEqual(all, ["u-7:dup-0006", "u-7:dup-0001", "u-7:dup-0002", "u-7:dup-0003", "u-7:dup-0005"])
+        XCTAssertEqual(try st.flows(), ["glp1"])
+        XCTAssertEqual(try st.eventCount(), 5)
+        XCTAssertEqual(try st.latestEventTime(notAfter: nil), Timestamp.parse("2026-10-03T14:22:01.123+02:00"))
+        XCTAssertEqual(try st.latestEventTime(notAfter: Timestamp.parse("2026-10-03T08:00:10Z")), Timestamp.parse("2026-10-03T08:00:00.500Z"))
+        XCTAssertEqual(try st.userIDs(matching: "u-", limit: 5), ["u-7"])
+        XCTAssertEqual(try st.userIDs(matching: "u-8", limit: 5), ["u-7"])   // edit distance 1
+        XCTAssertEqual(try st.userIDs(matching: "zzzz", limit: 5), [])
+    }
+
+    func testSameContentAgainAddsNothing() throws {
+        let st = try store()
+        _ = try ingest(st, [duplicatesFile])
+        let copy = dir.appendingPathComponent("renamed.ndjson").path
+        try FileManager.default.copyItem(atPath: duplicatesFile, toPath: copy)
+        let again = try ingest(st, [duplicatesFile, copy])
+        XCTAssertEqual([again.lines, again.accepted, again.duplicates], [0, 0, 0])
+        XCTAssertEqual(again.skipped.map(\.previousPath), [duplicatesFile, duplicatesFile])
+        XCTAssertEqual(again.skipped.map(\.path), [duplicatesFile, copy])
+        XCTAssertEqual(try st.inputs().count, 1)
+        XCTAssertEqual(again.exitCode(strict: true), 0)
+        let counts = try st.writer.read { db in try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM events) + (SELECT count(*) FROM duplicates) + (SELECT count(*) FROM conflicts)") }
+        XCTAssertEqual(counts, 9)
+    }
+
+    func testBadSamplesAreQuarantinedVerbatimAndLedgerRecordsPartialInputs() throws {
+        let st = try store()
+        let s = try ingest(st, [sampleData.appendingPathComponent("bad").path])
+        XCTAssertEqual(s.files, 10)
+        XCTAssertEqual(s.quarantined, 41)
+        XCTAssertEqual(s.quarantinedBy, [.notJSON: 7, .notObject: 4, .missingField: 5, .notAString: 7, .notAnObject: 3,
+                                         .badTimestamp: 8, .emptyField: 2, .invalidUTF8: 4, .lineTooLong: 1])
+        // corrupt.ndjson.gz and truncated.ndjson.gz share their first member: 4 re-sent copies.
+        XCTAssertEqual(s.duplicates, 4)
+        XCTAssertEqual(s.conflicts, 0)
+        XCTAssertEqual(s.accepted, s.lines - 41 - 4)
+        XCTAssertEqual(s.failures.map { URL(fileURLWithPath: $0.path).lastPathComponent }, ["corrupt.ndjson.gz", "truncated.ndjson.gz"])
+        XCTAssertEqual(s.failures.map(\.kind), [.corrupt, .truncated])
+        XCTAssertEqual(s.failures.map(\.linesKept), [4, 8])
+        let size = try FileManager.default.attributesOfItem(atPath: sampleData.appendingPathComponent("bad/truncated.ndjson.gz").path)[.size] as? Int64
+        XCTAssertEqual(s.failures[1].offset, size)
+        XCTAssertEqual(s.exitCode(strict: false), 2)
+        let ledger = try st.inputs()
+        XCTAssertEqual(ledger.count, 10)
+        let truncated = try XCTUnwrap(ledger.first { $0.path.hasSuffix("truncated.ndjson.gz") })
+        XCTAssertEqual(truncated.outcome, .partial)
+        XCTAssertEqual(truncated.lines, 8)
+        XCTAssertEqual(truncated.accepted, 4)
+        XCTAssertEqual(truncated.duplicates, 4)
+        XCTAssertEqual(truncated.size, size)
+        XCTAssertTrue(truncated.error?.contains("byte \(size ?? 0): truncated gzip stream") ?? false, truncated.error ?? "")
+        XCTAssertEqual(truncated.sha256.count, 64)
+        XCTAssertEqual(ledger.filter { $0.outcome == .complete }.count, 8)
+        let q = try st.quarantine()
+        XCTAssertEqual(q.count, 41)
+        let utf8 = q.filter { $0.code == .invalidUTF8 }
+        let original = try Data(contentsOf: sampleData.appendingPathComponent("bad/invalid-utf8.ndjson")).split(separator: 0x0A)
+        XCTAssertEqual(utf8.map(\.raw), [1, 2, 3, 4].map { Array(original[$0]) })
+        XCTAssertEqual(utf8.map(\.line), [2, 3, 4, 5])
+        XCTAssertEqual(utf8.first?.byteOffset, Int64(original[0].count + 1))
+        let long = try XCTUnwrap(q.first { $0.code == .lineTooLong })
+        XCTAssertEqual(long.raw.count, 1 << 20)
+        XCTAssertEqual(long.reason, "line over 1 MiB (1048843 bytes)")
+        // Again: nothing added, partial inputs still reported.
+        let again = try ingest(st, [sampleData.appendingPathComponent("bad").path])
+        XCTAssertEqual(again.lines, 0)
+        XCTAssertEqual(again.skipped.count, 10)
+        XCTAssertEqual(again.exitCode(strict: false), 2)
+    }
+
+    func testUnplannedAgainstFlowDefinitions() throws {
+        let flow = FlowDefinition(id: "glp1", title: "GLP-1", lanes: [], steps: [
+            .init(id: "signIn", kind: .entry), .init(id: "journeyStatus", kind: .screen)])
+        let st = try store()
+        let s = try ingest(st, [duplicatesFile], options: IngestOptions(flows: [flow], now: fixedClock(0)))
+        XCTAssertTrue(s.flowsChecked)
+        XCTAssertEqual(s.unplanned, 1)
+        let other = FlowDefinition(id: "other", title: "Other", lanes: [], steps: [.init(id: "signIn", kind: .entry)])
+        let st2 = try store("t.sqlite")
+        let s2 = try ingest(st2, [duplicatesFile], options: IngestOptions(flows: [other], now: fixedClock(0)))
+        XCTAssertEqual(s2.unplanned, 5)
+        XCTAssertEqual(try st2.inputs().first?.unplanned, 5)
+        let narrow = FlowDefinition(id: "glp1", title: "GLP-1", lanes: [], steps: [.init(id: "signIn", kind: .entry)])
+        let st3 = try store("u.sqlite")
+        let s3 = try ingest(st3, [duplicatesFile], options: IngestOptions(flows: [narrow], now: fixedClock(0)))
+        XCTAssertEqual(s3.unplannedBy.map(\.step), ["journeyStatus", "signIn"])
+    }
+
+    final class Recorder: IngestObserver {
+        var batches: [[Int64]] = []
+        func didAppend(_ events: [RecordedEvent], in db: Database) throws {
+            batches.append(events.map(\.seq))
+            for e in events {
+                try db.execute(sql: "INSERT INTO seen (seq, event_id, user_id) VALUES (?, ?, ?)", arguments: [e.seq, e.event.id, e.event.userID])
+            }
+        }
+    }
+
+    func testObserverSeesNewEventsInsideTheTransaction() throws {
+        let migration = StoreMigration(name: "test: seen") { db in
+            try db.execute(sql: "CREATE TABLE seen (seq INTEGER PRIMARY KEY, event_id TEXT, user_id TEXT)")
+        }
+        let st = try store(migrations: [migration])
+        let recorder = Recorder()
+        _ = try ingest(st, [duplicatesFile], options: IngestOptions(batchLines: 4, now: fixedClock(0)), observer: recorder)
+        XCTAssertEqual(recorder.batches.flatMap { $0 }, [1, 2, 3, 4, 5])
+        XCTAssertGreaterThan(recorder.batches.count, 1)
+        let seen = try st.writer.read { db in try String.fetchAll(db, sql: "SELECT event_id FROM seen ORDER BY seq") }
+        XCTAssertEqual(seen, ["dup-0001", "dup-0002", "dup-0003", "dup-0005", "dup-0006"])
+        // Reopening with the same migrations is fine; they are not run twice.
+        XCTAssertNoThrow(try store(migrations: [migration]))
+    }
+
+    /// A generated multi-member gzip log: the parallel and the sequential pipelines, and any
+    /// batch size, store exactly the same thing.
+    func testPipelinesAgreeOnGeneratedLog() throws {
+        let path = dir.appendingPathComponent("gen.ndjson.gz").path
+        let w = try GzipWriter(path: path)
+        var expectedDuplicates = 0
+        for member in 0..<5 {
+            var text = ""
+            for i in 0..<2_000 {
+                let n = member * 2_000 + i
+                let id = n % 97 == 0 && n > 0 ? n - 1 : n
+                if id != n { expectedDuplicates += 1 }
+                text += #"{"event_id":"g-\#(id)","event":"onboarding.step_viewed","user_id":"u-\#(id % 300)","ts":"2026-10-0\#(1 + id % 9)T10:00:\#(10 + id % 50)Z","flow":"glp1","step":"s\#(id % 7)"}"# + "\n"
+            }
+            if member == 3 { text += "broken\n" }
+            try w.writeMember(text)
+        }
+        func dump(_ st: EventStore) throws -> [String] {
+            try st.writer.read { db in
+                try Row.fetchAll(db, sql: "SELECT seq, event_id, line_no, ts_us FROM events ORDER BY seq").map { "\($0[0] as Int64) \($0[1] as String) \($0[2] as Int) \($0[3] as Int64)" }
+                + Row.fetchAll(db, sql: "SELECT event_id, line_no FROM duplicates ORDER BY id").map { "d \($0[0] as String) \($0[1] as Int)" }
+                + Row.fetchAll(db, sql: "SELECT line_no, byte_offset FROM quarantine").map { "q \($0[0] as Int) \($0[1] as Int64)" }
+            }
+        }
+        var dumps: [[String]] = []
+        for (i, (parallel, batch)) in [(true, 8192), (false, 8192), (true, 7), (false, 1)].enumerated() {
+            let st = try store("p\(i).sqlite")
+            let s = try ingest(st, [path], options: IngestOptions(parallel: parallel, batchLines: batch, now: fixedClock(0)))
+            XCTAssertEqual([s.lines, s.accepted, s.duplicates, s.quarantined], [10_001, 10_000 - expectedDuplicates, expectedDuplicates, 1])
+            dumps.append(try dump(st))
+        }
+        for d in dumps.dropFirst() { XCTAssertEqual(d, dumps[0]) }
+        XCTAssertEqual(dumps[0].last?.hasPrefix("q 8001 "), true)
+    }
+
+    func testSummaryJSONHasTheDocumentedKeysAndInvariant() throws {
+        let st = try store()
+        let s = try ingest(st, [duplicatesFile, sampleData.appendingPathComponent("bad/not-json.ndjson").path])
+        guard case .object(let o) = s.json else { return XCTFail("not an object") }
+        for key in ["files", "lines", "accepted", "duplicates", "conflicts", "quarantined", "unplanned", "skipped", "failures",
+                    "elapsed_seconds", "events_per_second", "quarantined_by", "unplanned_by"] {
+            XCTAssertNotNil(o[key], key)
+        }
+        func n(_ k: String) -> Int { Int(o[k]?.textValue ?? "") ?? -1 }
+        XCTAssertEqual(n("lines"), 18)
+        XCTAssertEqual(n("lines"), n("accepted") + n("duplicates") + n("conflicts") + n("quarantined"))
+        XCTAssertEqual(n("quarantined"), 7)
+        XCTAssertTrue(s.text(store: "s.sqlite").split(separator: "\n").allSatisfy { $0.count <= 80 })
+    }
+
+    func testStorePathDefaults() {
+        XCTAssertEqual(EventStore.defaultPath(environment: [:]), "funnel.sqlite")
+        XCTAssertEqual(EventStore.defaultPath(environment: ["FUNNEL_STORE": "/x/y.sqlite"]), "/x/y.sqlite")
+    }
+
+    func testSchemaIsWALWithTheNamedMigration() throws {
+        let st = try store()
+        try st.writer.read { db in
+            XCTAssertEqual(try String.fetchOne(db, sql: "PRAGMA journal_mode"), "wal")
+            XCTAssertEqual(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"),
+                           ["v1: event log, ledger, duplicates, conflicts, quarantine"])
+            let indexes = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL")
+            XCTAssertEqual(indexes, ["CREATE INDEX events_by_user ON events(user_id, flow, ts_us, seq)"])
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import XCTest
+import Foundation
+
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let sampleData = packageRoot.appendingPathComponent("sample-data")
+
+/// The built `funnel` binary: next to the test bundle, else .build/debug/funnel.
+func funnelBinary() throws -> URL {
+    let candidates = [
+        Bundle(for: BinaryLocator.self).bundleURL.deletingLastPathComponent().appendingPathComponent("funnel"),
+        packageRoot.appendingPathComponent(".build/debug/funnel"),
+    ]
+    for c in candidates where FileManager.default.isExecutableFile(atPath: c.path) { return c }
+    throw XCTSkip("the funnel binary is not built (swift build)")
+}
+
+final class BinaryLocator {}
+
+struct RunResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+func tempDir() -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("funnel-cli-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+}
+
+func runFunnel(_ args: [String], stdin: URL? = nil, environment: [String: String]? = nil) throws -> RunResult {
+    let p = Process()
+    p.executableURL = try funnelBinary()
+    p.arguments = args
+    if let environment { p.environment = environment }
+    let out = Pipe()
+    let errURL = tempDir().appendingPathComponent("stderr")
+    FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    let err = try FileHandle(forWritingTo: errURL)
+    p.standardOutput = out
+    p.standardError = err
+    if let stdin { p.standardInput = try FileHandle(forReadingFrom: stdin) }
+    try p.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    try err.close()
+    let errData = (try? Data(contentsOf: errURL)) ?? Data()
+    return RunResult(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+}
+
+func jsonObject(_ text: String) throws -> [String: Any] {
+    let v = try JSONSerialization.jsonObject(with: Data(text.utf8))
+    guard let o = v as? [String: Any] else { throw NSError(domain: "test", code: 1, userInfo: [NSLocalizedDescriptionKey: "not an object: \(text)"]) }
+    return o
+}

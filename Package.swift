@@ -30,7 +30,7 @@ let package = Package(
             "FunnelModel", "Flows", "EventStore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .target(name: "Reports", dependencies: ["FunnelModel", "Projections"]),
+        .target(name: "Reports", dependencies: ["FunnelModel", "Projections", "EventStore"]),
         .executableTarget(name: "funnel", dependencies: [
             "FunnelModel", "EventLog", "Flows", "Simulator", "EventStore", "Projections", "Reports",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -119,3 +119,14 @@ extension QuarantineEntry {
         return out
     }
 }
+
+extension IngestSummary {
+    /// One line for commands that ingest on the way to something else (`funnel report FILES`).
+    public var oneLine: String {
+        let ingested = files - skipped.count
+        var s = "ingested \(ingested) of \(files) input\(files == 1 ? "" : "s"): \(lines) lines, \(accepted) new events, "
+        s += "\(duplicates) duplicates, \(conflicts) conflicts, \(quarantined) quarantined"
+        if !skipped.isEmpty { s += " (\(skipped.count) already in the store)" }
+        return s
+    }
+}

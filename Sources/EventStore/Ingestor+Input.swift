@@ -291,6 +291,7 @@ extension Ingestor {
                             first_ts_us = min(first_ts_us, excluded.first_ts_us), last_ts_us = max(last_ts_us, excluded.last_ts_us)
                         """, arguments: [flow, v.0, v.1, v.2])
                 }
+                if let observer { try observer.willCommit(in: db) }
                 outcome = .read(result)
                 return .commit
             }

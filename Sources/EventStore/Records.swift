@@ -18,6 +18,13 @@ public struct StoreMigration: Sendable {
 /// transaction, after each batch, so that what it writes commits together with the events.
 public protocol IngestObserver {
     func didAppend(_ events: [RecordedEvent], in db: Database) throws
+    /// Called once per input, inside its transaction, after its last batch and ledger row:
+    /// the place to do work once per input instead of once per batch.
+    func willCommit(in db: Database) throws
+}
+
+extension IngestObserver {
+    public func willCommit(in db: Database) throws {}
 }
 
 /// A copy of an accepted event that arrived again with the same body.

@@ -153,18 +153,30 @@ public enum ProjectionStore {
 /// event gives the same journey as a rebuild.
 public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     let definitions: [String: FlowDefinition]
+    /// Users and flows touched by the input being ingested, in first-touch order. Only the
+    /// ingest thread that owns the transaction touches it.
+    private var touched: [(user: String, flow: String)] = []
+    private var seen = Set<String>()
 
     public init(definitions: [FlowDefinition]) {
         self.definitions = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
     public func didAppend(_ events: [RecordedEvent], in db: Database) throws {
-        var seen = Set<String>()
         for r in events {
             let key = r.event.flow + "\u{0}" + r.event.userID
-            guard seen.insert(key).inserted else { continue }
-            try ProjectionStore.refold(user: r.event.userID, flow: r.event.flow,
-                                       definition: definitions[r.event.flow], in: db)
+            if seen.insert(key).inserted { touched.append((r.event.userID, r.event.flow)) }
+        }
+    }
+
+    /// Folds every touched journey once per input, from the log, before the input commits.
+    public func willCommit(in db: Database) throws {
+        defer {
+            touched.removeAll(keepingCapacity: true)
+            seen.removeAll(keepingCapacity: true)
+        }
+        for (user, flow) in touched {
+            try ProjectionStore.refold(user: user, flow: flow, definition: definitions[flow], in: db)
         }
     }
 }

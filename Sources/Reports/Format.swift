@@ -8,6 +8,7 @@ public enum Format {
         let s = Int(seconds.rounded())
         if s < 60 { return "\(s)s" }
         if s < 3600 { return "\(s / 60)m \(String(format: "%02d", s % 60))s" }
+        if s % 3600 == 0 && s <= 172_800 { return "\(s / 3600)h" }
         if s < 86_400 { return "\(s / 3600)h \(String(format: "%02d", s / 60 % 60))m" }
         return "\(s / 86_400)d \(s / 3600 % 24)h"
     }

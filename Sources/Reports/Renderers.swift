@@ -71,11 +71,17 @@ extension FunnelReport {
             + Format.pad("skip", 6, right: true) + Format.pad("drop", 6, right: true) + "  "
             + Format.pad("reached of eligible", 25) + "\n"
         var lane: String?? = .none
+        var emptyLane = false
         for row in steps {
             if lane == nil || lane! != row.lane {
                 lane = .some(row.lane)
-                out += "── " + (row.lane.map { "lane \($0)" } ?? "every lane") + " " + String(repeating: "─", count: 40) + "\n"
+                let members = steps.filter { $0.lane == row.lane }
+                emptyLane = row.lane != nil && members.allSatisfy { $0.reached == 0 && $0.eligible == 0 && $0.skipped == 0 }
+                let title = "── " + (row.lane.map { "lane \($0)" } ?? "every lane")
+                    + (emptyLane ? ": no users of this selection on it " : " ")
+                out += title + String(repeating: "─", count: max(3, 58 - title.count)) + "\n"
             }
+            if emptyLane { continue }
             let name = row.condition != nil ? row.step + "*" : row.step
             if !row.tracked {
                 out += Format.pad(name, 24) + "  (before tracking starts: no events)\n"

@@ -145,9 +145,11 @@ final class HTMLRendererTests: XCTestCase {
         let before = try XCTUnwrap(html.components(separatedBy: marker).first)
         let lastElement = try XCTUnwrap(before.range(of: "<div class=\"", options: .backwards))
         XCTAssertTrue(before[lastElement.upperBound...].hasPrefix("nums"), String(before.suffix(300)))
-        // The step after it: the path-aware conversion, not planPreview / 0 reached.
+        // The step after it converts from the last ungated step (weightGoal), never from a
+        // step nobody was shown.
         let plan = try XCTUnwrap(r.steps.first { $0.step == "planPreview" && $0.lane == "glp1" })
-        XCTAssertNil(plan.conversionFromPrevious)
+        let weightGoal = try XCTUnwrap(r.steps.first { $0.step == "weightGoal" && $0.lane == "glp1" })
+        XCTAssertEqual(try XCTUnwrap(plan.conversionFromPrevious), Double(plan.reached) / Double(weightGoal.reached), accuracy: 1e-12)
         XCTAssertTrue(html.contains("<b>\(Format.percent(plan.conversionFromEligible))</b> <span class=\"muted\">of eligible"))
     }
 

@@ -1,0 +1,127 @@
+import Foundation
+import FunnelModel
+import Projections
+import EventStore
+
+/// The users behind a figure: `funnel users --flow glp1 --state abandoned --step goalWeight`.
+public struct UserList: Sendable, Hashable, Codable {
+    public var flow: String
+    public var cohort: String?
+    public var state: String?
+    public var step: String?
+    public var asOf: String
+    public var users: [Row]
+
+    public struct Row: Sendable, Hashable, Codable {
+        public var userID: String
+        public var state: String
+        public var currentStep: String?
+        public var lane: String?
+        public var startedAt: String?
+        public var completedAt: String?
+        public var lastEventAt: String
+        public var secondsToComplete: Double?
+        public var appVersion: String?
+
+        enum CodingKeys: String, CodingKey {
+            case userID = "user_id", state, currentStep = "current_step", lane, startedAt = "started_at"
+            case completedAt = "completed_at", lastEventAt = "last_event_at"
+            case secondsToComplete = "seconds_to_complete", appVersion = "app_version"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(userID, forKey: .userID)
+            try c.encode(state, forKey: .state)
+            try c.encode(currentStep, forKey: .currentStep)
+            try c.encode(lane, forKey: .lane)
+            try c.encode(startedAt, forKey: .startedAt)
+            try c.encode(completedAt, forKey: .completedAt)
+            try c.encode(lastEventAt, forKey: .lastEventAt)
+            try c.encode(secondsToComplete, forKey: .secondsToComplete)
+            try c.encode(appVersion, forKey: .appVersion)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey { case flow, cohort, state, step, asOf = "as_of", users }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(flow, forKey: .flow)
+        try c.encode(cohort, forKey: .cohort)
+        try c.encode(state, forKey: .state)
+        try c.encode(step, forKey: .step)
+        try c.encode(asOf, forKey: .asOf)
+        try c.encode(users, forKey: .users)
+    }
+
+    /// Selects the journeys the query selects, then by state and current step.
+    public static func build(_ journeys: [Journey], definition: FlowDefinition, query: ReportQuery,
+                             state: Journey.State?, step: String?) -> UserList {
+        let rows = journeys.filter { query.selects($0, definition: definition) }.compactMap { j -> Row? in
+            let s = j.state(asOf: query.asOf, idleSeconds: query.idleSeconds)
+            if let state, s != state { return nil }
+            if let step, j.currentStep != step { return nil }
+            return Row(userID: j.userID, state: s.rawValue, currentStep: j.currentStep, lane: j.lane,
+                       startedAt: j.startedAt?.description, completedAt: j.completedAt?.description,
+                       lastEventAt: j.lastEventAt.description, secondsToComplete: j.secondsToComplete,
+                       appVersion: j.appVersion)
+        }
+        return UserList(flow: definition.id, cohort: query.cohort?.id, state: state?.rawValue, step: step,
+                        asOf: query.asOf.description, users: rows.sorted { $0.userID < $1.userID })
+    }
+
+    public func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+    }
+
+    public func csv() -> String {
+        var out = "user_id,state,current_step,lane,started_at,completed_at,last_event_at,seconds_to_complete,app_version\n"
+        for r in users {
+            let cells = [r.userID, r.state, r.currentStep ?? "", r.lane ?? "", r.startedAt ?? "", r.completedAt ?? "",
+                         r.lastEventAt, Format.number(r.secondsToComplete), r.appVersion ?? ""]
+            out += cells.map(FunnelReport.csvField).joined(separator: ",") + "\n"
+        }
+        return out
+    }
+
+    /// 80 columns: user, state, current step, last event.
+    public func text() -> String {
+        var out = "\(users.count) user\(users.count == 1 ? "" : "s") · \(flow)"
+        if let cohort { out += " · cohort \(cohort)" }
+        if let state { out += " · \(state)" }
+        if let step { out += " · at \(step)" }
+        out += " · as of \(asOf)\n"
+        out += Format.pad("user", 16) + Format.pad("state", 12) + Format.pad("current step", 26) + "last event\n"
+        for r in users {
+            out += Format.pad(r.userID, 16) + Format.pad(r.state, 12) + Format.pad(r.currentStep ?? "—", 26)
+                + String(r.lastEventAt.prefix(20)) + "\n"
+        }
+        return out
+    }
+}
+
+extension ReportRequest {
+    /// The users behind a figure, on the store's projections.
+    public func users(store: EventStore, definitions: [FlowDefinition], now: Timestamp, state: String?,
+                      step: String?) throws -> UserList {
+        let definition = try ReportRequest.resolveFlow(flow, cohort: cohort, definitions: definitions,
+                                                       storeFlows: try store.flows())
+        var stateFilter: Journey.State?
+        if let state {
+            guard let s = Journey.State(rawValue: state) else {
+                throw RequestError("--state \"\(state)\": use \(Journey.State.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            stateFilter = s
+        }
+        if let step, definition.step(step) == nil {
+            throw RequestError("flow \(definition.id) has no step \"\(step)\"; steps: \(definition.orderedStepIDs.joined(separator: ", "))")
+        }
+        let query = try self.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: store, now: now))
+        let stored = try ProjectionStore.journeys(flow: definition.id, definition: definition, store: store)
+        let journeys = try ProjectionStore.journeys(stored, asOf: query.asOf, definition: definition, store: store)
+        return UserList.build(journeys, definition: definition, query: query, state: stateFilter, step: step)
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import EventStore
+import Foundation
+import FunnelModel
+import Projections
+import Reports
+
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replay one user's journey event by event, with why the report counts it as it does.",
+        discussion: """
+            Examples:
+              funnel replay --user u-000123
+              funnel replay --user u-000123 --flow glp1 --at 2026-10-03T12:00:00Z --format json
+            Colour on a terminal; off when piped or with NO_COLOR set.
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var flows: FlowsDirectoryOption
+    @Option(help: "The user id.") var user: String
+    @Option(help: "Only this flow (default: every flow the user has events in).") var flow: String?
+    @Option(help: "Show the journey and verdict as of this time (RFC 3339 or YYYY-MM-DD).") var at: String?
+    @Option(help: "Idle window (default 24h).") var idle: String?
+    @Option(help: "text or json.") var format: OutputFormat = .text
+
+    func run() throws {
+        try reportingErrors("replay") {
+            let catalog = try flows.catalog()
+            let store = try storeOptions.open()
+            let events = try store.events(user: user, flow: flow)
+            guard !events.isEmpty else {
+                let close = try store.userIDs(matching: user, limit: 5).filter { $0 != user }
+                var message = "no events for user \"\(user)\"" + (flow.map { " in flow \($0)" } ?? "")
+                if !close.isEmpty { message += "; did you mean: " + close.joined(separator: ", ") }
+                throw CLIError(message)
+            }
+            let asOf: Timestamp
+            if let at {
+                asOf = try Inputs.time(at, option: "--at")
+            } else if let latest = try ProjectionStore.defaultAsOf(store: store, now: now()) {
+                asOf = latest
+            } else {
+                throw CLIError("the store holds no events")
+            }
+            let idleSeconds = try idle.map(Inputs.duration) ?? 86_400
+            let copies = try store.duplicates(ofEventIDs: events.map(\.event.id)).mapValues { list in
+                list.map { "\($0.inputPath) line \($0.line) (ingested \($0.arrivedAt))" }
+            }
+            let flowsOfUser = Array(Set(events.map(\.event.flow))).sorted()
+            var replays: [Replay] = []
+            for f in flowsOfUser {
+                let definition = catalog.all.first { $0.id == f }
+                if let r = Replay.build(events: events.filter { $0.event.flow == f }, definition: definition,
+                                        asOf: asOf, idleSeconds: idleSeconds, duplicates: copies) {
+                    replays.append(r)
+                }
+            }
+            switch format {
+            case .json:
+                if replays.count == 1, let only = replays.first {
+                    print(try only.json(), terminator: "")
+                } else {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                    print(String(decoding: try encoder.encode(replays), as: UTF8.self))
+                }
+            case .text:
+                let colour = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+                print(replays.map { $0.text(palette: Palette(enabled: colour)) }.joined(separator: "\n"), terminator: "")
+            }
+        }
+    }
+}

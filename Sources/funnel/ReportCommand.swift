@@ -1,0 +1,67 @@
+import ArgumentParser
+import EventLog
+import Foundation
+import Reports
+
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Report a flow's funnel per cohort, from the store (and from log files, ingested first).",
+        discussion: """
+            Examples:
+              funnel report --flow glp1 --cohort glp1 sample-data/glp1
+              funnel report --cohort glp1 --by flag:trackingStyleQuestion
+              funnel report --flow glp1 --where weightGoal=maintain --format json
+              funnel report --flow glp1 --format html --output glp1.html
+            --flow may be left out when the store holds one flow or one flow has the cohort.
+            The JSON fields are documented in docs/report-json.md.
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var flows: FlowsDirectoryOption
+    @Option(help: "The flow id.") var flow: String?
+    @Option(help: "A named cohort of the flow.") var cohort: String?
+    @Option(name: .customLong("where"), help: "Only users with KEY=VALUE (a collected value, flag:NAME, app_version, platform). Repeatable.")
+    var filters: [String] = []
+    @Option(help: "Break down by cohort, lane, app_version, week or flag:NAME.") var by: String?
+    @Option(help: "Only users who started at or after this time (RFC 3339 or YYYY-MM-DD).") var since: String?
+    @Option(help: "Only users who started before this time.") var until: String?
+    @OptionGroup var time: TimeOptions
+    @Option(help: "text, json, csv, markdown or html.") var format: ReportFormat = .text
+    @OptionGroup var output: OutputOption
+    @Argument(help: "Log files or directories to ingest first (idempotent through the ledger).") var inputs: [String] = []
+
+    func run() throws {
+        try reportingErrors("report") {
+            let catalog = try flows.catalog()
+            let store = try storeOptions.open()
+            if !inputs.isEmpty {
+                let summary = try IngestRun.run(try InputSource.discover(inputs), store: store,
+                                                definitions: catalog.all, strict: false)
+                FileHandle.standardError.write(Data((summary.oneLine + "\n").utf8))
+                if !summary.failures.isEmpty {
+                    for f in summary.failures { FileHandle.standardError.write(Data("funnel report: \(f.message)\n".utf8)) }
+                }
+            }
+            let request = ReportRequest(flow: flow, cohort: cohort, filters: filters, by: by, since: since,
+                                        until: until, idle: time.idle, asOf: time.asOf)
+            let report = try request.run(store: store, definitions: catalog.all, now: now())
+            let text: String
+            switch format {
+            case .text: text = report.text()
+            case .json: text = try report.json()
+            case .csv: text = report.csv()
+            case .markdown: text = report.markdown()
+            case .html: text = report.html(command: commandLine(), generatedAt: nil)
+            }
+            try output.write(text)
+        }
+    }
+
+    /// The command as typed, for the HTML footer.
+    func commandLine() -> String {
+        (["funnel"] + CommandLine.arguments.dropFirst()).map { arg in
+            arg.contains(" ") ? "'\(arg)'" : arg
+        }.joined(separator: " ")
+    }
+}

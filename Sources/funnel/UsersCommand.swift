@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import Reports
+
+struct UsersCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users",
+        abstract: "List the users behind a figure (re-engagement lists, debugging).",
+        discussion: """
+            Example: funnel users --flow glp1 --state abandoned --step goalWeight --format csv
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, csv, json }
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var flows: FlowsDirectoryOption
+    @Option(help: "The flow id.") var flow: String?
+    @Option(help: "completed, in_progress or abandoned.") var state: String?
+    @Option(help: "Only users whose current step is this one.") var step: String?
+    @Option(help: "A named cohort of the flow.") var cohort: String?
+    @Option(name: .customLong("where"), help: "Only users with KEY=VALUE. Repeatable.") var filters: [String] = []
+    @OptionGroup var time: TimeOptions
+    @Option(help: "text, csv or json.") var format: Format = .text
+    @OptionGroup var output: OutputOption
+
+    func run() throws {
+        try reportingErrors("users") {
+            let catalog = try flows.catalog()
+            let store = try storeOptions.open()
+            let request = ReportRequest(flow: flow, cohort: cohort, filters: filters, idle: time.idle, asOf: time.asOf)
+            let list = try request.users(store: store, definitions: catalog.all, now: now(), state: state, step: step)
+            switch format {
+            case .text: try output.write(list.text())
+            case .csv: try output.write(list.csv())
+            case .json: try output.write(try list.json())
+            }
+        }
+    }
+}

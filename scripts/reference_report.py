@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""An independent, deliberately plain implementation of the DESIGN.md definitions, used by the
+tests to check `funnel report` figure by figure. Reads gzip/plain NDJSON files in name order.
+
+Usage: reference_report.py --flow glp1 [--cohort-key journeyStatus --cohort-value already_on_glp1]
+                           [--idle-seconds 86400] FILE_OR_DIR...
+Prints JSON: users.{started,completed,in_progress,abandoned}, time_to_complete_seconds.{p50,p75,p90,p95},
+reached{step: n}, dropped{step: n}, as_of.
+"""
+import argparse
+import gzip
+import json
+import os
+import sys
+from datetime import datetime
+
+
+def files(paths):
+    out = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, _, names in os.walk(p):
+                out += [os.path.join(root, n) for n in names if n.endswith((".ndjson", ".jsonl", ".ndjson.gz", ".jsonl.gz"))]
+        else:
+            out.append(p)
+    return sorted(out)
+
+
+def micros(ts):
+    t = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    return int(t.timestamp()) * 1_000_000 + t.microsecond
+
+
+def percentile(xs, p):
+    if not xs:
+        return None
+    xs = sorted(xs)
+    h = (len(xs) - 1) * p
+    lo = int(h)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (h - lo) * (xs[hi] - xs[lo])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--flow", required=True)
+    ap.add_argument("--cohort-key")
+    ap.add_argument("--cohort-value")
+    ap.add_argument("--idle-seconds", type=float, default=86400)
+    ap.add_argument("paths", nargs="+")
+    a = ap.parse_args()
+    seen = set()
+    events = []  # (ts_us, arrival, event)
+    arrival = 0
+    for f in files(a.paths):
+        opener = gzip.open if f.endswith(".gz") else open
+        with opener(f, "rt", encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    e = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(e, dict) or e.get("event_id") in seen:
+                    continue
+                seen.add(e["event_id"])
+                arrival += 1
+                events.append((micros(e["ts"]), arrival, e))
+    as_of = max(t for t, _, _ in events)
+    users = {}
+    for t, n, e in sorted(events, key=lambda x: (x[0], x[1])):
+        if e.get("flow") != a.flow:
+            continue
+        u = users.setdefault(e["user_id"], {"started": None, "completed": None, "last": None, "step": None,
+                                            "values": {}, "viewed": set()})
+        name = e["event"] if e["event"].startswith("onboarding.") else "onboarding." + e["event"]
+        u["last"] = t if u["last"] is None else max(u["last"], t)
+        if name == "onboarding.started" and u["started"] is None:
+            u["started"] = t
+        elif name == "onboarding.completed" and u["completed"] is None:
+            u["completed"] = t
+        elif name == "onboarding.step_viewed" and e.get("step"):
+            u["step"] = e["step"]
+            u["viewed"].add(e["step"])
+        elif name == "onboarding.step_completed":
+            u["values"].update(e.get("properties") or {})
+    counts = {"started": 0, "completed": 0, "in_progress": 0, "abandoned": 0}
+    durations, reached, dropped = [], {}, {}
+    for u in users.values():
+        if u["started"] is None:
+            continue
+        if a.cohort_key and str(u["values"].get(a.cohort_key)) != a.cohort_value:
+            continue
+        counts["started"] += 1
+        for s in u["viewed"]:
+            reached[s] = reached.get(s, 0) + 1
+        if u["completed"] is not None:
+            counts["completed"] += 1
+            durations.append((u["completed"] - u["started"]) / 1e6)
+        elif u["last"] >= as_of - a.idle_seconds * 1e6:
+            counts["in_progress"] += 1
+        else:
+            counts["abandoned"] += 1
+            dropped[u["step"]] = dropped.get(u["step"], 0) + 1
+    out = {"users": counts, "as_of_us": as_of,
+           "time_to_complete_seconds": {k: percentile(durations, p) for k, p in
+                                        (("p50", .5), ("p75", .75), ("p90", .9), ("p95", .95))},
+           "reached": reached, "dropped": dropped}
+    json.dump(out, sys.stdout, sort_keys=True)
+    print()
+
+
+if __name__ == "__main__":
+    main()

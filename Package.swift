@@ -41,7 +41,7 @@ let package = Package(
         .testTarget(name: "FlowsTests", dependencies: ["Flows"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "EventLog"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Flows"]),
-        .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Simulator"]),
+        .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "Simulator", "Flows", "EventStore", "EventLog"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Projections", "FunnelModel", "CZlib"]),
         .testTarget(name: "funnelTests", dependencies: ["funnel"]),
     ],

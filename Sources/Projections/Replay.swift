@@ -86,8 +86,9 @@ public struct Replay: Sendable, Hashable, Codable {
 extension Replay {
     /// A gap this long between two events reads as leaving the app.
     public static let gapSeconds: Double = 30 * 60
-    /// An event this much earlier than the one that arrived before it has a suspicious clock.
-    public static let clockJumpSeconds: Double = 6 * 3600
+    /// An event this much earlier than the one that arrived before it has a suspicious clock
+    /// (out-of-order batches of one day stay well under it).
+    public static let clockJumpSeconds: Double = 3 * 86_400
 
     /// Replays `events` of one user and flow through the same fold the projections use.
     /// - Parameters:
@@ -125,7 +126,12 @@ extension Replay {
             }
             if startTime == nil, e.known == .started { startTime = e.time }
             var flags: [String] = []
-            if late[i] { flags.append("arrived late: after events that happened later") }
+            if late[i] && (i == 0 || !late[i - 1]) {
+                var run = 1
+                while i + run < late.count && late[i + run] { run += 1 }
+                flags.append(run == 1 ? "arrived late: after events that happened later"
+                             : "arrived late: this and the next \(run - 1) events came after events that happened later (an out-of-order batch)")
+            }
             if !folded { flags.append("after as-of \(asOf): not counted") }
             if let prev = previousByArrival[r.seq],
                Double(prev.event.time.micros - e.time.micros) / 1_000_000 > clockJumpSeconds {
@@ -177,6 +183,7 @@ extension Replay {
     public static func durationText(_ seconds: Double) -> String {
         let s = Int(seconds.rounded())
         if s < 60 { return "\(s) s" }
+        if s % 3600 == 0 && s <= 172_800 { return "\(s / 3600) h" }
         if s < 3600 { return "\(s / 60) min" + (s % 60 == 0 ? "" : " \(s % 60) s") }
         if s < 86_400 { return "\(s / 3600) h" + (s / 60 % 60 == 0 ? "" : " \(s / 60 % 60) min") }
         return "\(s / 86_400) d" + (s / 3600 % 24 == 0 ? "" : " \(s / 3600 % 24) h")

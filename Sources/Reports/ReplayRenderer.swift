@@ -36,7 +36,7 @@ extension Replay {
             let name = e.event.hasPrefix("onboarding.") ? String(e.event.dropFirst(11)) : e.event
             let clock = e.ts.count >= 19 ? String(e.ts.dropFirst(11).prefix(8)) : e.ts
             var line = Format.pad(since, 9) + Format.pad(clock, 9) + Format.pad(name, 22) + (e.step ?? "")
-            line = Format.pad(line, 79)
+            if line.count > 79 { line = String(line.prefix(78)) + "…" }
             out += (e.folded ? line : p.dim(line)) + "\n"
             for n in e.notes { out += Replay.wrapped(n, indent: 18, style: { p.cyan($0) }) }
             for f in e.flags { out += Replay.wrapped("! " + f, indent: 18, style: { p.red($0) }) }

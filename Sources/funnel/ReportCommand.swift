@@ -58,10 +58,17 @@ struct ReportCommand: ParsableCommand {
         }
     }
 
-    /// The command as typed, for the HTML footer.
+    /// The command as typed, for the HTML footer; without --store and --output, which say
+    /// where things were kept, not what the page shows.
     func commandLine() -> String {
-        (["funnel"] + CommandLine.arguments.dropFirst()).map { arg in
-            arg.contains(" ") ? "'\(arg)'" : arg
-        }.joined(separator: " ")
+        var args: [String] = []
+        var skip = false
+        for arg in CommandLine.arguments.dropFirst() {
+            if skip { skip = false; continue }
+            if arg == "--store" || arg == "--output" { skip = true; continue }
+            if arg.hasPrefix("--store=") || arg.hasPrefix("--output=") { continue }
+            args.append(arg.contains(" ") ? "'\(arg)'" : arg)
+        }
+        return (["funnel"] + args).joined(separator: " ")
     }
 }

@@ -26,13 +26,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// microseconds only when they are not zero.
     public func rfc3339(utc: Bool = false) -> String {
         let offset = utc ? 0 : Int64(offsetSeconds)
-        let local = micros + offset * 1_000_000
-        var secs = local / 1_000_000
-        var frac = local % 1_000_000
-        if frac < 0 { frac += 1_000_000; secs -= 1 }
-        var days = secs / 86_400
-        var rem = secs % 86_400
-        if rem < 0 { rem += 86_400; days -= 1 }
+        let (days, rem, frac) = Timestamp.wallClock(micros: micros, offsetSeconds: offset)
         let (y, m, d) = Timestamp.civil(fromDays: days)
         func pad(_ v: Int64, _ w: Int) -> String {
             let s = String(v)
@@ -48,6 +42,19 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
             out += "\(sign)\(pad(a / 3600, 2)):\(pad(a / 60 % 60, 2))"
         }
         return out
+    }
+
+    /// The wall-clock reading at a UTC offset: days since 1970-01-01, seconds into that day
+    /// and the microseconds past that second, each floored (right for times before 1970 too).
+    public static func wallClock(micros: Int64, offsetSeconds: Int64) -> (days: Int64, secondOfDay: Int64, micros: Int64) {
+        let local = micros + offsetSeconds * 1_000_000
+        var secs = local / 1_000_000
+        var frac = local % 1_000_000
+        if frac < 0 { frac += 1_000_000; secs -= 1 }
+        var days = secs / 86_400
+        var rem = secs % 86_400
+        if rem < 0 { rem += 86_400; days -= 1 }
+        return (days, rem, frac)
     }
 
     /// The calendar day (UTC) as `YYYY-MM-DD`.

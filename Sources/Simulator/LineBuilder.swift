@@ -40,13 +40,7 @@ enum LineBuilder {
     /// RFC 3339 with milliseconds in the given UTC offset (`Z` for 0), the format
     /// `Timestamp.rfc3339()` writes for a whole-millisecond time.
     static func appendTimestamp(micros: Int64, offsetSeconds: Int32, into buf: inout [UInt8]) {
-        let local = micros + Int64(offsetSeconds) * 1_000_000
-        var secs = local / 1_000_000
-        var frac = local % 1_000_000
-        if frac < 0 { frac += 1_000_000; secs -= 1 }
-        var days = secs / 86_400
-        var rem = secs % 86_400
-        if rem < 0 { rem += 86_400; days -= 1 }
+        let (days, rem, frac) = Timestamp.wallClock(micros: micros, offsetSeconds: Int64(offsetSeconds))
         let (y, m, d) = Timestamp.civil(fromDays: days)
         appendDigits(y, width: 4, into: &buf)
         buf.append(45)

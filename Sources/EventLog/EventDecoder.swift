@@ -30,6 +30,8 @@ public struct Envelope: Sendable, Hashable {
     public var flow: StringRef
     public var step: StringRef?
     public var time: Timestamp
+    /// The `ts` string as written (between its quotes, or decoded into scratch).
+    public var timeText: StringRef
     public var properties: Range<Int>?
     public var context: Range<Int>?
 }
@@ -207,7 +209,7 @@ public struct EventDecoder {
             return .failure(.badTimestamp(withBytes(tsRef, in: b) { JSONValue.quoted(String(decoding: $0, as: UTF8.self)) }))
         }
         return .success(Envelope(eventID: eventID, name: name, userID: userID, flow: flow, step: step,
-                                 time: time, properties: properties, context: context))
+                                 time: time, timeText: tsRef, properties: properties, context: context))
     }
 
     /// Scans a context object; returns the first type error among its known keys.

@@ -61,6 +61,7 @@ enum LineParser {
                         env.name = rebase(env.name, line: lineStart, scratch: scratchStart)
                         env.userID = rebase(env.userID, line: lineStart, scratch: scratchStart)
                         env.flow = rebase(env.flow, line: lineStart, scratch: scratchStart)
+                        env.timeText = rebase(env.timeText, line: lineStart, scratch: scratchStart)
                         env.step = env.step.map { rebase($0, line: lineStart, scratch: scratchStart) }
                         env.properties = env.properties.map { ($0.lowerBound + lineStart)..<($0.upperBound + lineStart) }
                         env.context = env.context.map { ($0.lowerBound + lineStart)..<($0.upperBound + lineStart) }

@@ -2,6 +2,7 @@ import Foundation
 import FunnelModel
 import EventStore
 import GRDB
+import GRDBSQLite
 
 /// The journeys projection in the event store: one row per user and flow, folded from the
 /// log, updated by ingest in the same transaction as the events, rebuildable from the log.
@@ -44,32 +45,43 @@ public enum ProjectionStore {
     /// Folds one user's journey in one flow from the log and writes (or removes) its row.
     @discardableResult
     public static func refold(user: String, flow: String, definition: FlowDefinition?, in db: Database) throws -> Journey? {
+        try refold(user: user, flow: flow, definition: definition, fingerprint: fingerprint(definition), in: db)
+    }
+
+    @discardableResult
+    static func refold(user: String, flow: String, definition: FlowDefinition?, fingerprint: String,
+                       in db: Database) throws -> Journey? {
         let events = try EventStore.events(user: user, flow: flow, in: db)
         guard let journey = JourneyFold.journey(of: events, definition: definition) else {
-            try db.execute(sql: "DELETE FROM journeys WHERE flow = ? AND user_id = ?", arguments: [flow, user])
+            try db.cachedStatement(sql: "DELETE FROM journeys WHERE flow = ? AND user_id = ?").execute(arguments: [flow, user])
             return nil
         }
-        try save(journey, definition: definition, in: db)
+        try save(journey, fingerprint: fingerprint, in: db)
         return journey
     }
 
     static func save(_ j: Journey, definition: FlowDefinition?, in db: Database) throws {
-        let data = try JSONEncoder().encode(j)
-        try db.execute(sql: """
+        try save(j, fingerprint: fingerprint(definition), in: db)
+    }
+
+    static func save(_ j: Journey, fingerprint: String, in db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
             INSERT INTO journeys (flow, user_id, started_us, completed_us, last_us, current_step, lane, definition, data)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(flow, user_id) DO UPDATE SET started_us = excluded.started_us,
               completed_us = excluded.completed_us, last_us = excluded.last_us,
               current_step = excluded.current_step, lane = excluded.lane,
               definition = excluded.definition, data = excluded.data
-            """, arguments: [j.flow, j.userID, j.startedAt?.micros, j.completedAt?.micros, j.lastEventAt.micros,
-                             j.currentStep, j.lane, fingerprint(definition), data])
+            """)
+        try statement.execute(arguments: [j.flow, j.userID, j.startedAt?.micros, j.completedAt?.micros, j.lastEventAt.micros,
+                                          j.currentStep, j.lane, fingerprint, Data(j.binary())])
     }
 
     /// Drops every journey and folds them again from the log. Returns how many journeys.
     @discardableResult
     public static func rebuild(store: EventStore, definitions: [FlowDefinition]) throws -> Int {
         let byID = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        var prints: [String: String] = [:]
         return try store.writer.write { db in
             try db.execute(sql: "DELETE FROM journeys")
             var count = 0
@@ -78,7 +90,9 @@ public enum ProjectionStore {
             func flush() throws {
                 guard let c = current else { return }
                 if let j = JourneyFold.journey(of: batch, definition: byID[c.flow]) {
-                    try save(j, definition: byID[c.flow], in: db)
+                    let print = prints[c.flow] ?? fingerprint(byID[c.flow])
+                    prints[c.flow] = print
+                    try save(j, fingerprint: print, in: db)
                     count += 1
                 }
                 batch.removeAll(keepingCapacity: true)
@@ -105,16 +119,27 @@ public enum ProjectionStore {
         }
         if !stale.isEmpty {
             try store.writer.write { db in
-                for user in stale { try refold(user: user, flow: flow, definition: definition, in: db) }
+                for user in stale { try refold(user: user, flow: flow, definition: definition, fingerprint: current, in: db) }
             }
         }
         return try store.writer.read { db in
-            let decoder = JSONDecoder()
-            let rows = try Row.fetchCursor(db, sql: "SELECT data FROM journeys WHERE flow = ? ORDER BY user_id", arguments: [flow])
+            let statement = try db.makeStatement(sql: "SELECT data FROM journeys WHERE flow = ? ORDER BY user_id")
+            try statement.setArguments([flow])
+            let handle = statement.sqliteStatement
             var out: [Journey] = []
-            while let row = try rows.next() {
-                let data: Data = row[0]
-                out.append(try decoder.decode(Journey.self, from: data))
+            while true {
+                let rc = sqlite3_step(handle)
+                if rc == SQLITE_DONE { break }
+                guard rc == SQLITE_ROW else {
+                    throw StoreError(doing: "reading the journeys of \(flow)", reason: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                }
+                let n = Int(sqlite3_column_bytes(handle, 0))
+                let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 0), count: n)
+                do {
+                    out.append(try Journey(binary: bytes))
+                } catch {
+                    throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)")
+                }
             }
             return out
         }
@@ -148,35 +173,78 @@ public enum ProjectionStore {
     }
 }
 
-/// Keeps the journeys projection current during ingest: every user and flow a batch touches
-/// is folded again from the log, inside the ingest transaction, so a late or out-of-order
-/// event gives the same journey as a rebuild.
+/// Keeps the journeys projection current during ingest, inside the ingest transaction, so a
+/// late or out-of-order event gives the same journey as a rebuild.
+///
+/// The input's new events are kept in memory (without their lines). At the end of the input,
+/// a user and flow with no events before this input (the common case in a cold ingest) is
+/// folded from those events; one with earlier events is folded again from the log. When the
+/// buffered events pass `bufferLimit`, the buffered users are dropped to "fold from the log",
+/// so memory does not grow with the input.
 public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     let definitions: [String: FlowDefinition]
-    /// Users and flows touched by the input being ingested, in first-touch order. Only the
-    /// ingest thread that owns the transaction touches it.
-    private var touched: [(user: String, flow: String)] = []
-    private var seen = Set<String>()
+    let fingerprints: [String: String]
+    let bufferLimit: Int
+    private struct Key: Hashable {
+        var flow: String
+        var user: String
+    }
+    /// Users and flows touched by the input being ingested, in first-touch order, with the
+    /// events buffered for them (nil: fold from the log). Only the ingest thread that owns
+    /// the transaction touches it.
+    private var order: [Key] = []
+    private var buffered: [Key: [RecordedEvent]?] = [:]
+    private var bufferedCount = 0
 
-    public init(definitions: [FlowDefinition]) {
+    public init(definitions: [FlowDefinition], bufferLimit: Int = 200_000) {
         self.definitions = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        self.fingerprints = self.definitions.mapValues { ProjectionStore.fingerprint($0) }
+        self.bufferLimit = bufferLimit
     }
 
     public func didAppend(_ events: [RecordedEvent], in db: Database) throws {
         for r in events {
-            let key = r.event.flow + "\u{0}" + r.event.userID
-            if seen.insert(key).inserted { touched.append((r.event.userID, r.event.flow)) }
+            let key = Key(flow: r.event.flow, user: r.event.userID)
+            var lean = r
+            lean.line = ""
+            if let slot = buffered[key] {
+                guard slot != nil else { continue }
+                buffered[key]??.append(lean)
+            } else {
+                order.append(key)
+                buffered[key] = [lean]
+            }
+            bufferedCount += 1
+        }
+        if bufferedCount > bufferLimit {
+            for k in order { buffered[k] = .some(nil) }
+            bufferedCount = 0
         }
     }
 
-    /// Folds every touched journey once per input, from the log, before the input commits.
+    public var wantsLines: Bool { false }
+
     public func willCommit(in db: Database) throws {
+        try willCommit(in: db, newUsers: [])
+    }
+
+    /// Folds every touched journey once per input, before the input commits.
+    public func willCommit(in db: Database, newUsers: Set<String>) throws {
         defer {
-            touched.removeAll(keepingCapacity: true)
-            seen.removeAll(keepingCapacity: true)
+            order.removeAll(keepingCapacity: true)
+            buffered.removeAll(keepingCapacity: true)
+            bufferedCount = 0
         }
-        for (user, flow) in touched {
-            try ProjectionStore.refold(user: user, flow: flow, definition: definitions[flow], in: db)
+        for key in order {
+            let definition = definitions[key.flow]
+            if let events = buffered[key] ?? nil, newUsers.contains(key.user) {
+                if let journey = JourneyFold.journey(of: events, definition: definition) {
+                    try ProjectionStore.save(journey, fingerprint: fingerprints[key.flow] ?? ProjectionStore.fingerprint(definition), in: db)
+                }
+            } else {
+                try ProjectionStore.refold(user: key.user, flow: key.flow, definition: definition,
+                                           fingerprint: fingerprints[key.flow] ?? ProjectionStore.fingerprint(definition), in: db)
+            }
         }
     }
 }

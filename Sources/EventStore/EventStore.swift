@@ -76,6 +76,15 @@ public final class EventStore: Sendable {
         return out
     }
 
+    /// How many events of a user in a flow arrived before `seq`, and the latest event time among them.
+    public static func priorEvents(user: String, flow: String, before seq: Int64, in db: Database) throws -> (count: Int, lastMicros: Int64?) {
+        guard let userAtom = try atomID(user, in: db), let flowAtom = try atomID(flow, in: db) else { return (0, nil) }
+        let row = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT count(*), max(ts_us) FROM events WHERE user = ? AND flow = ? AND seq < ?
+            """), arguments: [userAtom, flowAtom, seq])
+        return (row?[0] ?? 0, row?[1])
+    }
+
     public func events(user: String, flow: String?) throws -> [RecordedEvent] {
         try pool.read { db in try EventStore.events(user: user, flow: flow, in: db) }
     }

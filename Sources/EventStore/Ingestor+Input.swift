@@ -335,7 +335,7 @@ extension Ingestor {
                                 }
                                 if observer != nil {
                                     let seq = sqlite3_last_insert_rowid(connection)
-                                    appended.append(RecordedEvent(seq: seq, event: decoder.event(from: env, in: b),
+                                    appended.append(RecordedEvent(seq: seq, event: line.event ?? decoder.event(from: env, in: b),
                                                                   line: wantsLines ? String(decoding: bytes, as: UTF8.self) : ""))
                                 }
                                 continue
@@ -367,9 +367,12 @@ extension Ingestor {
 
                 let end: ParseEnd
                 if parallel {
-                    end = try ParallelLineSource(path: path, batchLines: batchLines).forEach(handle)
+                    end = try ParallelLineSource(path: path, batchLines: batchLines, events: observer != nil).forEach(handle)
                 } else {
-                    end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: 4 << 20) { try handle($0); return true }
+                    end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: 4 << 20, events: observer != nil) {
+                        try handle($0)
+                        return true
+                    }
                 }
                 var errorText: String?
                 if let e = end.error {

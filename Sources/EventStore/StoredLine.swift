@@ -146,6 +146,7 @@ final class StoredLineReader {
     private var atoms: [Int64: [UInt8]] = [:]
     private var shapes: [Int64: [UInt8]] = [:]
     private var decoder = EventDecoder()
+    private var cache = EventCache()
 
     init(_ db: Database) throws {
         self.db = db
@@ -232,7 +233,12 @@ final class StoredLineReader {
             let n = Int(sqlite3_column_bytes(h, 3))
             let bytes = try line(user: sqlite3_column_int64(h, 1), flow: sqlite3_column_int64(h, 2),
                                  body: UnsafeRawBufferPointer(start: sqlite3_column_blob(h, 3), count: n), seq: seq)
-            let decoded = bytes.withUnsafeBufferPointer { decoder.decode($0) }
+            let decoded = bytes.withUnsafeBufferPointer { b -> Result<Event, Rejection> in
+                switch decoder.envelope(b) {
+                case .success(let env): return .success(decoder.event(from: env, in: b, cache: &cache))
+                case .failure(let r): return .failure(r)
+                }
+            }
             switch decoded {
             case .success(let event): try body(RecordedEvent(seq: seq, event: event, line: String(decoding: bytes, as: UTF8.self)))
             case .failure(let r):

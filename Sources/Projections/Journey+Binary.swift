@@ -7,8 +7,8 @@ import FunnelModel
 extension Journey {
     static let binaryVersion: UInt8 = 1
 
-    /// The journey's bytes.
-    public func binary() -> [UInt8] {
+    /// The journey's bytes, and after them the fold's resume state when given.
+    public func binary(resume: JourneyFold.Resume? = nil) -> [UInt8] {
         var w = BinaryWriter()
         w.bytes.reserveCapacity(512)
         w.byte(Journey.binaryVersion)
@@ -57,12 +57,37 @@ extension Journey {
         w.uint(UInt64(signInFailures))
         w.uint(UInt64(deviations.count))
         for d in deviations { w.string(d) }
+        if let resume {
+            w.byte(1)
+            w.timestamp(resume.currentStepSince)
+            w.uint(UInt64(resume.deviations.count))
+            for d in resume.deviations { w.string(d) }
+        }
         return w.bytes
     }
 
-    /// Decodes `binary()` output; throws a `JourneyDecodingError` on bytes it did not write.
+    /// Decodes `binary(resume:)` output with its resume state (nil when it has none).
+    public static func decode(binary b: UnsafeRawBufferPointer) throws -> (Journey, JourneyFold.Resume?) {
+        var r = BinaryReader(b)
+        let journey = try Journey(reader: &r)
+        if r.atEnd { return (journey, nil) }
+        guard try r.byte() == 1 else { throw JourneyDecodingError(offset: r.offset - 1, reason: "unknown section") }
+        let since = try r.optionalTimestamp()
+        let n = try r.count()
+        var deviations: [String] = []
+        for _ in 0..<n { deviations.append(try r.string()) }
+        guard r.atEnd else { throw JourneyDecodingError(offset: r.offset, reason: "trailing bytes") }
+        return (journey, JourneyFold.Resume(currentStepSince: since, deviations: deviations))
+    }
+
+    /// Decodes `binary(resume:)` output (the journey only); throws a `JourneyDecodingError`
+    /// on bytes it did not write.
     public init(binary b: UnsafeRawBufferPointer) throws {
         var r = BinaryReader(b)
+        try self.init(reader: &r)
+    }
+
+    init(reader r: inout BinaryReader) throws {
         let version = try r.byte()
         guard version == Journey.binaryVersion else { throw JourneyDecodingError(offset: 0, reason: "unknown version \(version)") }
         userID = try r.string()
@@ -113,7 +138,6 @@ extension Journey {
         deviations = []
         deviations.reserveCapacity(deviationCount)
         for _ in 0..<deviationCount { deviations.append(try r.string()) }
-        guard r.atEnd else { throw JourneyDecodingError(offset: r.offset, reason: "trailing bytes") }
     }
 
     public init(binary bytes: [UInt8]) throws {

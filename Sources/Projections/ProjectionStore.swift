@@ -52,11 +52,12 @@ public enum ProjectionStore {
     static func refold(user: String, flow: String, definition: FlowDefinition?, fingerprint: String,
                        in db: Database) throws -> Journey? {
         let events = try EventStore.events(user: user, flow: flow, in: db)
-        guard let journey = JourneyFold.journey(of: events, definition: definition) else {
+        guard let fold = JourneyFold.fold(events, definition: definition) else {
             try db.cachedStatement(sql: "DELETE FROM journeys WHERE flow = ? AND user_id = ?").execute(arguments: [flow, user])
             return nil
         }
-        try save(journey, fingerprint: fingerprint, in: db)
+        let journey = fold.finish()
+        try save(journey, fingerprint: fingerprint, resume: fold.resume, in: db)
         return journey
     }
 
@@ -64,7 +65,7 @@ public enum ProjectionStore {
         try save(j, fingerprint: fingerprint(definition), in: db)
     }
 
-    static func save(_ j: Journey, fingerprint: String, in db: Database) throws {
+    static func save(_ j: Journey, fingerprint: String, resume: JourneyFold.Resume? = nil, in db: Database) throws {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO journeys (flow, user_id, started_us, completed_us, last_us, current_step, lane, definition, data)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -74,7 +75,7 @@ public enum ProjectionStore {
               definition = excluded.definition, data = excluded.data
             """)
         try statement.execute(arguments: [j.flow, j.userID, j.startedAt?.micros, j.completedAt?.micros, j.lastEventAt.micros,
-                                          j.currentStep, j.lane, fingerprint, Data(j.binary())])
+                                          j.currentStep, j.lane, fingerprint, Data(j.binary(resume: resume))])
     }
 
     /// Drops every journey and folds them again from the log. Returns how many journeys.
@@ -89,10 +90,10 @@ public enum ProjectionStore {
             var batch: [RecordedEvent] = []
             func flush() throws {
                 guard let c = current else { return }
-                if let j = JourneyFold.journey(of: batch, definition: byID[c.flow]) {
+                if let fold = JourneyFold.fold(batch, definition: byID[c.flow]) {
                     let print = prints[c.flow] ?? fingerprint(byID[c.flow])
                     prints[c.flow] = print
-                    try save(j, fingerprint: print, in: db)
+                    try save(fold.finish(), fingerprint: print, resume: fold.resume, in: db)
                     count += 1
                 }
                 batch.removeAll(keepingCapacity: true)
@@ -177,10 +178,13 @@ public enum ProjectionStore {
 /// late or out-of-order event gives the same journey as a rebuild.
 ///
 /// The input's new events are kept in memory (without their lines). At the end of the input,
-/// a user and flow with no events before this input (the common case in a cold ingest) is
-/// folded from those events; one with earlier events is folded again from the log. When the
-/// buffered events pass `bufferLimit`, the buffered users are dropped to "fold from the log",
-/// so memory does not grow with the input.
+/// each touched user and flow is folded the cheapest exact way:
+/// - no events before this input (the common case in a cold ingest): from those events;
+/// - a stored journey that covers exactly the earlier events (same count, same definition)
+///   and new events that all come after them in fold order: the stored fold goes on;
+/// - otherwise (a late or out-of-order event, a changed definition): again from the log.
+/// Buffered events are capped at `bufferLimit`: past it, a user's buffer is dropped and the
+/// user refolded from the log, so memory does not grow with the input.
 public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     let definitions: [String: FlowDefinition]
     let fingerprints: [String: String]
@@ -195,34 +199,47 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     private var order: [Key] = []
     private var buffered: [Key: [RecordedEvent]?] = [:]
     private var bufferedCount = 0
+    private var firstSeq: Int64 = .max
+    /// How the last input's journeys were folded (for tests and tuning).
+    public private(set) var lastCounts = Counts()
 
-    public init(definitions: [FlowDefinition], bufferLimit: Int = 200_000) {
+    public struct Counts: Sendable, Hashable {
+        public var fromMemory = 0
+        public var resumed = 0
+        public var fromLog = 0
+    }
+
+    public init(definitions: [FlowDefinition], bufferLimit: Int = 250_000) {
         self.definitions = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         self.fingerprints = self.definitions.mapValues { ProjectionStore.fingerprint($0) }
         self.bufferLimit = bufferLimit
     }
 
+    public var wantsLines: Bool { false }
+
     public func didAppend(_ events: [RecordedEvent], in db: Database) throws {
         for r in events {
+            firstSeq = min(firstSeq, r.seq)
             let key = Key(flow: r.event.flow, user: r.event.userID)
-            var lean = r
-            lean.line = ""
             if let slot = buffered[key] {
-                guard slot != nil else { continue }
-                buffered[key]??.append(lean)
+                guard let held = slot else { continue }
+                if bufferedCount >= bufferLimit {
+                    bufferedCount -= held.count
+                    buffered[key] = .some(nil)
+                    continue
+                }
+                buffered[key]??.append(r)
             } else {
                 order.append(key)
-                buffered[key] = [lean]
+                if bufferedCount >= bufferLimit {
+                    buffered[key] = .some(nil)
+                    continue
+                }
+                buffered[key] = [r]
             }
             bufferedCount += 1
         }
-        if bufferedCount > bufferLimit {
-            for k in order { buffered[k] = .some(nil) }
-            bufferedCount = 0
-        }
     }
-
-    public var wantsLines: Bool { false }
 
     public func willCommit(in db: Database) throws {
         try willCommit(in: db, newUsers: [])
@@ -234,17 +251,49 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
             order.removeAll(keepingCapacity: true)
             buffered.removeAll(keepingCapacity: true)
             bufferedCount = 0
+            firstSeq = .max
         }
+        var counts = Counts()
+        let load = try db.makeStatement(sql: "SELECT definition, data FROM journeys WHERE flow = ? AND user_id = ?")
         for key in order {
             let definition = definitions[key.flow]
-            if let events = buffered[key] ?? nil, newUsers.contains(key.user) {
-                if let journey = JourneyFold.journey(of: events, definition: definition) {
-                    try ProjectionStore.save(journey, fingerprint: fingerprints[key.flow] ?? ProjectionStore.fingerprint(definition), in: db)
+            let print = fingerprints[key.flow] ?? ProjectionStore.fingerprint(definition)
+            if let events = buffered[key] ?? nil {
+                if newUsers.contains(key.user) {
+                    if let fold = JourneyFold.fold(events, definition: definition) {
+                        try ProjectionStore.save(fold.finish(), fingerprint: print, resume: fold.resume, in: db)
+                    }
+                    counts.fromMemory += 1
+                    continue
                 }
-            } else {
-                try ProjectionStore.refold(user: key.user, flow: key.flow, definition: definition,
-                                           fingerprint: fingerprints[key.flow] ?? ProjectionStore.fingerprint(definition), in: db)
+                if var fold = try resumable(key, events: events, fingerprint: print, definition: definition, load: load, in: db) {
+                    for e in events.sorted(by: RecordedEvent.foldOrder) { fold.apply(e) }
+                    try ProjectionStore.save(fold.finish(), fingerprint: print, resume: fold.resume, in: db)
+                    counts.resumed += 1
+                    continue
+                }
             }
+            try ProjectionStore.refold(user: key.user, flow: key.flow, definition: definition, fingerprint: print, in: db)
+            counts.fromLog += 1
         }
+        lastCounts = counts
+    }
+
+    /// The stored fold of `key`, when it covers exactly the events before this input and
+    /// `events` all come after them in fold order.
+    private func resumable(_ key: Key, events: [RecordedEvent], fingerprint: String, definition: FlowDefinition?,
+                           load: Statement, in db: Database) throws -> JourneyFold? {
+        guard firstSeq != .max, let minTime = events.map(\.event.time.micros).min() else { return nil }
+        try load.setArguments([key.flow, key.user])
+        let handle = load.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        guard sqlite3_step(handle) == SQLITE_ROW,
+              let defText = sqlite3_column_text(handle, 0), String(cString: defText) == fingerprint else { return nil }
+        let n = Int(sqlite3_column_bytes(handle, 1))
+        guard let (journey, state) = try? Journey.decode(binary: UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 1), count: n)),
+              let state, journey.lastEventAt.micros <= minTime else { return nil }
+        let prior = try EventStore.priorEvents(user: key.user, flow: key.flow, before: firstSeq, in: db)
+        guard prior.count == journey.events, prior.lastMicros == journey.lastEventAt.micros else { return nil }
+        return JourneyFold(resuming: journey, state, definition: definition)
     }
 }

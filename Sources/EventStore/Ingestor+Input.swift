@@ -137,6 +137,9 @@ extension Ingestor {
         var rawName: String
         var normalized: String
         var planned: Bool
+        var flowAtom: Int64 = 0
+        var nameAtom: Int64 = 0
+        var stepAtom: Int64 = 0
         var accepted = 0
         var firstTs = Int64.max
         var lastTs = Int64.min
@@ -230,22 +233,6 @@ extension Ingestor {
                             func ref(_ r: StringRef) -> UnsafeBufferPointer<UInt8> {
                                 UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)])
                             }
-                            // Intern (flow, step, event) to classify and normalize once per key.
-                            key.removeAll(keepingCapacity: true)
-                            key.append(contentsOf: ref(env.flow))
-                            key.append(0xFF)
-                            if let s = env.step { key.append(contentsOf: ref(s)) } else { key.append(0xFE) }
-                            key.append(0xFF)
-                            key.append(contentsOf: ref(env.name))
-                            let (id, isNew) = key.withUnsafeBufferPointer { interner.intern($0) }
-                            if isNew {
-                                let raw = String(decoding: ref(env.name), as: UTF8.self)
-                                let flow = String(decoding: ref(env.flow), as: UTF8.self)
-                                let step = env.step.map { String(decoding: ref($0), as: UTF8.self) }
-                                let normalized = EventName.normalized(raw)
-                                keys.append(KeyInfo(flow: flow, step: step, rawName: raw, normalized: normalized,
-                                                    planned: Ingestor.isPlanned(name: normalized, flow: flow, step: step, flows: flowSteps)))
-                            }
                             let lineEnd = line.start + line.count
                             let idHash = StoredLine.idHash(ref(env.eventID))
                             // The event id may be taken: a re-sent copy, or a conflicting body.
@@ -291,13 +278,15 @@ extension Ingestor {
                                     let step = env.step.map { String(decoding: ref($0), as: UTF8.self) }
                                     let normalized = EventName.normalized(raw)
                                     keys.append(KeyInfo(flow: flow, step: step, rawName: raw, normalized: normalized,
-                                                        planned: Ingestor.isPlanned(name: normalized, flow: flow, step: step, flows: flowSteps)))
+                                                        planned: Ingestor.isPlanned(name: normalized, flow: flow, step: step, flows: flowSteps),
+                                                        flowAtom: try atoms.id(ref(env.flow)).id, nameAtom: try atoms.id(ref(env.name)).id,
+                                                        stepAtom: try env.step.map { try atoms.id(ref($0)).id } ?? 0))
                                 }
                                 let user = try atoms.id(ref(env.userID))
                                 if user.first && user.id > atomWatermark && observer != nil {
                                     newUsers.insert(String(decoding: ref(env.userID), as: UTF8.self))
                                 }
-                                let flowAtom = try atoms.id(ref(env.flow)).id
+                                let flowAtom = keys[id].flowAtom
                                 encoder.shape(env, lineStart: line.start, lineEnd: lineEnd, in: b)
                                 var shapeID: Int64?
                                 if !encoder.cuts.isEmpty {
@@ -309,9 +298,7 @@ extension Ingestor {
                                     }
                                 }
                                 if let shapeID {
-                                    let nameAtom = encoder.cut(.name) != nil ? try atoms.id(ref(env.name)).id : 0
-                                    let stepAtom = encoder.cut(.step) != nil ? try env.step.map { try atoms.id(ref($0)).id } ?? 0 : 0
-                                    encoder.body(shapeID: shapeID, nameAtom: nameAtom, stepAtom: stepAtom, in: b)
+                                    encoder.body(shapeID: shapeID, nameAtom: keys[id].nameAtom, stepAtom: keys[id].stepAtom, in: b)
                                 } else {
                                     encoder.verbatim(bytes)
                                 }

@@ -250,15 +250,23 @@ public struct JourneyFold: Sendable {
 
     /// The fold of a user's events (any order), before `finish`; nil without events.
     public static func fold(_ events: [RecordedEvent], definition: FlowDefinition?, until: Timestamp? = nil) -> JourneyFold? {
-        let sorted = events.sorted(by: RecordedEvent.foldOrder)
-        guard let first = sorted.first else { return nil }
-        var fold = JourneyFold(userID: first.event.userID, flow: first.event.flow, definition: definition)
+        // Sort positions by (time, seq), not the events themselves: no copies of events.
+        let order = JourneyFold.foldOrder(events)
+        guard let first = order.first else { return nil }
+        var fold = JourneyFold(userID: events[first].event.userID, flow: events[first].event.flow, definition: definition)
         var any = false
-        for e in sorted {
-            if let until, e.event.time > until { break }
-            fold.apply(e)
+        for i in order {
+            if let until, events[i].event.time > until { break }
+            fold.apply(events[i])
             any = true
         }
         return any ? fold : nil
+    }
+
+    /// The positions of `events` in fold order (`RecordedEvent.foldOrder`).
+    public static func foldOrder(_ events: [RecordedEvent]) -> [Int] {
+        var keys = events.indices.map { (events[$0].event.time.micros, events[$0].seq, $0) }
+        keys.sort { ($0.0, $0.1) < ($1.0, $1.1) }
+        return keys.map(\.2)
     }
 }

@@ -267,7 +267,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
                     continue
                 }
                 if var fold = try resumable(key, events: events, fingerprint: print, definition: definition, load: load, in: db) {
-                    for e in events.sorted(by: RecordedEvent.foldOrder) { fold.apply(e) }
+                    for i in JourneyFold.foldOrder(events) { fold.apply(events[i]) }
                     try ProjectionStore.save(fold.finish(), fingerprint: print, resume: fold.resume, in: db)
                     counts.resumed += 1
                     continue

@@ -24,6 +24,8 @@ public enum ProjectionStore {
                 t.column("data", .blob).notNull()
             }
             try db.create(index: "journeys_last", on: "journeys", columns: ["last_us"])
+            // Finding journeys folded with another definition reads this index, not the rows.
+            try db.create(index: "journeys_definition", on: "journeys", columns: ["flow", "definition", "user_id"])
         },
     ]
 
@@ -124,7 +126,9 @@ public enum ProjectionStore {
             }
         }
         return try store.writer.read { db in
-            let statement = try db.makeStatement(sql: "SELECT data FROM journeys WHERE flow = ? ORDER BY user_id")
+            // Table order (no index lookups per row), then sorted by user id as SQLite's
+            // BINARY collation would (UTF-8 bytes).
+            let statement = try db.makeStatement(sql: "SELECT data FROM journeys WHERE flow = ?")
             try statement.setArguments([flow])
             let handle = statement.sqliteStatement
             var out: [Journey] = []
@@ -142,7 +146,8 @@ public enum ProjectionStore {
                     throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)")
                 }
             }
-            return out
+            let order = out.indices.sorted { out[$0].userID.utf8.lexicographicallyPrecedes(out[$1].userID.utf8) }
+            return order.map { out[$0] }
         }
     }
 

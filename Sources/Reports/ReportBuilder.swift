@@ -158,11 +158,12 @@ public struct ReportBuilder: Sendable {
     /// The figures for one set of selected users.
     func figures(_ users: [Journey], query: ReportQuery) -> FunnelReport {
         var completed = 0, inProgress = 0, abandoned = 0
-        var states: [String: Journey.State] = [:]
+        var states: [Journey.State] = []
+        states.reserveCapacity(users.count)
         var durations: [Double] = []
         for j in users {
             let s = j.state(asOf: query.asOf, idleSeconds: query.idleSeconds)
-            states[j.userID] = s
+            states.append(s)
             switch s {
             case .completed:
                 completed += 1
@@ -198,40 +199,78 @@ public struct ReportBuilder: Sendable {
 
     /// One row per step: the steps every lane shares once (lane nil, all users), then each
     /// lane's own steps (the users on that lane).
-    func stepRows(_ users: [Journey], states: [String: Journey.State]) -> [FunnelReport.StepRow] {
-        var layout: [(lane: String?, steps: [FlowDefinition.LaneStep], members: [Journey], previous: String?)] = []
+    func stepRows(_ users: [Journey], states: [Journey.State]) -> [FunnelReport.StepRow] {
+        // Every step of every lane gets a slot; each user's visits and path are read once
+        // into flat per-(user, slot) arrays, so the per-step counting below does no lookups.
+        var slot: [String: Int] = [:]
+        for lane in definition.lanes {
+            for ls in lane.steps where slot[ls.id] == nil { slot[ls.id] = slot.count }
+        }
+        let width = slot.count
+        var reachedAt = [Bool](repeating: false, count: users.count * width)
+        var seconds = [Double](repeating: .nan, count: users.count * width)
+        // Path entry bits: 1 present, 2 eligible, 4 reached, 8 skipped, 16 before start.
+        var pathBits = [UInt8](repeating: 0, count: users.count * width)
+        var current = [Int](repeating: -1, count: users.count)
+        for n in users.indices {
+            let base = n * width
+            for v in users[n].visits {
+                guard let k = slot[v.step], !reachedAt[base + k] else { continue }
+                reachedAt[base + k] = true
+                if let s = v.secondsOnStep { seconds[base + k] = s }
+            }
+            for p in users[n].path {
+                guard let k = slot[p.step], pathBits[base + k] == 0 else { continue }
+                var bits: UInt8 = 1
+                if p.eligible { bits |= 2 }
+                if p.reached { bits |= 4 }
+                if p.status == .skipped { bits |= 8 }
+                if p.status == .beforeStart { bits |= 16 }
+                pathBits[base + k] = bits
+            }
+            if let c = users[n].currentStep, let k = slot[c] { current[n] = k }
+        }
+        let everyone = Array(users.indices)
+        var layout: [(lane: String?, steps: [FlowDefinition.LaneStep], members: [Int], previous: String?)] = []
         if definition.lanes.count == 1, let only = definition.lanes.first {
-            layout.append((only.id, only.steps, users, nil))
+            layout.append((only.id, only.steps, everyone, nil))
         } else {
             let shared = definition.sharedPrefix
             if let first = definition.lanes.first, !shared.isEmpty {
-                layout.append((nil, Array(first.steps.prefix(shared.count)), users, nil))
+                layout.append((nil, Array(first.steps.prefix(shared.count)), everyone, nil))
             }
             for lane in definition.lanes {
                 layout.append((lane.id, Array(lane.steps.dropFirst(shared.count)),
-                               users.filter { $0.lane == lane.id }, shared.last))
+                               everyone.filter { users[$0].lane == lane.id }, shared.last))
             }
         }
         var rows: [FunnelReport.StepRow] = []
         for (laneID, steps, members, previous) in layout {
-            var previousReached = previous.map { p in members.filter { $0.visit(p) != nil }.count }
+            var previousReached = previous.map { p in
+                slot[p].map { k in members.reduce(0) { $0 + (reachedAt[$1 * width + k] ? 1 : 0) } } ?? 0
+            }
             for ls in steps {
                 let def = definition.step(ls.id)
                 var reached = 0, eligible = 0, eligibleReached = 0, skipped = 0, dropped = 0, before = 0
                 var dwell: [Double] = []
-                for j in members {
-                    let visit = j.visit(ls.id)
-                    if visit != nil { reached += 1 }
-                    if let seconds = visit?.secondsOnStep { dwell.append(seconds) }
-                    if let p = j.pathStep(ls.id) {
-                        if p.eligible {
-                            eligible += 1
-                            if p.reached { eligibleReached += 1 }
+                if let k = slot[ls.id] {
+                    for n in members {
+                        let at = n * width + k
+                        if reachedAt[at] {
+                            reached += 1
+                            if !seconds[at].isNaN { dwell.append(seconds[at]) }
                         }
-                        if p.status == .skipped { skipped += 1 }
-                        if p.status == .beforeStart { before += 1 }
+                        let bits = pathBits[at]
+                        if bits != 0 {
+                            if bits & 2 != 0 {
+                                eligible += 1
+                                if bits & 4 != 0 { eligibleReached += 1 }
+                            }
+                            if bits & 8 != 0 { skipped += 1 }
+                            if bits & 16 != 0 { before += 1 }
+                        }
+                        if current[n] == k && states[n] == .abandoned { dropped += 1 }
                     }
-                    if states[j.userID] == .abandoned && j.currentStep == ls.id { dropped += 1 }
                 }
                 dwell.sort()
                 let conditions = [def?.when, def?.flag.map { "flag:\($0)" }, ls.when, ls.flag.map { "flag:\($0)" }].compactMap { $0 }

@@ -1,4 +1,5 @@
 import FunnelModel
+import EventLog
 
 /// The compact stored form of a `Journey` (the `journeys.data` blob): varints, length-prefixed
 /// UTF-8 and tagged JSON values, in field order. A report decodes tens of thousands of these,
@@ -87,6 +88,14 @@ extension Journey {
         try self.init(reader: &r)
     }
 
+    /// Decodes like `init(binary:)`, sharing equal strings and equal value/flag objects
+    /// through `cache` across journeys (fewer allocations when decoding many).
+    public init(binary b: UnsafeRawBufferPointer, cache: JourneyDecodingCache) throws {
+        var r = BinaryReader(b)
+        r.cache = cache
+        try self.init(reader: &r)
+    }
+
     init(reader r: inout BinaryReader) throws {
         let version = try r.byte()
         guard version == Journey.binaryVersion else { throw JourneyDecodingError(offset: 0, reason: "unknown version \(version)") }
@@ -101,7 +110,9 @@ extension Journey {
         lane = try r.optionalString()
         laneReason = try r.string()
         values = try r.object()
+        r.sharesObjects = true
         flags = try r.object()
+        r.sharesObjects = false
         appVersion = try r.optionalString()
         platform = try r.optionalString()
         let visitCount = try r.count()
@@ -233,9 +244,38 @@ struct BinaryWriter {
     }
 }
 
+/// Equal strings and objects seen while decoding journeys, shared instead of rebuilt.
+/// Bounded: starts over past a number of entries. Use from one thread.
+public final class JourneyDecodingCache {
+    var stringKeys = ByteInterner()
+    var strings: [String] = []
+    var objectKeys = ByteInterner()
+    var objects: [[String: JSONValue]] = []
+
+    public init() {}
+
+    func string(_ bytes: UnsafeRawBufferPointer) -> String {
+        let u = bytes.bindMemory(to: UInt8.self)
+        let (i, isNew) = stringKeys.intern(u)
+        if isNew {
+            if strings.count >= 65_536 {
+                stringKeys = ByteInterner()
+                strings.removeAll(keepingCapacity: true)
+                _ = stringKeys.intern(u)
+            }
+            strings.append(String(decoding: u, as: UTF8.self))
+            return strings[strings.count - 1]
+        }
+        return strings[i]
+    }
+}
+
 struct BinaryReader {
     let b: UnsafeRawBufferPointer
     var offset = 0
+    var cache: JourneyDecodingCache?
+    /// Whether `object` shares equal objects through the cache (flags repeat; values rarely do).
+    var sharesObjects = false
 
     init(_ b: UnsafeRawBufferPointer) { self.b = b }
 
@@ -281,7 +321,9 @@ struct BinaryReader {
 
     private mutating func utf8(_ n: Int) throws -> String {
         guard n <= b.count - offset else { throw JourneyDecodingError(offset: offset, reason: "string beyond the data") }
-        let s = String(decoding: UnsafeRawBufferPointer(rebasing: b[offset..<(offset + n)]), as: UTF8.self)
+        let raw = UnsafeRawBufferPointer(rebasing: b[offset..<(offset + n)])
+        // Strings of up to 15 bytes live inline (no allocation); longer ones are shared.
+        let s = n > 15 ? cache?.string(raw) ?? String(decoding: raw, as: UTF8.self) : String(decoding: raw, as: UTF8.self)
         offset += n
         return s
     }
@@ -306,6 +348,47 @@ struct BinaryReader {
     }
 
     mutating func object(depth: Int = 0) throws -> [String: JSONValue] {
+        guard depth == 0, sharesObjects, let cache else { return try decodeObject(depth: depth) }
+        let start = offset
+        try skipObject()
+        let raw = UnsafeRawBufferPointer(rebasing: b[start..<offset])
+        let (i, isNew) = cache.objectKeys.intern(raw.bindMemory(to: UInt8.self))
+        if !isNew { return cache.objects[i] }
+        var sub = BinaryReader(raw)
+        sub.cache = cache
+        let o = try sub.decodeObject(depth: depth)
+        if cache.objects.count >= 65_536 {
+            cache.objectKeys = ByteInterner()
+            cache.objects.removeAll(keepingCapacity: true)
+            _ = cache.objectKeys.intern(raw.bindMemory(to: UInt8.self))
+        }
+        cache.objects.append(o)
+        return o
+    }
+
+    /// Moves past an object without building it.
+    mutating func skipObject(depth: Int = 0) throws {
+        let n = try count()
+        for _ in 0..<n {
+            offset += Int(try count())
+            try skipValue(depth: depth)
+        }
+    }
+
+    mutating func skipValue(depth: Int) throws {
+        guard depth < 512 else { throw JourneyDecodingError(offset: offset, reason: "nesting too deep") }
+        switch try byte() {
+        case 0, 1, 2: return
+        case 3, 4: offset += Int(try count())
+        case 5:
+            let n = try count()
+            for _ in 0..<n { try skipValue(depth: depth + 1) }
+        case 6: try skipObject(depth: depth + 1)
+        case let tag: throw JourneyDecodingError(offset: offset - 1, reason: "unknown value tag \(tag)")
+        }
+    }
+
+    mutating func decodeObject(depth: Int) throws -> [String: JSONValue] {
         let n = try count()
         var o: [String: JSONValue] = [:]
         o.reserveCapacity(n)

@@ -115,6 +115,18 @@ public enum ProjectionStore {
     /// Every journey of a flow, refolding from the log the ones folded with another
     /// definition than `definition`.
     public static func journeys(flow: String, definition: FlowDefinition?, store: EventStore) throws -> [Journey] {
+        var out: [Journey] = []
+        try forEachJourney(flow: flow, definition: definition, store: store) { out.append($0) }
+        let order = out.indices.sorted { out[$0].userID.utf8.lexicographicallyPrecedes(out[$1].userID.utf8) }
+        return order.map { out[$0] }
+    }
+
+    /// Streams every journey of a flow in table order (memory does not grow with the number
+    /// of users), refolding first the ones folded with another definition. With `asOf`, a
+    /// journey with events after it is folded again from the log up to `asOf` (and left out
+    /// when it had not begun by then), as `journeys(_:asOf:definition:store:)` does.
+    public static func forEachJourney(flow: String, definition: FlowDefinition?, store: EventStore, asOf: Timestamp? = nil,
+                                      _ body: (Journey) throws -> Void) throws {
         let current = fingerprint(definition)
         let stale = try store.writer.read { db in
             try String.fetchAll(db, sql: "SELECT user_id FROM journeys WHERE flow = ? AND definition <> ?",
@@ -125,13 +137,11 @@ public enum ProjectionStore {
                 for user in stale { try refold(user: user, flow: flow, definition: definition, fingerprint: current, in: db) }
             }
         }
-        return try store.writer.read { db in
-            // Table order (no index lookups per row), then sorted by user id as SQLite's
-            // BINARY collation would (UTF-8 bytes).
+        try store.writer.read { db in
             let statement = try db.makeStatement(sql: "SELECT data FROM journeys WHERE flow = ?")
             try statement.setArguments([flow])
             let handle = statement.sqliteStatement
-            var out: [Journey] = []
+            let cache = JourneyDecodingCache()
             while true {
                 let rc = sqlite3_step(handle)
                 if rc == SQLITE_DONE { break }
@@ -140,14 +150,19 @@ public enum ProjectionStore {
                 }
                 let n = Int(sqlite3_column_bytes(handle, 0))
                 let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 0), count: n)
+                let journey: Journey
                 do {
-                    out.append(try Journey(binary: bytes))
+                    journey = try Journey(binary: bytes, cache: cache)
                 } catch {
                     throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)")
                 }
+                if let asOf, journey.lastEventAt > asOf {
+                    let events = try EventStore.events(user: journey.userID, flow: journey.flow, in: db)
+                    if let cut = JourneyFold.journey(of: events, definition: definition, until: asOf) { try body(cut) }
+                } else {
+                    try body(journey)
+                }
             }
-            let order = out.indices.sorted { out[$0].userID.utf8.lexicographicallyPrecedes(out[$1].userID.utf8) }
-            return order.map { out[$0] }
         }
     }
 

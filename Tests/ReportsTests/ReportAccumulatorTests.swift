@@ -1,0 +1,34 @@
+import XCTest
+import FunnelModel
+import Projections
+@testable import Reports
+
+/// The streaming report gives exactly the figures of the array-based reference, for every
+/// breakdown, cohort and filter.
+final class ReportAccumulatorTests: XCTestCase {
+    func testStreamingReportEqualsTheReference() throws {
+        let population = Population(users: 400, seed: 5)
+        let journeys = population.journeys()
+        let builder = ReportBuilder(definition: miniFlow)
+        let dims: [ReportQuery.Dimension?] = [nil, .cohort, .lane, .appVersion, .week, .flag("trackingStyleQuestion")]
+        var compared = 0
+        for by in dims {
+            for cohort in [nil] + miniFlow.cohorts.map(Optional.some) {
+                for idle in [86_400.0, 600] {
+                    let query = ReportQuery(cohort: cohort, asOf: population.asOf, idleSeconds: idle, by: by)
+                    let got = builder.report(journeys, query: query)
+                    let want = builder.referenceReport(journeys, query: query)
+                    XCTAssertEqual(got, want, "by \(by.map(\.description) ?? "-") cohort \(cohort?.id ?? "-")")
+                    XCTAssertEqual(try got.json(), try want.json())
+                    compared += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(compared, 10)
+        // The figures are real: some users in every state.
+        let all = builder.report(journeys, query: ReportQuery(asOf: population.asOf))
+        XCTAssertGreaterThan(all.users.completed, 0)
+        XCTAssertGreaterThan(all.users.abandoned, 0)
+        XCTAssertGreaterThan(all.steps.map(\.dropped).reduce(0, +), 0)
+    }
+}

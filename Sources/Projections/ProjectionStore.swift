@@ -22,6 +22,8 @@ public enum ProjectionStore {
                 // The definition the journey was folded with; a changed definition refolds.
                 t.column("definition", .text).notNull()
                 t.column("data", .blob).notNull()
+                // JourneyFacts for reports (NULL without a definition).
+                t.column("facts", .blob)
             }
             try db.create(index: "journeys_last", on: "journeys", columns: ["last_us"])
             // Finding journeys folded with another definition reads this index, not the rows.
@@ -47,44 +49,42 @@ public enum ProjectionStore {
     /// Folds one user's journey in one flow from the log and writes (or removes) its row.
     @discardableResult
     public static func refold(user: String, flow: String, definition: FlowDefinition?, in db: Database) throws -> Journey? {
-        try refold(user: user, flow: flow, definition: definition, fingerprint: fingerprint(definition), in: db)
+        try refold(user: user, flow: flow, context: FlowContext(definition), in: db)
     }
 
     @discardableResult
-    static func refold(user: String, flow: String, definition: FlowDefinition?, fingerprint: String,
-                       in db: Database) throws -> Journey? {
+    static func refold(user: String, flow: String, context: FlowContext, in db: Database) throws -> Journey? {
         let events = try EventStore.events(user: user, flow: flow, in: db)
-        guard let fold = JourneyFold.fold(events, definition: definition) else {
+        guard let fold = JourneyFold.fold(events, definition: context.definition) else {
             try db.cachedStatement(sql: "DELETE FROM journeys WHERE flow = ? AND user_id = ?").execute(arguments: [flow, user])
             return nil
         }
         let journey = fold.finish()
-        try save(journey, fingerprint: fingerprint, resume: fold.resume, in: db)
+        try save(journey, context: context, resume: fold.resume, in: db)
         return journey
     }
 
-    static func save(_ j: Journey, definition: FlowDefinition?, in db: Database) throws {
-        try save(j, fingerprint: fingerprint(definition), in: db)
-    }
-
-    static func save(_ j: Journey, fingerprint: String, resume: JourneyFold.Resume? = nil, in db: Database) throws {
+    static func save(_ j: Journey, context: FlowContext, resume: JourneyFold.Resume? = nil, in db: Database) throws {
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO journeys (flow, user_id, started_us, completed_us, last_us, current_step, lane, definition, data)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO journeys (flow, user_id, started_us, completed_us, last_us, current_step, lane, definition, data, facts)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(flow, user_id) DO UPDATE SET started_us = excluded.started_us,
               completed_us = excluded.completed_us, last_us = excluded.last_us,
               current_step = excluded.current_step, lane = excluded.lane,
-              definition = excluded.definition, data = excluded.data
+              definition = excluded.definition, data = excluded.data, facts = excluded.facts
             """)
+        let facts = context.definition.flatMap { d in
+            JourneyFacts.supports(d) ? Data(JourneyFacts(j, definition: d, slots: context.slots).binary()) : nil
+        }
         try statement.execute(arguments: [j.flow, j.userID, j.startedAt?.micros, j.completedAt?.micros, j.lastEventAt.micros,
-                                          j.currentStep, j.lane, fingerprint, Data(j.binary(resume: resume))])
+                                          j.currentStep, j.lane, context.fingerprint, Data(j.binary(resume: resume)), facts])
     }
 
     /// Drops every journey and folds them again from the log. Returns how many journeys.
     @discardableResult
     public static func rebuild(store: EventStore, definitions: [FlowDefinition]) throws -> Int {
         let byID = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        var prints: [String: String] = [:]
+        var contexts: [String: FlowContext] = [:]
         return try store.writer.write { db in
             try db.execute(sql: "DELETE FROM journeys")
             var count = 0
@@ -93,9 +93,9 @@ public enum ProjectionStore {
             func flush() throws {
                 guard let c = current else { return }
                 if let fold = JourneyFold.fold(batch, definition: byID[c.flow]) {
-                    let print = prints[c.flow] ?? fingerprint(byID[c.flow])
-                    prints[c.flow] = print
-                    try save(fold.finish(), fingerprint: print, resume: fold.resume, in: db)
+                    let context = contexts[c.flow] ?? FlowContext(byID[c.flow])
+                    contexts[c.flow] = context
+                    try save(fold.finish(), context: context, resume: fold.resume, in: db)
                     count += 1
                 }
                 batch.removeAll(keepingCapacity: true)
@@ -121,24 +121,68 @@ public enum ProjectionStore {
         return order.map { out[$0] }
     }
 
+    /// Refolds the journeys of a flow folded with another definition than `definition`.
+    static func refoldStale(flow: String, definition: FlowDefinition?, store: EventStore) throws {
+        let context = FlowContext(definition)
+        let stale = try store.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT user_id FROM journeys WHERE flow = ? AND definition <> ?",
+                                arguments: [flow, context.fingerprint])
+        }
+        if !stale.isEmpty {
+            try store.writer.write { db in
+                for user in stale { try refold(user: user, flow: flow, context: context, in: db) }
+            }
+        }
+    }
+
+    /// Streams the report facts of every journey of a flow folded with `definition` (stale
+    /// ones are refolded first). A journey with events after `asOf` is folded again from the
+    /// log up to `asOf` (left out when it had not begun by then). Nil when facts cannot
+    /// stand for this definition's journeys: use `forEachJourney`.
+    public static func forEachFacts(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp,
+                                    _ body: (JourneyFacts) throws -> Void) throws -> Bool {
+        guard JourneyFacts.supports(definition) else { return false }
+        try refoldStale(flow: flow, definition: definition, store: store)
+        let slots = FlowContext(definition).slots
+        try store.writer.read { db in
+            let statement = try db.makeStatement(sql: "SELECT facts, last_us, user_id FROM journeys WHERE +flow = ?")
+            try statement.setArguments([flow])
+            let handle = statement.sqliteStatement
+            while true {
+                let rc = sqlite3_step(handle)
+                if rc == SQLITE_DONE { break }
+                guard rc == SQLITE_ROW else {
+                    throw StoreError(doing: "reading the journeys of \(flow)", reason: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                }
+                if sqlite3_column_int64(handle, 1) > asOf.micros || sqlite3_column_type(handle, 0) == SQLITE_NULL {
+                    let user = String(cString: sqlite3_column_text(handle, 2))
+                    let events = try EventStore.events(user: user, flow: flow, in: db)
+                    if let cut = JourneyFold.journey(of: events, definition: definition, until: asOf) {
+                        try body(JourneyFacts(cut, definition: definition, slots: slots))
+                    }
+                    continue
+                }
+                let n = Int(sqlite3_column_bytes(handle, 0))
+                do {
+                    try body(try JourneyFacts(binary: UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 0), count: n)))
+                } catch let e as JourneyDecodingError {
+                    throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(e)")
+                }
+            }
+        }
+        return true
+    }
+
     /// Streams every journey of a flow in table order (memory does not grow with the number
     /// of users), refolding first the ones folded with another definition. With `asOf`, a
     /// journey with events after it is folded again from the log up to `asOf` (and left out
     /// when it had not begun by then), as `journeys(_:asOf:definition:store:)` does.
     public static func forEachJourney(flow: String, definition: FlowDefinition?, store: EventStore, asOf: Timestamp? = nil,
                                       _ body: (Journey) throws -> Void) throws {
-        let current = fingerprint(definition)
-        let stale = try store.writer.read { db in
-            try String.fetchAll(db, sql: "SELECT user_id FROM journeys WHERE flow = ? AND definition <> ?",
-                                arguments: [flow, current])
-        }
-        if !stale.isEmpty {
-            try store.writer.write { db in
-                for user in stale { try refold(user: user, flow: flow, definition: definition, fingerprint: current, in: db) }
-            }
-        }
+        try refoldStale(flow: flow, definition: definition, store: store)
         try store.writer.read { db in
-            let statement = try db.makeStatement(sql: "SELECT data FROM journeys WHERE flow = ?")
+            // `+flow`: a table scan, not the primary key index and a row lookup per journey.
+            let statement = try db.makeStatement(sql: "SELECT data FROM journeys WHERE +flow = ?")
             try statement.setArguments([flow])
             let handle = statement.sqliteStatement
             let cache = JourneyDecodingCache()
@@ -194,6 +238,22 @@ public enum ProjectionStore {
     }
 }
 
+/// A flow definition with what saving journeys needs of it, computed once.
+struct FlowContext {
+    let definition: FlowDefinition?
+    let fingerprint: String
+    let slots: [String: Int]
+
+    init(_ definition: FlowDefinition?) {
+        self.definition = definition
+        fingerprint = ProjectionStore.fingerprint(definition)
+        var slots: [String: Int] = [:]
+        let ordered: [String] = definition.map { JourneyFacts.slots($0) } ?? []
+        for i in ordered.indices { slots[ordered[i]] = i }
+        self.slots = slots
+    }
+}
+
 /// Keeps the journeys projection current during ingest, inside the ingest transaction, so a
 /// late or out-of-order event gives the same journey as a rebuild.
 ///
@@ -207,7 +267,7 @@ public enum ProjectionStore {
 /// user refolded from the log, so memory does not grow with the input.
 public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     let definitions: [String: FlowDefinition]
-    let fingerprints: [String: String]
+    let contexts: [String: FlowContext]
     let bufferLimit: Int
     private struct Key: Hashable {
         var flow: String
@@ -231,7 +291,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
 
     public init(definitions: [FlowDefinition], bufferLimit: Int = 250_000) {
         self.definitions = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        self.fingerprints = self.definitions.mapValues { ProjectionStore.fingerprint($0) }
+        self.contexts = self.definitions.mapValues { FlowContext($0) }
         self.bufferLimit = bufferLimit
     }
 
@@ -277,23 +337,23 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         let load = try db.makeStatement(sql: "SELECT definition, data FROM journeys WHERE flow = ? AND user_id = ?")
         for key in order {
             let definition = definitions[key.flow]
-            let print = fingerprints[key.flow] ?? ProjectionStore.fingerprint(definition)
+            let context = contexts[key.flow] ?? FlowContext(definition)
             if let events = buffered[key] ?? nil {
                 if newUsers.contains(key.user) {
                     if let fold = JourneyFold.fold(events, definition: definition) {
-                        try ProjectionStore.save(fold.finish(), fingerprint: print, resume: fold.resume, in: db)
+                        try ProjectionStore.save(fold.finish(), context: context, resume: fold.resume, in: db)
                     }
                     counts.fromMemory += 1
                     continue
                 }
-                if var fold = try resumable(key, events: events, fingerprint: print, definition: definition, load: load, in: db) {
+                if var fold = try resumable(key, events: events, fingerprint: context.fingerprint, definition: definition, load: load, in: db) {
                     for i in JourneyFold.foldOrder(events) { fold.apply(events[i]) }
-                    try ProjectionStore.save(fold.finish(), fingerprint: print, resume: fold.resume, in: db)
+                    try ProjectionStore.save(fold.finish(), context: context, resume: fold.resume, in: db)
                     counts.resumed += 1
                     continue
                 }
             }
-            try ProjectionStore.refold(user: key.user, flow: key.flow, definition: definition, fingerprint: print, in: db)
+            try ProjectionStore.refold(user: key.user, flow: key.flow, context: context, in: db)
             counts.fromLog += 1
         }
         lastCounts = counts

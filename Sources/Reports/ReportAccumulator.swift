@@ -22,6 +22,59 @@ public struct ReportAccumulator {
         scratch = Facts(width: layout.slot.count)
     }
 
+    /// Whether `add(_: JourneyFacts)` can answer this query (no ad hoc filters; a flag
+    /// breakdown only on a flag of the definition).
+    public var acceptsFacts: Bool {
+        guard query.filters.isEmpty, JourneyFacts.supports(builder.definition) else { return false }
+        if case .flag(let name)? = query.by { return builder.definition.flags.contains { $0.id == name } }
+        return true
+    }
+
+    /// Counts a journey given by its report facts (see `acceptsFacts`) when the query selects it.
+    public mutating func add(_ f: JourneyFacts) {
+        let definition = builder.definition
+        guard let started = f.startedAt, started <= query.asOf.micros else { return }
+        if let since = query.since, started < since.micros { return }
+        if let until = query.until, started >= until.micros { return }
+        if let cohort = query.cohort {
+            guard let i = definition.cohorts.firstIndex(of: cohort), i < 64, f.cohorts & (1 << UInt64(i)) != 0 else { return }
+        }
+        scratch.reset()
+        scratch.lane = f.lane
+        if let c = f.completedAt, c <= query.asOf.micros {
+            scratch.state = .completed
+        } else {
+            let idleMicros = Int64(query.idleSeconds * 1_000_000)
+            scratch.state = f.lastEventAt >= query.asOf.micros - idleMicros ? .inProgress : .abandoned
+        }
+        if let s = f.startedAt, let c = f.completedAt { scratch.secondsToComplete = Double(c - s) / 1_000_000 }
+        for k in 0..<min(f.bits.count, scratch.reached.count) {
+            let b = f.bits[k]
+            scratch.reached[k] = b & 1 != 0
+            scratch.seconds[k] = f.seconds[k]
+            scratch.path[k] = b >> 1
+        }
+        scratch.current = f.current
+        all.add(scratch, layout)
+        guard let by = query.by else { return }
+        let keys: [String]
+        switch by {
+        case .cohort:
+            let ids = definition.cohorts.indices.filter { $0 < 64 && f.cohorts & (1 << UInt64($0)) != 0 }.map { definition.cohorts[$0].id }
+            keys = ids.isEmpty ? ["(none)"] : ids
+        case .lane: keys = [f.lane >= 0 && f.lane < definition.lanes.count ? definition.lanes[f.lane].id : "(undecided)"]
+        case .appVersion: keys = [f.appVersion ?? "(unknown)"]
+        case .flag(let name):
+            let i = definition.flags.firstIndex { $0.id == name } ?? 64
+            keys = [i < 64 && f.flagsOn & (1 << UInt64(i)) != 0 ? "on" : "off"]
+        case .week: keys = [ReportBuilder.isoWeek(Timestamp(micros: f.startedAt ?? f.firstEventAt))]
+        }
+        for key in keys {
+            if groups[key] == nil { seen.append(key) }
+            groups[key, default: Figures(layout)].add(scratch, layout)
+        }
+    }
+
     /// Counts a journey when the query selects it (journeys of other flows are ignored).
     public mutating func add(_ j: Journey) {
         let definition = builder.definition
@@ -86,13 +139,15 @@ public struct ReportAccumulator {
             var steps: [FlowDefinition.LaneStep]
             var slots: [Int]
             /// Users of a lane block are the journeys on that lane; nil: everyone.
-            var member: String?
+            var member: Int?
             var previousSlot: Int?
         }
         var slot: [String: Int] = [:]
         var blocks: [Block] = []
+        var lanes: [String] = []
 
         init(_ definition: FlowDefinition) {
+            lanes = definition.lanes.map(\.id)
             for lane in definition.lanes {
                 for ls in lane.steps where slot[ls.id] == nil { slot[ls.id] = slot.count }
             }
@@ -105,9 +160,9 @@ public struct ReportAccumulator {
                     let steps = Array(first.steps.prefix(shared.count))
                     blocks.append(Block(lane: nil, steps: steps, slots: slots(steps), member: nil, previousSlot: nil))
                 }
-                for lane in definition.lanes {
+                for (index, lane) in definition.lanes.enumerated() {
                     let steps = Array(lane.steps.dropFirst(shared.count))
-                    blocks.append(Block(lane: lane.id, steps: steps, slots: slots(steps), member: lane.id,
+                    blocks.append(Block(lane: lane.id, steps: steps, slots: slots(steps), member: index,
                                         previousSlot: shared.last.flatMap { slot[$0] }))
                 }
             }
@@ -116,7 +171,7 @@ public struct ReportAccumulator {
         /// What the step table needs of one journey, by slot.
         func facts(of j: Journey, asOf: Timestamp, idleSeconds: Double, into f: inout Facts) {
             f.reset()
-            f.lane = j.lane
+            f.lane = j.lane.flatMap { l in lanes.firstIndex(of: l) } ?? -1
             f.state = j.state(asOf: asOf, idleSeconds: idleSeconds)
             f.secondsToComplete = j.secondsToComplete
             for v in j.visits {
@@ -138,7 +193,8 @@ public struct ReportAccumulator {
     }
 
     struct Facts {
-        var lane: String?
+        /// Index of the lane in the definition, -1 when none.
+        var lane = -1
         var state = Journey.State.inProgress
         var secondsToComplete: Double?
         var reached: [Bool]
@@ -154,7 +210,7 @@ public struct ReportAccumulator {
         }
 
         mutating func reset() {
-            lane = nil
+            lane = -1
             state = .inProgress
             secondsToComplete = nil
             for i in reached.indices {
@@ -223,7 +279,6 @@ public struct ReportAccumulator {
                 for (i, ls) in block.steps.enumerated() {
                     let def = definition.step(ls.id)
                     let c = steps[b][i]
-                    let dwell = c.dwell.sorted()
                     let conditions = [def?.when, def?.flag.map { "flag:\($0)" }, ls.when, ls.flag.map { "flag:\($0)" }].compactMap { $0 }
                     rows.append(.init(
                         step: ls.id, lane: block.lane,
@@ -233,7 +288,7 @@ public struct ReportAccumulator {
                         dropped: c.dropped,
                         conversionFromPrevious: previous.flatMap { $0 == 0 ? nil : Double(c.reached) / Double($0) },
                         conversionFromEligible: c.eligible == 0 ? nil : Double(c.eligibleReached) / Double(c.eligible),
-                        medianSecondsOnStep: Statistics.percentile(sorted: dwell, 0.5),
+                        medianSecondsOnStep: Statistics.percentile(unsorted: c.dwell, 0.5),
                         tracked: !(c.reached == 0 && c.before > 0 && c.before == members[b])))
                     // The next step converts from the last step every user of the lane is shown:
                     // a step behind a condition or flag is no baseline for the ones after it.

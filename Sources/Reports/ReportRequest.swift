@@ -158,6 +158,13 @@ public struct ReportRequest: Sendable {
         let query = try self.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: store, now: now))
         // Streams the journeys into the counters: memory does not grow with the users.
         var accumulator = ReportAccumulator(builder: ReportBuilder(definition: definition), query: query)
+        // The precomputed facts answer most queries; ad hoc filters read whole journeys.
+        if accumulator.acceptsFacts,
+           try ProjectionStore.forEachFacts(flow: definition.id, definition: definition, store: store, asOf: query.asOf, {
+               accumulator.add($0)
+           }) {
+            return accumulator.report()
+        }
         try ProjectionStore.forEachJourney(flow: definition.id, definition: definition, store: store, asOf: query.asOf) {
             accumulator.add($0)
         }

@@ -10,6 +10,9 @@ final class ReportAccumulatorTests: XCTestCase {
         let population = Population(users: 400, seed: 5)
         let journeys = population.journeys()
         let builder = ReportBuilder(definition: miniFlow)
+        var slots: [String: Int] = [:]
+        for (i, step) in JourneyFacts.slots(miniFlow).enumerated() { slots[step] = i }
+        let facts = journeys.map { JourneyFacts($0, definition: miniFlow, slots: slots).binary() }
         let dims: [ReportQuery.Dimension?] = [nil, .cohort, .lane, .appVersion, .week, .flag("trackingStyleQuestion")]
         var compared = 0
         for by in dims {
@@ -20,6 +23,11 @@ final class ReportAccumulatorTests: XCTestCase {
                     let want = builder.referenceReport(journeys, query: query)
                     XCTAssertEqual(got, want, "by \(by.map(\.description) ?? "-") cohort \(cohort?.id ?? "-")")
                     XCTAssertEqual(try got.json(), try want.json())
+                    // The same from the stored facts (through their bytes).
+                    var fromFacts = ReportAccumulator(builder: builder, query: query)
+                    XCTAssertTrue(fromFacts.acceptsFacts)
+                    for f in facts { fromFacts.add(try f.withUnsafeBytes { try JourneyFacts(binary: $0) }) }
+                    XCTAssertEqual(fromFacts.report(), want, "facts: by \(by.map(\.description) ?? "-") cohort \(cohort?.id ?? "-")")
                     compared += 1
                 }
             }

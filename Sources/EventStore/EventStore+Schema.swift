@@ -30,7 +30,8 @@ extension EventStore {
             try db.execute(sql: "CREATE TABLE shapes (id INTEGER PRIMARY KEY, skeleton BLOB NOT NULL UNIQUE)")
             // The append-only log: seq is the arrival order. `body` gives back the original
             // line byte for byte (its shape and the values cut out of it, or the line itself);
-            // id_hash is a 64-bit hash of event_id for deduplication (full compare on a match).
+            // id_hash is the event's slot: the 64-bit hash of its event_id, or the next free
+            // value after it when another id holds it (full compare on a match; see Ingestor).
             try db.execute(sql: """
                 CREATE TABLE events (
                     seq INTEGER PRIMARY KEY,
@@ -44,7 +45,7 @@ extension EventStore {
                     body BLOB NOT NULL
                 )
                 """)
-            try db.execute(sql: "CREATE INDEX events_by_id_hash ON events(id_hash)")
+            try db.execute(sql: "CREATE UNIQUE INDEX events_by_id_hash ON events(id_hash)")
             try db.execute(sql: "CREATE INDEX events_by_user ON events(user, flow, ts_us, seq)")
             try db.execute(sql: """
                 CREATE TABLE duplicates (

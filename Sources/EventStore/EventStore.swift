@@ -28,6 +28,9 @@ public final class EventStore: Sendable {
         config.prepareDatabase { db in
             // WAL + NORMAL: a killed process never loses a committed transaction.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // 16 KiB pages for a new store: shallower indexes, fewer page splits (ignored once
+            // the file exists).
+            try db.execute(sql: "PRAGMA page_size = 16384")
             // Reads map the file instead of one pread per page (a report reads every journey).
             try db.execute(sql: "PRAGMA mmap_size = 1073741824")
         }

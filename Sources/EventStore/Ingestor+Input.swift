@@ -169,6 +169,9 @@ extension Ingestor {
         return try store.writer.writeWithoutTransaction { db -> InputOutcome in
             // A large page cache keeps the event_id and user indexes' hot pages in memory.
             try db.execute(sql: "PRAGMA cache_size = \(cachePages)")
+            // The writer reads through its page cache, not a map of the whole file: its
+            // memory stays the same however large the store grows.
+            try db.execute(sql: "PRAGMA mmap_size = 0")
             var outcome: InputOutcome?
             try db.inTransaction(.immediate) {
                 if let row = try Row.fetchOne(db, sql: "SELECT path, outcome FROM inputs WHERE sha256 = ?", arguments: [content.sha256]) {
@@ -185,7 +188,7 @@ extension Ingestor {
                 let arrived = startedAt.micros
                 let insertEvent = try RawStatement(db, """
                     INSERT INTO events (id_hash, user, flow, ts_us, ts_offset, input_id, line_no, body)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id_hash) DO NOTHING
                     """)
                 let findHash = try RawStatement(db, "SELECT seq, user, flow, body FROM events WHERE id_hash = ?")
                 var atoms = try InternTable(db, table: "atoms", column: "text", blob: false)
@@ -234,17 +237,75 @@ extension Ingestor {
                                 UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)])
                             }
                             let lineEnd = line.start + line.count
-                            let idHash = StoredLine.idHash(ref(env.eventID))
-                            // The event id may be taken: a re-sent copy, or a conflicting body.
+                            // The event's slot: its id's 64-bit hash, or the next free one after
+                            // it when a different id holds it (ids never leave the log, so a copy
+                            // always finds its original along the same probe sequence).
+                            var slot = StoredLine.idHash(ref(env.eventID))
+                            // Intern (flow, step, event) to classify and normalize once per key.
+                            key.removeAll(keepingCapacity: true)
+                            key.append(contentsOf: ref(env.flow))
+                            key.append(0xFF)
+                            if let s = env.step { key.append(contentsOf: ref(s)) } else { key.append(0xFE) }
+                            key.append(0xFF)
+                            key.append(contentsOf: ref(env.name))
+                            let (id, isNew) = key.withUnsafeBufferPointer { interner.intern($0) }
+                            if isNew {
+                                let raw = String(decoding: ref(env.name), as: UTF8.self)
+                                let flow = String(decoding: ref(env.flow), as: UTF8.self)
+                                let step = env.step.map { String(decoding: ref($0), as: UTF8.self) }
+                                let normalized = EventName.normalized(raw)
+                                keys.append(KeyInfo(flow: flow, step: step, rawName: raw, normalized: normalized,
+                                                    planned: Ingestor.isPlanned(name: normalized, flow: flow, step: step, flows: flowSteps),
+                                                    flowAtom: try atoms.id(ref(env.flow)).id, nameAtom: try atoms.id(ref(env.name)).id,
+                                                    stepAtom: try env.step.map { try atoms.id(ref($0)).id } ?? 0))
+                            }
+                            let user = try atoms.id(ref(env.userID))
+                            if user.first && user.id > atomWatermark && observer != nil {
+                                newUsers.insert(String(decoding: ref(env.userID), as: UTF8.self))
+                            }
+                            let flowAtom = keys[id].flowAtom
+                            encoder.shape(env, lineStart: line.start, lineEnd: lineEnd, in: b)
+                            var shapeID: Int64?
+                            if !encoder.cuts.isEmpty {
+                                shapeID = try encoder.skeleton.withUnsafeBufferPointer { sk in
+                                    try shapes.id(sk, create: newShapeBudget > 0)
+                                }.map { r in
+                                    if r.created { newShapeBudget -= 1 }
+                                    return r.id
+                                }
+                            }
+                            if let shapeID {
+                                encoder.body(shapeID: shapeID, nameAtom: keys[id].nameAtom, stepAtom: keys[id].stepAtom, in: b)
+                            } else {
+                                encoder.verbatim(bytes)
+                            }
                             var same: Bool?
-                            findHash.int(1, idHash)
-                            while try findHash.step("looking up event \(String(decoding: ref(env.eventID), as: UTF8.self))") {
+                            while true {
+                                insertEvent.int(1, slot)
+                                insertEvent.int(2, user.id)
+                                insertEvent.int(3, flowAtom)
+                                insertEvent.int(4, env.time.micros)
+                                insertEvent.int(5, Int64(env.time.offsetSeconds))
+                                insertEvent.int(6, inputID)
+                                insertEvent.int(7, Int64(line.number))
+                                encoder.body.withUnsafeBufferPointer { insertEvent.blob(8, $0) }
+                                try insertEvent.step("appending \(label) line \(line.number)")
+                                insertEvent.reset()
+                                if sqlite3_changes(connection) == 1 { break }
+                                // The slot is taken: by this event id (a re-sent copy, or a
+                                // conflicting body), or by another id with the same hash.
+                                findHash.int(1, slot)
+                                guard try findHash.step("looking up event \(String(decoding: ref(env.eventID), as: UTF8.self))") else {
+                                    findHash.reset()
+                                    throw StoreError(doing: "appending \(label) line \(line.number)", reason: "event slot taken without a stored event")
+                                }
                                 let h = findHash.handle
                                 let seq = sqlite3_column_int64(h, 0)
                                 let stored = try lineReader.line(user: sqlite3_column_int64(h, 1), flow: sqlite3_column_int64(h, 2),
                                                                  body: UnsafeRawBufferPointer(start: sqlite3_column_blob(h, 3),
                                                                                               count: Int(sqlite3_column_bytes(h, 3))),
                                                                  seq: seq)
+                                findHash.reset()
                                 let match = stored.withUnsafeBufferPointer { sb -> Bool? in
                                     var d = EventDecoder()
                                     guard case .success(let senv) = d.envelope(sb) else { return nil }
@@ -261,57 +322,9 @@ extension Ingestor {
                                     same = match
                                     break
                                 }
+                                slot = slot &+ 1
                             }
-                            findHash.reset()
                             if same == nil {
-                                // Intern (flow, step, event) to classify and normalize once per key.
-                                key.removeAll(keepingCapacity: true)
-                                key.append(contentsOf: ref(env.flow))
-                                key.append(0xFF)
-                                if let s = env.step { key.append(contentsOf: ref(s)) } else { key.append(0xFE) }
-                                key.append(0xFF)
-                                key.append(contentsOf: ref(env.name))
-                                let (id, isNew) = key.withUnsafeBufferPointer { interner.intern($0) }
-                                if isNew {
-                                    let raw = String(decoding: ref(env.name), as: UTF8.self)
-                                    let flow = String(decoding: ref(env.flow), as: UTF8.self)
-                                    let step = env.step.map { String(decoding: ref($0), as: UTF8.self) }
-                                    let normalized = EventName.normalized(raw)
-                                    keys.append(KeyInfo(flow: flow, step: step, rawName: raw, normalized: normalized,
-                                                        planned: Ingestor.isPlanned(name: normalized, flow: flow, step: step, flows: flowSteps),
-                                                        flowAtom: try atoms.id(ref(env.flow)).id, nameAtom: try atoms.id(ref(env.name)).id,
-                                                        stepAtom: try env.step.map { try atoms.id(ref($0)).id } ?? 0))
-                                }
-                                let user = try atoms.id(ref(env.userID))
-                                if user.first && user.id > atomWatermark && observer != nil {
-                                    newUsers.insert(String(decoding: ref(env.userID), as: UTF8.self))
-                                }
-                                let flowAtom = keys[id].flowAtom
-                                encoder.shape(env, lineStart: line.start, lineEnd: lineEnd, in: b)
-                                var shapeID: Int64?
-                                if !encoder.cuts.isEmpty {
-                                    shapeID = try encoder.skeleton.withUnsafeBufferPointer { sk in
-                                        try shapes.id(sk, create: newShapeBudget > 0)
-                                    }.map { r in
-                                        if r.created { newShapeBudget -= 1 }
-                                        return r.id
-                                    }
-                                }
-                                if let shapeID {
-                                    encoder.body(shapeID: shapeID, nameAtom: keys[id].nameAtom, stepAtom: keys[id].stepAtom, in: b)
-                                } else {
-                                    encoder.verbatim(bytes)
-                                }
-                                insertEvent.int(1, idHash)
-                                insertEvent.int(2, user.id)
-                                insertEvent.int(3, flowAtom)
-                                insertEvent.int(4, env.time.micros)
-                                insertEvent.int(5, Int64(env.time.offsetSeconds))
-                                insertEvent.int(6, inputID)
-                                insertEvent.int(7, Int64(line.number))
-                                encoder.body.withUnsafeBufferPointer { insertEvent.blob(8, $0) }
-                                try insertEvent.step("appending \(label) line \(line.number)")
-                                insertEvent.reset()
                                 result.counts.accepted += 1
                                 keys[id].accepted += 1
                                 keys[id].firstTs = min(keys[id].firstTs, env.time.micros)

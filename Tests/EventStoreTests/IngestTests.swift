@@ -254,8 +254,8 @@ final class IngestTests: XCTestCase {
             XCTAssertEqual(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"),
                            ["v1: event log, ledger, duplicates, conflicts, quarantine"])
             let indexes = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL")
-            XCTAssertEqual(indexes.sorted(), ["CREATE INDEX events_by_id_hash ON events(id_hash)",
-                                              "CREATE INDEX events_by_user ON events(user, flow, ts_us, seq)"])
+            XCTAssertEqual(indexes.sorted(), ["CREATE INDEX events_by_user ON events(user, flow, ts_us, seq)",
+                                              "CREATE UNIQUE INDEX events_by_id_hash ON events(id_hash)"])
         }
     }
 }

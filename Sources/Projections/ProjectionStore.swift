@@ -65,6 +65,20 @@ public enum ProjectionStore {
     }
 
     static func save(_ j: Journey, context: FlowContext, resume: JourneyFold.Resume? = nil, in db: Database) throws {
+        try write(encode(j, context: context, resume: resume), context: context, in: db)
+    }
+
+    /// A journey's row values, computed off the writing thread.
+    static func encode(_ j: Journey, context: FlowContext, resume: JourneyFold.Resume?) -> EncodedJourney {
+        let facts = context.definition.flatMap { d in
+            JourneyFacts.supports(d) ? Data(JourneyFacts(j, definition: d, slots: context.slots).binary()) : nil
+        }
+        return EncodedJourney(flow: j.flow, userID: j.userID, startedUs: j.startedAt?.micros, completedUs: j.completedAt?.micros,
+                              lastUs: j.lastEventAt.micros, currentStep: j.currentStep, lane: j.lane,
+                              data: Data(j.binary(resume: resume)), facts: facts)
+    }
+
+    static func write(_ e: EncodedJourney, context: FlowContext, in db: Database) throws {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO journeys (flow, user_id, started_us, completed_us, last_us, current_step, lane, definition, data, facts)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -73,11 +87,8 @@ public enum ProjectionStore {
               current_step = excluded.current_step, lane = excluded.lane,
               definition = excluded.definition, data = excluded.data, facts = excluded.facts
             """)
-        let facts = context.definition.flatMap { d in
-            JourneyFacts.supports(d) ? Data(JourneyFacts(j, definition: d, slots: context.slots).binary()) : nil
-        }
-        try statement.execute(arguments: [j.flow, j.userID, j.startedAt?.micros, j.completedAt?.micros, j.lastEventAt.micros,
-                                          j.currentStep, j.lane, context.fingerprint, Data(j.binary(resume: resume)), facts])
+        try statement.execute(arguments: [e.flow, e.userID, e.startedUs, e.completedUs, e.lastUs,
+                                          e.currentStep, e.lane, context.fingerprint, e.data, e.facts])
     }
 
     /// Drops every journey and folds them again from the log. Returns how many journeys.
@@ -238,8 +249,57 @@ public enum ProjectionStore {
     }
 }
 
+/// How a touched journey is folded at the end of an input.
+enum FoldPlan: Sendable {
+    /// From its buffered events, going on from a stored fold or from nothing.
+    case fold(JourneyFold?, [RecordedEvent])
+    case log
+}
+
+/// What the folding workers share (read-only).
+struct FoldWork: Sendable {
+    let plans: [FoldPlan]
+    let keys: [ProjectionUpdater.Key]
+    let definitions: [String: FlowDefinition]
+    let contexts: [String: FlowContext]
+}
+
+/// Results written by concurrent workers at disjoint indices, read after they finished.
+final class DisjointResults<T: Sendable>: @unchecked Sendable {
+    private let base: UnsafeMutablePointer<T?>
+    private let count: Int
+
+    init(count: Int) {
+        self.count = count
+        base = UnsafeMutablePointer<T?>.allocate(capacity: max(count, 1))
+        base.initialize(repeating: nil, count: count)
+    }
+
+    func set(_ i: Int, _ value: T) { base[i] = value }
+
+    func values() -> [T?] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    func release() {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+}
+
+/// A journey's row, encoded.
+struct EncodedJourney: Sendable {
+    var flow: String
+    var userID: String
+    var startedUs: Int64?
+    var completedUs: Int64?
+    var lastUs: Int64
+    var currentStep: String?
+    var lane: String?
+    var data: Data
+    var facts: Data?
+}
+
 /// A flow definition with what saving journeys needs of it, computed once.
-struct FlowContext {
+struct FlowContext: Sendable {
     let definition: FlowDefinition?
     let fingerprint: String
     let slots: [String: Int]
@@ -269,7 +329,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     let definitions: [String: FlowDefinition]
     let contexts: [String: FlowContext]
     let bufferLimit: Int
-    private struct Key: Hashable {
+    struct Key: Hashable, Sendable {
         var flow: String
         var user: String
     }
@@ -335,26 +395,60 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         }
         var counts = Counts()
         let load = try db.makeStatement(sql: "SELECT definition, data FROM journeys WHERE flow = ? AND user_id = ?")
+        // 1. Decide, in order, how each journey is folded (reads the store).
+        var plans: [FoldPlan] = []
+        plans.reserveCapacity(order.count)
         for key in order {
             let definition = definitions[key.flow]
             let context = contexts[key.flow] ?? FlowContext(definition)
             if let events = buffered[key] ?? nil {
                 if newUsers.contains(key.user) {
-                    if let fold = JourneyFold.fold(events, definition: definition) {
-                        try ProjectionStore.save(fold.finish(), context: context, resume: fold.resume, in: db)
-                    }
+                    plans.append(.fold(nil, events))
                     counts.fromMemory += 1
                     continue
                 }
-                if var fold = try resumable(key, events: events, fingerprint: context.fingerprint, definition: definition, load: load, in: db) {
-                    for i in JourneyFold.foldOrder(events) { fold.apply(events[i]) }
-                    try ProjectionStore.save(fold.finish(), context: context, resume: fold.resume, in: db)
+                if let fold = try resumable(key, events: events, fingerprint: context.fingerprint, definition: definition, load: load, in: db) {
+                    plans.append(.fold(fold, events))
                     counts.resumed += 1
                     continue
                 }
             }
-            try ProjectionStore.refold(user: key.user, flow: key.flow, context: context, in: db)
+            plans.append(.log)
             counts.fromLog += 1
+        }
+        // 2. Fold and encode the in-memory ones on both cores (pure work, no store access;
+        //    each worker writes only its own indices of the results).
+        let results = DisjointResults<EncodedJourney>(count: plans.count)
+        defer { results.release() }
+        let work = FoldWork(plans: plans, keys: order, definitions: definitions, contexts: contexts)
+        let workers = plans.count >= 512 ? 2 : 1
+        DispatchQueue.concurrentPerform(iterations: workers) { w in
+            var i = w
+            while i < work.plans.count {
+                if case .fold(let resumed, let events) = work.plans[i] {
+                    let key = work.keys[i]
+                    let definition = work.definitions[key.flow]
+                    let context = work.contexts[key.flow] ?? FlowContext(definition)
+                    var fold = resumed
+                    if fold != nil {
+                        for j in JourneyFold.foldOrder(events) { fold?.apply(events[j]) }
+                    } else {
+                        fold = JourneyFold.fold(events, definition: definition)
+                    }
+                    if let fold { results.set(i, ProjectionStore.encode(fold.finish(), context: context, resume: fold.resume)) }
+                }
+                i += workers
+            }
+        }
+        let encoded = results.values()
+        // 3. Write in order.
+        for (i, key) in order.enumerated() {
+            switch plans[i] {
+            case .fold:
+                if let e = encoded[i] { try ProjectionStore.write(e, context: contexts[key.flow] ?? FlowContext(definitions[key.flow]), in: db) }
+            case .log:
+                try ProjectionStore.refold(user: key.user, flow: key.flow, context: contexts[key.flow] ?? FlowContext(definitions[key.flow]), in: db)
+            }
         }
         lastCounts = counts
     }

@@ -277,7 +277,12 @@ final class DisjointResults<T: Sendable>: @unchecked Sendable {
 
     func set(_ i: Int, _ value: T) { base[i] = value }
 
-    func values() -> [T?] { Array(UnsafeBufferPointer(start: base, count: count)) }
+    /// The value at `i`, leaving nil there.
+    func take(_ i: Int) -> T? {
+        let v = base[i]
+        base[i] = nil
+        return v
+    }
 
     func release() {
         base.deinitialize(count: count)
@@ -349,7 +354,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         public var fromLog = 0
     }
 
-    public init(definitions: [FlowDefinition], bufferLimit: Int = 250_000) {
+    public init(definitions: [FlowDefinition], bufferLimit: Int = 200_000) {
         self.definitions = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         self.contexts = self.definitions.mapValues { FlowContext($0) }
         self.bufferLimit = bufferLimit
@@ -361,6 +366,9 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         for r in events {
             firstSeq = min(firstSeq, r.seq)
             let key = Key(flow: r.event.flow, user: r.event.userID)
+            // The fold never reads the event id: keep less per buffered event.
+            var lean = r
+            lean.event.id = ""
             if let slot = buffered[key] {
                 guard let held = slot else { continue }
                 if bufferedCount >= bufferLimit {
@@ -368,14 +376,14 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
                     buffered[key] = .some(nil)
                     continue
                 }
-                buffered[key]??.append(r)
+                buffered[key]??.append(lean)
             } else {
                 order.append(key)
                 if bufferedCount >= bufferLimit {
                     buffered[key] = .some(nil)
                     continue
                 }
-                buffered[key] = [r]
+                buffered[key] = [lean]
             }
             bufferedCount += 1
         }
@@ -395,60 +403,68 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         }
         var counts = Counts()
         let load = try db.makeStatement(sql: "SELECT definition, data FROM journeys WHERE flow = ? AND user_id = ?")
-        // 1. Decide, in order, how each journey is folded (reads the store).
-        var plans: [FoldPlan] = []
-        plans.reserveCapacity(order.count)
-        for key in order {
-            let definition = definitions[key.flow]
-            let context = contexts[key.flow] ?? FlowContext(definition)
-            if let events = buffered[key] ?? nil {
-                if newUsers.contains(key.user) {
-                    plans.append(.fold(nil, events))
-                    counts.fromMemory += 1
-                    continue
-                }
-                if let fold = try resumable(key, events: events, fingerprint: context.fingerprint, definition: definition, load: load, in: db) {
-                    plans.append(.fold(fold, events))
-                    counts.resumed += 1
-                    continue
-                }
-            }
-            plans.append(.log)
-            counts.fromLog += 1
-        }
-        // 2. Fold and encode the in-memory ones on both cores (pure work, no store access;
-        //    each worker writes only its own indices of the results).
-        let results = DisjointResults<EncodedJourney>(count: plans.count)
-        defer { results.release() }
-        let work = FoldWork(plans: plans, keys: order, definitions: definitions, contexts: contexts)
-        let workers = plans.count >= 512 ? 2 : 1
-        DispatchQueue.concurrentPerform(iterations: workers) { w in
-            var i = w
-            while i < work.plans.count {
-                if case .fold(let resumed, let events) = work.plans[i] {
-                    let key = work.keys[i]
-                    let definition = work.definitions[key.flow]
-                    let context = work.contexts[key.flow] ?? FlowContext(definition)
-                    var fold = resumed
-                    if fold != nil {
-                        for j in JourneyFold.foldOrder(events) { fold?.apply(events[j]) }
-                    } else {
-                        fold = JourneyFold.fold(events, definition: definition)
+        // A chunk of touched journeys at a time (so that resumed folds and encoded rows do
+        // not pile up): 1. decide how each is folded (reads the store); 2. fold and encode
+        // the in-memory ones on both cores (pure work; each worker writes only its own
+        // indices of the results); 3. write them in order.
+        let chunk = 4_096
+        var start = 0
+        while start < order.count {
+            let end = min(start + chunk, order.count)
+            var plans: [FoldPlan] = []
+            plans.reserveCapacity(end - start)
+            for key in order[start..<end] {
+                let definition = definitions[key.flow]
+                let context = contexts[key.flow] ?? FlowContext(definition)
+                if let events = buffered[key] ?? nil {
+                    buffered[key] = .some(nil)
+                    if newUsers.contains(key.user) {
+                        plans.append(.fold(nil, events))
+                        counts.fromMemory += 1
+                        continue
                     }
-                    if let fold { results.set(i, ProjectionStore.encode(fold.finish(), context: context, resume: fold.resume)) }
+                    if let fold = try resumable(key, events: events, fingerprint: context.fingerprint, definition: definition, load: load, in: db) {
+                        plans.append(.fold(fold, events))
+                        counts.resumed += 1
+                        continue
+                    }
                 }
-                i += workers
+                plans.append(.log)
+                counts.fromLog += 1
             }
-        }
-        let encoded = results.values()
-        // 3. Write in order.
-        for (i, key) in order.enumerated() {
-            switch plans[i] {
-            case .fold:
-                if let e = encoded[i] { try ProjectionStore.write(e, context: contexts[key.flow] ?? FlowContext(definitions[key.flow]), in: db) }
-            case .log:
-                try ProjectionStore.refold(user: key.user, flow: key.flow, context: contexts[key.flow] ?? FlowContext(definitions[key.flow]), in: db)
+            let work = FoldWork(plans: plans, keys: Array(order[start..<end]), definitions: definitions, contexts: contexts)
+            let results = DisjointResults<EncodedJourney>(count: end - start)
+            defer { results.release() }
+            let workers = end - start >= 512 ? 2 : 1
+            DispatchQueue.concurrentPerform(iterations: workers) { w in
+                var i = w
+                while i < work.plans.count {
+                    if case .fold(let resumed, let events) = work.plans[i] {
+                        let key = work.keys[i]
+                        let definition = work.definitions[key.flow]
+                        let context = work.contexts[key.flow] ?? FlowContext(definition)
+                        var fold = resumed
+                        if fold != nil {
+                            for j in JourneyFold.foldOrder(events) { fold?.apply(events[j]) }
+                        } else {
+                            fold = JourneyFold.fold(events, definition: definition)
+                        }
+                        if let fold { results.set(i, ProjectionStore.encode(fold.finish(), context: context, resume: fold.resume)) }
+                    }
+                    i += workers
+                }
             }
+            for i in 0..<(end - start) {
+                let key = order[start + i]
+                let context = contexts[key.flow] ?? FlowContext(definitions[key.flow])
+                switch plans[i] {
+                case .fold:
+                    if let e = results.take(i) { try ProjectionStore.write(e, context: context, in: db) }
+                case .log:
+                    try ProjectionStore.refold(user: key.user, flow: key.flow, context: context, in: db)
+                }
+            }
+            start = end
         }
         lastCounts = counts
     }

@@ -12,7 +12,7 @@ enum IngestRun {
     static func run(_ sources: [InputSource], store: EventStore, definitions: [FlowDefinition],
                     strict: Bool) throws -> IngestSummary {
         let options = IngestOptions(strict: strict, flows: definitions)
-        let ingestor = Ingestor(store: store, options: options, observer: ProcessInfo.processInfo.environment["FUNNEL_NOPROJ"] != nil ? nil : ProjectionUpdater(definitions: definitions))
+        let ingestor = Ingestor(store: store, options: options, observer: ProjectionUpdater(definitions: definitions))
         let bar = isatty(2) == 1 ? ProgressBar() : nil
         defer { bar?.clear() }
         do {

@@ -98,6 +98,30 @@ public struct JourneyFacts: Sendable, Hashable {
     }
 
     public init(binary b: UnsafeRawBufferPointer) throws {
+        self.init(empty: ())
+        try decode(b)
+    }
+
+    private init(empty: Void) {
+        startedAt = nil
+        completedAt = nil
+        firstEventAt = 0
+        lastEventAt = 0
+        lane = -1
+        current = -1
+        appVersion = nil
+        cohorts = 0
+        flagsOn = 0
+        bits = []
+        seconds = []
+    }
+
+    /// An empty value to `decode` into.
+    public static var empty: JourneyFacts { JourneyFacts(empty: ()) }
+
+    /// Replaces this value with the decoded bytes, reusing its arrays (no allocation per row
+    /// when decoding many).
+    public mutating func decode(_ b: UnsafeRawBufferPointer) throws {
         var r = BinaryReader(b)
         guard try r.byte() == 1 else { throw JourneyDecodingError(offset: 0, reason: "unknown facts version") }
         let has = try r.byte()
@@ -111,12 +135,12 @@ public struct JourneyFacts: Sendable, Hashable {
         cohorts = try r.uint()
         flagsOn = try r.uint()
         let n = try r.count()
-        bits = [UInt8](repeating: 0, count: n)
-        seconds = [Double](repeating: .nan, count: n)
-        for k in 0..<n {
+        bits.removeAll(keepingCapacity: true)
+        seconds.removeAll(keepingCapacity: true)
+        for _ in 0..<n {
             let b = try r.byte()
-            bits[k] = b & 63
-            if b & 64 != 0 { seconds[k] = try r.double() }
+            bits.append(b & 63)
+            seconds.append(b & 64 != 0 ? try r.double() : .nan)
         }
         guard r.atEnd else { throw JourneyDecodingError(offset: r.offset, reason: "trailing bytes in facts") }
     }

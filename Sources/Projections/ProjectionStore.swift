@@ -157,6 +157,7 @@ public enum ProjectionStore {
         let slots = FlowContext(definition).slots
         try store.writer.read { db in
             let statement = try db.makeStatement(sql: "SELECT facts, last_us, user_id FROM journeys WHERE +flow = ?")
+            var facts = JourneyFacts.empty
             try statement.setArguments([flow])
             let handle = statement.sqliteStatement
             while true {
@@ -175,7 +176,8 @@ public enum ProjectionStore {
                 }
                 let n = Int(sqlite3_column_bytes(handle, 0))
                 do {
-                    try body(try JourneyFacts(binary: UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 0), count: n)))
+                    try facts.decode(UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 0), count: n))
+                    try body(facts)
                 } catch let e as JourneyDecodingError {
                     throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(e)")
                 }

@@ -42,7 +42,7 @@ def main() -> int:
         SELECT * EXCLUDE (ts), CAST(ts AS TIMESTAMPTZ) AS ts FROM raw WHERE flow = ?
         QUALIFY row_number() OVER (PARTITION BY event_id ORDER BY event_id) = 1
     ),
-    asof AS (SELECT max(ts) AS t FROM ev),
+    as_of AS (SELECT max(ts) AS t FROM ev),
     users AS (
         SELECT user_id,
                min(ts) FILTER (WHERE event = 'onboarding.started') AS started_at,
@@ -55,11 +55,11 @@ def main() -> int:
     SELECT
         (SELECT count(*) FROM sel) AS started,
         (SELECT count(*) FROM sel WHERE completed_at IS NOT NULL) AS completed,
-        (SELECT quantile_cont(epoch(completed_at) - epoch(started_at), 0.5) FROM sel WHERE completed_at IS NOT NULL) AS p50,
-        (SELECT quantile_cont(epoch(completed_at) - epoch(started_at), 0.9) FROM sel WHERE completed_at IS NOT NULL) AS p90,
+        (SELECT quantile_cont((epoch_us(completed_at) - epoch_us(started_at)) / 1e6, 0.5) FROM sel WHERE completed_at IS NOT NULL) AS p50,
+        (SELECT quantile_cont((epoch_us(completed_at) - epoch_us(started_at)) / 1e6, 0.9) FROM sel WHERE completed_at IS NOT NULL) AS p90,
         (SELECT to_json(list({{step: current_step, dropped: n}} ORDER BY n DESC)) FROM (
-            SELECT current_step, count(*) AS n FROM sel, asof
-            WHERE completed_at IS NULL AND last_at < asof.t - INTERVAL 24 HOUR GROUP BY current_step)) AS dropoff
+            SELECT current_step, count(*) AS n FROM sel, as_of
+            WHERE completed_at IS NULL AND last_at < as_of.t - INTERVAL 24 HOUR GROUP BY current_step)) AS dropoff
     """
     if a.cohort_key:
         params += [a.cohort_key, a.cohort_key, a.cohort_value]

@@ -30,8 +30,32 @@ public struct Envelope: Sendable, Hashable {
     public var flow: StringRef
     public var step: StringRef?
     public var time: Timestamp
+    /// The `ts` string as written (between its quotes, or decoded into scratch).
+    public var timeText: StringRef
     public var properties: Range<Int>?
     public var context: Range<Int>?
+}
+
+/// Shared strings and parsed contexts for `EventDecoder.event(from:in:cache:)`. Bounded: it
+/// starts over once it holds many entries.
+public struct EventCache {
+    var stringKeys = ByteInterner()
+    var strings: [String] = []
+    var contextKeys = ByteInterner()
+    var contexts: [EventContext] = []
+
+    public init() {}
+
+    mutating func trim() {
+        if strings.count > 65_536 {
+            stringKeys = ByteInterner()
+            strings.removeAll()
+        }
+        if contexts.count > 4_096 {
+            contextKeys = ByteInterner()
+            contexts.removeAll()
+        }
+    }
 }
 
 /// Validates event lines against the v1 contract (schemas/event.schema.json) at the byte
@@ -207,7 +231,7 @@ public struct EventDecoder {
             return .failure(.badTimestamp(withBytes(tsRef, in: b) { JSONValue.quoted(String(decoding: $0, as: UTF8.self)) }))
         }
         return .success(Envelope(eventID: eventID, name: name, userID: userID, flow: flow, step: step,
-                                 time: time, properties: properties, context: context))
+                                 time: time, timeText: tsRef, properties: properties, context: context))
     }
 
     /// Scans a context object; returns the first type error among its known keys.
@@ -282,6 +306,44 @@ public struct EventDecoder {
         return Event(id: string(env.eventID, in: b), name: string(env.name, in: b),
                      userID: string(env.userID, in: b), time: env.time, flow: string(env.flow, in: b),
                      step: env.step.map { string($0, in: b) }, properties: properties, context: context)
+    }
+
+    /// Builds the `Event` like `event(from:in:)`, sharing repeated strings (names, steps,
+    /// flows, users) and contexts through `cache`: fewer allocations and less memory per event.
+    public func event(from env: Envelope, in b: UnsafeBufferPointer<UInt8>, cache: inout EventCache) -> Event {
+        var properties: [String: JSONValue] = [:]
+        if let r = env.properties, r.count > 2 {
+            var sc = JSONScanner(b, at: r.lowerBound)
+            if case .object(let o)? = try? sc.parseValue() { properties = o }
+        }
+        var context = EventContext()
+        if let r = env.context {
+            let raw = UnsafeBufferPointer(rebasing: b[r])
+            let (i, isNew) = cache.contextKeys.intern(raw)
+            if isNew {
+                var sc = JSONScanner(b, at: r.lowerBound)
+                if case .object(var o)? = try? sc.parseValue() {
+                    context.appVersion = o.removeValue(forKey: "app_version")?.stringValue
+                    context.platform = o.removeValue(forKey: "platform")?.stringValue
+                    context.flags = o.removeValue(forKey: "flags")?.objectValue ?? [:]
+                    context.other = o
+                }
+                cache.contexts.append(context)
+            } else {
+                context = cache.contexts[i]
+            }
+        }
+        func shared(_ ref: StringRef) -> String {
+            withBytes(ref, in: b) { bytes in
+                let (i, isNew) = cache.stringKeys.intern(bytes)
+                if isNew { cache.strings.append(String(decoding: bytes, as: UTF8.self)) }
+                return cache.strings[i]
+            }
+        }
+        let event = Event(id: string(env.eventID, in: b), name: shared(env.name), userID: shared(env.userID), time: env.time,
+                          flow: shared(env.flow), step: env.step.map(shared), properties: properties, context: context)
+        cache.trim()
+        return event
     }
 
     /// Decodes a line given as text (for reading stored lines back).

@@ -24,23 +24,29 @@ extension EventStore {
                     finished_us INTEGER NOT NULL
                 )
                 """)
-            // The append-only log: seq is the arrival order; line is the original text.
+            // Interned strings: user ids, flows, event names, steps (as written in the line).
+            try db.execute(sql: "CREATE TABLE atoms (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)")
+            // Line shapes: a line with its envelope values cut out (see StoredLine.swift).
+            try db.execute(sql: "CREATE TABLE shapes (id INTEGER PRIMARY KEY, skeleton BLOB NOT NULL UNIQUE)")
+            // The append-only log: seq is the arrival order. `body` gives back the original
+            // line byte for byte (its shape and the values cut out of it, or the line itself);
+            // id_hash is the event's slot: the 64-bit hash of its event_id, or the next free
+            // value after it when another id holds it (full compare on a match; see Ingestor).
             try db.execute(sql: """
                 CREATE TABLE events (
                     seq INTEGER PRIMARY KEY,
-                    event_id TEXT NOT NULL UNIQUE,
-                    user_id TEXT NOT NULL,
-                    flow TEXT NOT NULL,
-                    name TEXT NOT NULL,
-                    step TEXT,
+                    id_hash INTEGER NOT NULL,
+                    user INTEGER NOT NULL REFERENCES atoms(id),
+                    flow INTEGER NOT NULL REFERENCES atoms(id),
                     ts_us INTEGER NOT NULL,
                     ts_offset INTEGER NOT NULL,
                     input_id INTEGER NOT NULL REFERENCES inputs(id),
                     line_no INTEGER NOT NULL,
-                    line TEXT NOT NULL
+                    body BLOB NOT NULL
                 )
                 """)
-            try db.execute(sql: "CREATE INDEX events_by_user ON events(user_id, flow, ts_us, seq)")
+            try db.execute(sql: "CREATE UNIQUE INDEX events_by_id_hash ON events(id_hash)")
+            try db.execute(sql: "CREATE INDEX events_by_user ON events(user, flow, ts_us, seq)")
             try db.execute(sql: """
                 CREATE TABLE duplicates (
                     id INTEGER PRIMARY KEY,

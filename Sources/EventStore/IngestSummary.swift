@@ -14,7 +14,7 @@ public struct IngestOptions: Sendable {
     public var parallel: Bool
     public var batchLines: Int
     /// SQLite page cache for the writing connection, in MiB (bounds ingest memory).
-    public var cacheMiB = 128
+    public var cacheMiB = 64
 
     public init(strict: Bool = false, flows: [FlowDefinition] = [], parallel: Bool = true, batchLines: Int = 8192,
                 now: @escaping @Sendable () -> Timestamp = { Timestamp.now() }) {

@@ -55,6 +55,64 @@ struct RawStatement {
     }
 }
 
+/// Interns byte strings into a table `(id INTEGER PRIMARY KEY, column UNIQUE)` during one
+/// input's transaction: a local table first, SQLite on a local miss.
+struct InternTable {
+    private var local = ByteInterner()
+    private var ids: [Int64] = []
+    private let find: RawStatement
+    private let insert: RawStatement
+    private let blob: Bool
+    private let table: String
+
+    init(_ db: Database, table: String, column: String, blob: Bool) throws {
+        find = try RawStatement(db, "SELECT id FROM \(table) WHERE \(column) = ?")
+        insert = try RawStatement(db, "INSERT INTO \(table) (\(column)) VALUES (?)")
+        self.blob = blob
+        self.table = table
+    }
+
+    private func bind(_ s: RawStatement, _ b: UnsafeBufferPointer<UInt8>) {
+        if blob { s.blob(1, b) } else { s.text(1, b) }
+    }
+
+    /// The id of `bytes`; `first` when this input had not asked for it before.
+    mutating func id(_ bytes: UnsafeBufferPointer<UInt8>) throws -> (id: Int64, first: Bool) {
+        guard let r = try id(bytes, create: true) else {
+            throw StoreError(doing: "interning into \(table)", reason: "no id")
+        }
+        return (r.id, r.first)
+    }
+
+    /// The id of `bytes`, creating it only when `create`; nil when absent and not created.
+    mutating func id(_ bytes: UnsafeBufferPointer<UInt8>, create: Bool) throws -> (id: Int64, first: Bool, created: Bool)? {
+        let (i, isNew) = local.intern(bytes)
+        if !isNew {
+            let v = ids[i]
+            return v == 0 ? nil : (v, false, false)
+        }
+        bind(find, bytes)
+        var id: Int64 = 0
+        var created = false
+        if try find.step("looking up \(table)") {
+            id = sqlite3_column_int64(find.handle, 0)
+            find.reset()
+        } else {
+            find.reset()
+            if create {
+                bind(insert, bytes)
+                try insert.step("adding to \(table)")
+                insert.reset()
+                id = sqlite3_last_insert_rowid(insert.db.sqliteConnection)
+                created = true
+            }
+        }
+        // 0: known absent for this input (not created); asked again, it stays absent.
+        ids.append(id)
+        return id == 0 ? nil : (id, true, created)
+    }
+}
+
 extension Ingestor {
     enum InputOutcome {
         case skipped(IngestSummary.Skipped)
@@ -79,6 +137,9 @@ extension Ingestor {
         var rawName: String
         var normalized: String
         var planned: Bool
+        var flowAtom: Int64 = 0
+        var nameAtom: Int64 = 0
+        var stepAtom: Int64 = 0
         var accepted = 0
         var firstTs = Int64.max
         var lastTs = Int64.min
@@ -108,6 +169,9 @@ extension Ingestor {
         return try store.writer.writeWithoutTransaction { db -> InputOutcome in
             // A large page cache keeps the event_id and user indexes' hot pages in memory.
             try db.execute(sql: "PRAGMA cache_size = \(cachePages)")
+            // The writer reads through its page cache, not a map of the whole file: its
+            // memory stays the same however large the store grows.
+            try db.execute(sql: "PRAGMA mmap_size = 0")
             var outcome: InputOutcome?
             try db.inTransaction(.immediate) {
                 if let row = try Row.fetchOne(db, sql: "SELECT path, outcome FROM inputs WHERE sha256 = ?", arguments: [content.sha256]) {
@@ -123,10 +187,18 @@ extension Ingestor {
                 let inputID = db.lastInsertedRowID
                 let arrived = startedAt.micros
                 let insertEvent = try RawStatement(db, """
-                    INSERT INTO events (event_id, user_id, flow, name, step, ts_us, ts_offset, input_id, line_no, line)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING
+                    INSERT INTO events (id_hash, user, flow, ts_us, ts_offset, input_id, line_no, body)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id_hash) DO NOTHING
                     """)
-                let findLine = try RawStatement(db, "SELECT line FROM events WHERE event_id = ?")
+                let findHash = try RawStatement(db, "SELECT seq, user, flow, body FROM events WHERE id_hash = ?")
+                var atoms = try InternTable(db, table: "atoms", column: "text", blob: false)
+                var shapes = try InternTable(db, table: "shapes", column: "skeleton", blob: true)
+                let atomWatermark = try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM atoms") ?? 0
+                var newShapeBudget = 4096
+                var newUsers = Set<String>()
+                var encoder = LineEncoder()
+                let lineReader = try StoredLineReader(db)
+                let wantsLines = observer?.wantsLines ?? false
                 let insertDuplicate = try RawStatement(db, "INSERT INTO duplicates (event_id, input_id, line_no, arrived_us) VALUES (?, ?, ?, ?)")
                 let insertConflict = try RawStatement(db, "INSERT INTO conflicts (event_id, input_id, line_no, arrived_us, line) VALUES (?, ?, ?, ?, ?)")
                 let insertQuarantine = try RawStatement(db, """
@@ -164,6 +236,11 @@ extension Ingestor {
                             func ref(_ r: StringRef) -> UnsafeBufferPointer<UInt8> {
                                 UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)])
                             }
+                            let lineEnd = line.start + line.count
+                            // The event's slot: its id's 64-bit hash, or the next free one after
+                            // it when a different id holds it (ids never leave the log, so a copy
+                            // always finds its original along the same probe sequence).
+                            var slot = StoredLine.idHash(ref(env.eventID))
                             // Intern (flow, step, event) to classify and normalize once per key.
                             key.removeAll(keepingCapacity: true)
                             key.append(contentsOf: ref(env.flow))
@@ -178,25 +255,76 @@ extension Ingestor {
                                 let step = env.step.map { String(decoding: ref($0), as: UTF8.self) }
                                 let normalized = EventName.normalized(raw)
                                 keys.append(KeyInfo(flow: flow, step: step, rawName: raw, normalized: normalized,
-                                                    planned: Ingestor.isPlanned(name: normalized, flow: flow, step: step, flows: flowSteps)))
+                                                    planned: Ingestor.isPlanned(name: normalized, flow: flow, step: step, flows: flowSteps),
+                                                    flowAtom: try atoms.id(ref(env.flow)).id, nameAtom: try atoms.id(ref(env.name)).id,
+                                                    stepAtom: try env.step.map { try atoms.id(ref($0)).id } ?? 0))
                             }
-                            insertEvent.text(1, ref(env.eventID))
-                            insertEvent.text(2, ref(env.userID))
-                            insertEvent.text(3, ref(env.flow))
-                            if keys[id].normalized == keys[id].rawName {
-                                insertEvent.text(4, ref(env.name))
+                            let user = try atoms.id(ref(env.userID))
+                            if user.first && user.id > atomWatermark && observer != nil {
+                                newUsers.insert(String(decoding: ref(env.userID), as: UTF8.self))
+                            }
+                            let flowAtom = keys[id].flowAtom
+                            encoder.shape(env, lineStart: line.start, lineEnd: lineEnd, in: b)
+                            var shapeID: Int64?
+                            if !encoder.cuts.isEmpty {
+                                shapeID = try encoder.skeleton.withUnsafeBufferPointer { sk in
+                                    try shapes.id(sk, create: newShapeBudget > 0)
+                                }.map { r in
+                                    if r.created { newShapeBudget -= 1 }
+                                    return r.id
+                                }
+                            }
+                            if let shapeID {
+                                encoder.body(shapeID: shapeID, nameAtom: keys[id].nameAtom, stepAtom: keys[id].stepAtom, in: b)
                             } else {
-                                insertEvent.text(4, keys[id].normalized)
+                                encoder.verbatim(bytes)
                             }
-                            if let s = env.step { insertEvent.text(5, ref(s)) } else { insertEvent.null(5) }
-                            insertEvent.int(6, env.time.micros)
-                            insertEvent.int(7, Int64(env.time.offsetSeconds))
-                            insertEvent.int(8, inputID)
-                            insertEvent.int(9, Int64(line.number))
-                            insertEvent.text(10, bytes)
-                            try insertEvent.step("appending \(label) line \(line.number)")
-                            insertEvent.reset()
-                            if sqlite3_changes(connection) == 1 {
+                            var same: Bool?
+                            while true {
+                                insertEvent.int(1, slot)
+                                insertEvent.int(2, user.id)
+                                insertEvent.int(3, flowAtom)
+                                insertEvent.int(4, env.time.micros)
+                                insertEvent.int(5, Int64(env.time.offsetSeconds))
+                                insertEvent.int(6, inputID)
+                                insertEvent.int(7, Int64(line.number))
+                                encoder.body.withUnsafeBufferPointer { insertEvent.blob(8, $0) }
+                                try insertEvent.step("appending \(label) line \(line.number)")
+                                insertEvent.reset()
+                                if sqlite3_changes(connection) == 1 { break }
+                                // The slot is taken: by this event id (a re-sent copy, or a
+                                // conflicting body), or by another id with the same hash.
+                                findHash.int(1, slot)
+                                guard try findHash.step("looking up event \(String(decoding: ref(env.eventID), as: UTF8.self))") else {
+                                    findHash.reset()
+                                    throw StoreError(doing: "appending \(label) line \(line.number)", reason: "event slot taken without a stored event")
+                                }
+                                let h = findHash.handle
+                                let seq = sqlite3_column_int64(h, 0)
+                                let stored = try lineReader.line(user: sqlite3_column_int64(h, 1), flow: sqlite3_column_int64(h, 2),
+                                                                 body: UnsafeRawBufferPointer(start: sqlite3_column_blob(h, 3),
+                                                                                              count: Int(sqlite3_column_bytes(h, 3))),
+                                                                 seq: seq)
+                                findHash.reset()
+                                let match = stored.withUnsafeBufferPointer { sb -> Bool? in
+                                    var d = EventDecoder()
+                                    guard case .success(let senv) = d.envelope(sb) else { return nil }
+                                    let r = senv.eventID
+                                    let storedID = r.inScratch ? Array(d.scratch[Int(r.start)..<Int(r.end)]) : Array(sb[Int(r.start)..<Int(r.end)])
+                                    guard storedID.elementsEqual(ref(env.eventID)) else { return nil }
+                                    if sb.count == bytes.count, let a = sb.baseAddress, let lb = bytes.baseAddress, memcmp(a, lb, bytes.count) == 0 {
+                                        return true
+                                    }
+                                    let x = EventDecoder.jsonValue(sb)
+                                    return x != nil && x == EventDecoder.jsonValue(bytes)
+                                }
+                                if let match {
+                                    same = match
+                                    break
+                                }
+                                slot = slot &+ 1
+                            }
+                            if same == nil {
                                 result.counts.accepted += 1
                                 keys[id].accepted += 1
                                 keys[id].firstTs = min(keys[id].firstTs, env.time.micros)
@@ -207,32 +335,12 @@ extension Ingestor {
                                 }
                                 if observer != nil {
                                     let seq = sqlite3_last_insert_rowid(connection)
-                                    appended.append(RecordedEvent(seq: seq, event: decoder.event(from: env, in: b),
-                                                                  line: String(decoding: bytes, as: UTF8.self)))
+                                    appended.append(RecordedEvent(seq: seq, event: line.event ?? decoder.event(from: env, in: b),
+                                                                  line: wantsLines ? String(decoding: bytes, as: UTF8.self) : ""))
                                 }
                                 continue
                             }
-                            // The event id is taken: a re-sent copy, or a conflicting body.
-                            findLine.text(1, ref(env.eventID))
-                            guard try findLine.step("looking up event \(String(decoding: ref(env.eventID), as: UTF8.self))") else {
-                                findLine.reset()
-                                throw StoreError(doing: "appending \(label) line \(line.number)", reason: "event id conflict without a stored event")
-                            }
-                            let storedCount = Int(sqlite3_column_bytes(findLine.handle, 0))
-                            let same: Bool
-                            if let stored = sqlite3_column_text(findLine.handle, 0) {
-                                let storedBytes = UnsafeBufferPointer(start: stored, count: storedCount)
-                                if storedCount == bytes.count, let lb = bytes.baseAddress, memcmp(stored, lb, storedCount) == 0 {
-                                    same = true
-                                } else {
-                                    let a = EventDecoder.jsonValue(storedBytes)
-                                    same = a != nil && a == EventDecoder.jsonValue(bytes)
-                                }
-                            } else {
-                                same = false
-                            }
-                            findLine.reset()
-                            if same {
+                            if same == true {
                                 insertDuplicate.text(1, ref(env.eventID))
                                 insertDuplicate.int(2, inputID)
                                 insertDuplicate.int(3, Int64(line.number))
@@ -259,9 +367,12 @@ extension Ingestor {
 
                 let end: ParseEnd
                 if parallel {
-                    end = try ParallelLineSource(path: path, batchLines: batchLines).forEach(handle)
+                    end = try ParallelLineSource(path: path, batchLines: batchLines, events: observer != nil).forEach(handle)
                 } else {
-                    end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: 4 << 20) { try handle($0); return true }
+                    end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: 4 << 20, events: observer != nil) {
+                        try handle($0)
+                        return true
+                    }
                 }
                 var errorText: String?
                 if let e = end.error {
@@ -291,7 +402,7 @@ extension Ingestor {
                             first_ts_us = min(first_ts_us, excluded.first_ts_us), last_ts_us = max(last_ts_us, excluded.last_ts_us)
                         """, arguments: [flow, v.0, v.1, v.2])
                 }
-                if let observer { try observer.willCommit(in: db) }
+                if let observer { try observer.willCommit(in: db, newUsers: newUsers) }
                 outcome = .read(result)
                 return .commit
             }

@@ -11,6 +11,8 @@ struct ParsedLine: Sendable {
     var count: Int
     var envelope: Envelope?
     var rejection: Rejection?
+    /// The decoded event, when the parser was asked to build events.
+    var event: Event?
 }
 
 /// A run of parsed lines with their bytes, produced on the parsing thread.
@@ -30,11 +32,13 @@ struct ParseEnd: Sendable {
 
 /// Decompresses, splits and decodes an input, handing batches to `sink`. Runs on any thread.
 enum LineParser {
-    static func run(path: String, batchLines: Int, batchBytes: Int, sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
+    static func run(path: String, batchLines: Int, batchBytes: Int, events: Bool = false,
+                    sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
         let stream: ByteStream
         do { stream = try ByteStream(path: path) } catch let e as InputError { return ParseEnd(error: e) }
         let reader = LineReader(stream: stream)
         var decoder = EventDecoder()
+        var cache = EventCache()
         var batch = LineBatch()
         batch.bytes.reserveCapacity(batchBytes + LineReader.maxLineLength)
         batch.lines.reserveCapacity(batchLines)
@@ -55,12 +59,14 @@ enum LineParser {
                     switch decoder.envelope(bytes) {
                     case .failure(let r): parsed.rejection = r
                     case .success(var env):
+                        if events { parsed.event = decoder.event(from: env, in: bytes, cache: &cache) }
                         let scratchStart = batch.bytes.count
                         if !decoder.scratch.isEmpty { batch.bytes.append(contentsOf: decoder.scratch) }
                         env.eventID = rebase(env.eventID, line: lineStart, scratch: scratchStart)
                         env.name = rebase(env.name, line: lineStart, scratch: scratchStart)
                         env.userID = rebase(env.userID, line: lineStart, scratch: scratchStart)
                         env.flow = rebase(env.flow, line: lineStart, scratch: scratchStart)
+                        env.timeText = rebase(env.timeText, line: lineStart, scratch: scratchStart)
                         env.step = env.step.map { rebase($0, line: lineStart, scratch: scratchStart) }
                         env.properties = env.properties.map { ($0.lowerBound + lineStart)..<($0.upperBound + lineStart) }
                         env.context = env.context.map { ($0.lowerBound + lineStart)..<($0.upperBound + lineStart) }
@@ -135,14 +141,16 @@ struct ParallelLineSource {
     var path: String
     var batchLines = 8192
     var batchBytes = 4 << 20
+    /// Also decode each event on the parsing thread.
+    var events = false
 
     func forEach(_ body: (LineBatch) throws -> Void) throws -> ParseEnd {
         let queue = BatchQueue(capacity: 3)
         let done = DispatchSemaphore(value: 0)
-        let path = self.path, lines = batchLines, bytes = batchBytes
+        let path = self.path, lines = batchLines, bytes = batchBytes, events = self.events
         let thread = Thread {
             do {
-                let end = try LineParser.run(path: path, batchLines: lines, batchBytes: bytes) { batch in
+                let end = try LineParser.run(path: path, batchLines: lines, batchBytes: bytes, events: events) { batch in
                     queue.push(.batch(batch))
                 }
                 _ = queue.push(.end(end))

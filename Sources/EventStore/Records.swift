@@ -21,10 +21,30 @@ public protocol IngestObserver {
     /// Called once per input, inside its transaction, after its last batch and ledger row:
     /// the place to do work once per input instead of once per batch.
     func willCommit(in db: Database) throws
+    /// Like `willCommit(in:)`, also told which users' first events in the store (any flow)
+    /// arrived with this input: they had no events before it. The default calls `willCommit(in:)`.
+    func willCommit(in db: Database, newUsers: Set<String>) throws
+    /// Whether `didAppend` needs each event's line (default true); without, lines are empty.
+    var wantsLines: Bool { get }
 }
 
 extension IngestObserver {
     public func willCommit(in db: Database) throws {}
+    public func willCommit(in db: Database, newUsers: Set<String>) throws { try willCommit(in: db) }
+    public var wantsLines: Bool { true }
+}
+
+/// An event as the log holds it, with where it came from.
+public struct StoredEvent: Sendable, Hashable {
+    public var recorded: RecordedEvent
+    public var inputID: Int64
+    public var lineNumber: Int
+
+    public init(recorded: RecordedEvent, inputID: Int64, lineNumber: Int) {
+        self.recorded = recorded
+        self.inputID = inputID
+        self.lineNumber = lineNumber
+    }
 }
 
 /// A copy of an accepted event that arrived again with the same body.

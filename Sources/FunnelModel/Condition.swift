@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 /// A predicate over what a user's journey has shown so far, written as text in flow
 /// definitions: `weightGoal != maintain`, `injectionFrequency in [weekly, biweekly]`,
 /// `flag:trackingStyleQuestion`, `app_version >= 3.2.0 and not flag:newPaywall`.
@@ -191,8 +196,44 @@ public struct ConditionParseError: Error, Sendable, Hashable, CustomStringConver
 
 extension Condition {
     public init(parsing text: String) throws(ConditionParseError) {
+        if let cached = ConditionCache.shared.get(text) {
+            switch cached {
+            case .success(let c): self = c
+            case .failure(let e): throw e
+            }
+            return
+        }
         var p = ConditionParser(text: text)
-        self = try p.parseAll()
+        do {
+            self = try p.parseAll()
+            ConditionCache.shared.put(text, .success(self))
+        } catch {
+            ConditionCache.shared.put(text, .failure(error))
+            throw error
+        }
+    }
+}
+
+/// Parsed conditions by text: a flow's few conditions are read for every journey folded.
+/// Bounded (starts over past 4,096 texts); safe from any thread.
+final class ConditionCache: @unchecked Sendable {
+    static let shared = ConditionCache()
+    private var lock = pthread_mutex_t()
+    private var entries: [String: Result<Condition, ConditionParseError>] = [:]
+
+    init() { pthread_mutex_init(&lock, nil) }
+
+    func get(_ text: String) -> Result<Condition, ConditionParseError>? {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        return entries[text]
+    }
+
+    func put(_ text: String, _ value: Result<Condition, ConditionParseError>) {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        if entries.count >= 4_096 { entries.removeAll() }
+        entries[text] = value
     }
 }
 

@@ -38,6 +38,41 @@ public struct JourneyFold: Sendable {
         self.knownSteps = Set(definition?.steps.map(\.id) ?? [])
     }
 
+    /// What a fold needs beyond its `Journey` to go on with later events.
+    public struct Resume: Sendable, Hashable {
+        public var currentStepSince: Timestamp?
+        /// Deviations noticed while folding (`finish` adds the path's own).
+        public var deviations: [String]
+    }
+
+    public var resume: Resume { Resume(currentStepSince: currentStepSince, deviations: deviations) }
+
+    /// A fold that goes on from `journey` (which `finish` gave) and its `resume` state, as if
+    /// it had folded the journey's events itself: feed it only events that come after them in
+    /// fold order.
+    public init(resuming journey: Journey, _ state: Resume, definition: FlowDefinition?) {
+        self.init(userID: journey.userID, flow: journey.flow, definition: definition)
+        startedAt = journey.startedAt
+        startStep = journey.startStep
+        completedAt = journey.completedAt
+        firstEventAt = journey.firstEventAt
+        lastEventAt = journey.lastEventAt
+        currentStep = journey.currentStep
+        currentStepSince = state.currentStepSince
+        values = journey.values
+        flags = journey.flags
+        appVersion = journey.appVersion
+        platform = journey.platform
+        visits = journey.visits
+        for (i, v) in journey.visits.enumerated() { visitIndex[v.step] = i }
+        viewOrder = journey.visits.map(\.step)
+        events = journey.events
+        unplanned = journey.unplanned
+        backNavigations = journey.backNavigations
+        signInFailures = journey.signInFailures
+        deviations = state.deviations
+    }
+
     /// Folds one event; returns notes on what it changed, for replay.
     @discardableResult
     public mutating func apply(_ recorded: RecordedEvent) -> [String] {
@@ -210,15 +245,28 @@ public struct JourneyFold: Sendable {
     /// Folds a user's events (any order; they are sorted into fold order) up to `until`.
     public static func journey(of events: [RecordedEvent], definition: FlowDefinition?,
                                until: Timestamp? = nil) -> Journey? {
-        let sorted = events.sorted(by: RecordedEvent.foldOrder)
-        guard let first = sorted.first else { return nil }
-        var fold = JourneyFold(userID: first.event.userID, flow: first.event.flow, definition: definition)
+        fold(events, definition: definition, until: until)?.finish()
+    }
+
+    /// The fold of a user's events (any order), before `finish`; nil without events.
+    public static func fold(_ events: [RecordedEvent], definition: FlowDefinition?, until: Timestamp? = nil) -> JourneyFold? {
+        // Sort positions by (time, seq), not the events themselves: no copies of events.
+        let order = JourneyFold.foldOrder(events)
+        guard let first = order.first else { return nil }
+        var fold = JourneyFold(userID: events[first].event.userID, flow: events[first].event.flow, definition: definition)
         var any = false
-        for e in sorted {
-            if let until, e.event.time > until { break }
-            fold.apply(e)
+        for i in order {
+            if let until, events[i].event.time > until { break }
+            fold.apply(events[i])
             any = true
         }
-        return any ? fold.finish() : nil
+        return any ? fold : nil
+    }
+
+    /// The positions of `events` in fold order (`RecordedEvent.foldOrder`).
+    public static func foldOrder(_ events: [RecordedEvent]) -> [Int] {
+        var keys = events.indices.map { (events[$0].event.time.micros, events[$0].seq, $0) }
+        keys.sort { ($0.0, $0.1) < ($1.0, $1.1) }
+        return keys.map(\.2)
     }
 }

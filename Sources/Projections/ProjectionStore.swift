@@ -2,6 +2,7 @@ import Foundation
 import FunnelModel
 import EventStore
 import GRDB
+import GRDBSQLite
 
 /// The journeys projection in the event store: one row per user and flow, folded from the
 /// log, updated by ingest in the same transaction as the events, rebuildable from the log.
@@ -21,8 +22,12 @@ public enum ProjectionStore {
                 // The definition the journey was folded with; a changed definition refolds.
                 t.column("definition", .text).notNull()
                 t.column("data", .blob).notNull()
+                // JourneyFacts for reports (NULL without a definition).
+                t.column("facts", .blob)
             }
             try db.create(index: "journeys_last", on: "journeys", columns: ["last_us"])
+            // Finding journeys folded with another definition reads this index, not the rows.
+            try db.create(index: "journeys_definition", on: "journeys", columns: ["flow", "definition", "user_id"])
         },
     ]
 
@@ -44,32 +49,53 @@ public enum ProjectionStore {
     /// Folds one user's journey in one flow from the log and writes (or removes) its row.
     @discardableResult
     public static func refold(user: String, flow: String, definition: FlowDefinition?, in db: Database) throws -> Journey? {
+        try refold(user: user, flow: flow, context: FlowContext(definition), in: db)
+    }
+
+    @discardableResult
+    static func refold(user: String, flow: String, context: FlowContext, in db: Database) throws -> Journey? {
         let events = try EventStore.events(user: user, flow: flow, in: db)
-        guard let journey = JourneyFold.journey(of: events, definition: definition) else {
-            try db.execute(sql: "DELETE FROM journeys WHERE flow = ? AND user_id = ?", arguments: [flow, user])
+        guard let fold = JourneyFold.fold(events, definition: context.definition) else {
+            try db.cachedStatement(sql: "DELETE FROM journeys WHERE flow = ? AND user_id = ?").execute(arguments: [flow, user])
             return nil
         }
-        try save(journey, definition: definition, in: db)
+        let journey = fold.finish()
+        try save(journey, context: context, resume: fold.resume, in: db)
         return journey
     }
 
-    static func save(_ j: Journey, definition: FlowDefinition?, in db: Database) throws {
-        let data = try JSONEncoder().encode(j)
-        try db.execute(sql: """
-            INSERT INTO journeys (flow, user_id, started_us, completed_us, last_us, current_step, lane, definition, data)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    static func save(_ j: Journey, context: FlowContext, resume: JourneyFold.Resume? = nil, in db: Database) throws {
+        try write(encode(j, context: context, resume: resume), context: context, in: db)
+    }
+
+    /// A journey's row values, computed off the writing thread.
+    static func encode(_ j: Journey, context: FlowContext, resume: JourneyFold.Resume?) -> EncodedJourney {
+        let facts = context.definition.flatMap { d in
+            JourneyFacts.supports(d) ? Data(JourneyFacts(j, definition: d, slots: context.slots).binary()) : nil
+        }
+        return EncodedJourney(flow: j.flow, userID: j.userID, startedUs: j.startedAt?.micros, completedUs: j.completedAt?.micros,
+                              lastUs: j.lastEventAt.micros, currentStep: j.currentStep, lane: j.lane,
+                              data: Data(j.binary(resume: resume)), facts: facts)
+    }
+
+    static func write(_ e: EncodedJourney, context: FlowContext, in db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO journeys (flow, user_id, started_us, completed_us, last_us, current_step, lane, definition, data, facts)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(flow, user_id) DO UPDATE SET started_us = excluded.started_us,
               completed_us = excluded.completed_us, last_us = excluded.last_us,
               current_step = excluded.current_step, lane = excluded.lane,
-              definition = excluded.definition, data = excluded.data
-            """, arguments: [j.flow, j.userID, j.startedAt?.micros, j.completedAt?.micros, j.lastEventAt.micros,
-                             j.currentStep, j.lane, fingerprint(definition), data])
+              definition = excluded.definition, data = excluded.data, facts = excluded.facts
+            """)
+        try statement.execute(arguments: [e.flow, e.userID, e.startedUs, e.completedUs, e.lastUs,
+                                          e.currentStep, e.lane, context.fingerprint, e.data, e.facts])
     }
 
     /// Drops every journey and folds them again from the log. Returns how many journeys.
     @discardableResult
     public static func rebuild(store: EventStore, definitions: [FlowDefinition]) throws -> Int {
         let byID = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        var contexts: [String: FlowContext] = [:]
         return try store.writer.write { db in
             try db.execute(sql: "DELETE FROM journeys")
             var count = 0
@@ -77,8 +103,10 @@ public enum ProjectionStore {
             var batch: [RecordedEvent] = []
             func flush() throws {
                 guard let c = current else { return }
-                if let j = JourneyFold.journey(of: batch, definition: byID[c.flow]) {
-                    try save(j, definition: byID[c.flow], in: db)
+                if let fold = JourneyFold.fold(batch, definition: byID[c.flow]) {
+                    let context = contexts[c.flow] ?? FlowContext(byID[c.flow])
+                    contexts[c.flow] = context
+                    try save(fold.finish(), context: context, resume: fold.resume, in: db)
                     count += 1
                 }
                 batch.removeAll(keepingCapacity: true)
@@ -98,25 +126,100 @@ public enum ProjectionStore {
     /// Every journey of a flow, refolding from the log the ones folded with another
     /// definition than `definition`.
     public static func journeys(flow: String, definition: FlowDefinition?, store: EventStore) throws -> [Journey] {
-        let current = fingerprint(definition)
+        var out: [Journey] = []
+        try forEachJourney(flow: flow, definition: definition, store: store) { out.append($0) }
+        let order = out.indices.sorted { out[$0].userID.utf8.lexicographicallyPrecedes(out[$1].userID.utf8) }
+        return order.map { out[$0] }
+    }
+
+    /// Refolds the journeys of a flow folded with another definition than `definition`.
+    static func refoldStale(flow: String, definition: FlowDefinition?, store: EventStore) throws {
+        let context = FlowContext(definition)
         let stale = try store.writer.read { db in
             try String.fetchAll(db, sql: "SELECT user_id FROM journeys WHERE flow = ? AND definition <> ?",
-                                arguments: [flow, current])
+                                arguments: [flow, context.fingerprint])
         }
         if !stale.isEmpty {
             try store.writer.write { db in
-                for user in stale { try refold(user: user, flow: flow, definition: definition, in: db) }
+                for user in stale { try refold(user: user, flow: flow, context: context, in: db) }
             }
         }
-        return try store.writer.read { db in
-            let decoder = JSONDecoder()
-            let rows = try Row.fetchCursor(db, sql: "SELECT data FROM journeys WHERE flow = ? ORDER BY user_id", arguments: [flow])
-            var out: [Journey] = []
-            while let row = try rows.next() {
-                let data: Data = row[0]
-                out.append(try decoder.decode(Journey.self, from: data))
+    }
+
+    /// Streams the report facts of every journey of a flow folded with `definition` (stale
+    /// ones are refolded first). A journey with events after `asOf` is folded again from the
+    /// log up to `asOf` (left out when it had not begun by then). Nil when facts cannot
+    /// stand for this definition's journeys: use `forEachJourney`.
+    public static func forEachFacts(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp,
+                                    _ body: (JourneyFacts) throws -> Void) throws -> Bool {
+        guard JourneyFacts.supports(definition) else { return false }
+        try refoldStale(flow: flow, definition: definition, store: store)
+        let slots = FlowContext(definition).slots
+        try store.writer.read { db in
+            let statement = try db.makeStatement(sql: "SELECT facts, last_us, user_id FROM journeys WHERE +flow = ?")
+            var facts = JourneyFacts.empty
+            try statement.setArguments([flow])
+            let handle = statement.sqliteStatement
+            while true {
+                let rc = sqlite3_step(handle)
+                if rc == SQLITE_DONE { break }
+                guard rc == SQLITE_ROW else {
+                    throw StoreError(doing: "reading the journeys of \(flow)", reason: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                }
+                if sqlite3_column_int64(handle, 1) > asOf.micros || sqlite3_column_type(handle, 0) == SQLITE_NULL {
+                    let user = String(cString: sqlite3_column_text(handle, 2))
+                    let events = try EventStore.events(user: user, flow: flow, in: db)
+                    if let cut = JourneyFold.journey(of: events, definition: definition, until: asOf) {
+                        try body(JourneyFacts(cut, definition: definition, slots: slots))
+                    }
+                    continue
+                }
+                let n = Int(sqlite3_column_bytes(handle, 0))
+                do {
+                    try facts.decode(UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 0), count: n))
+                    try body(facts)
+                } catch let e as JourneyDecodingError {
+                    throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(e)")
+                }
             }
-            return out
+        }
+        return true
+    }
+
+    /// Streams every journey of a flow in table order (memory does not grow with the number
+    /// of users), refolding first the ones folded with another definition. With `asOf`, a
+    /// journey with events after it is folded again from the log up to `asOf` (and left out
+    /// when it had not begun by then), as `journeys(_:asOf:definition:store:)` does.
+    public static func forEachJourney(flow: String, definition: FlowDefinition?, store: EventStore, asOf: Timestamp? = nil,
+                                      _ body: (Journey) throws -> Void) throws {
+        try refoldStale(flow: flow, definition: definition, store: store)
+        try store.writer.read { db in
+            // `+flow`: a table scan, not the primary key index and a row lookup per journey.
+            let statement = try db.makeStatement(sql: "SELECT data FROM journeys WHERE +flow = ?")
+            try statement.setArguments([flow])
+            let handle = statement.sqliteStatement
+            let cache = JourneyDecodingCache()
+            while true {
+                let rc = sqlite3_step(handle)
+                if rc == SQLITE_DONE { break }
+                guard rc == SQLITE_ROW else {
+                    throw StoreError(doing: "reading the journeys of \(flow)", reason: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                }
+                let n = Int(sqlite3_column_bytes(handle, 0))
+                let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 0), count: n)
+                let journey: Journey
+                do {
+                    journey = try Journey(binary: bytes, cache: cache)
+                } catch {
+                    throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)")
+                }
+                if let asOf, journey.lastEventAt > asOf {
+                    let events = try EventStore.events(user: journey.userID, flow: journey.flow, in: db)
+                    if let cut = JourneyFold.journey(of: events, definition: definition, until: asOf) { try body(cut) }
+                } else {
+                    try body(journey)
+                }
+            }
         }
     }
 
@@ -148,35 +251,241 @@ public enum ProjectionStore {
     }
 }
 
-/// Keeps the journeys projection current during ingest: every user and flow a batch touches
-/// is folded again from the log, inside the ingest transaction, so a late or out-of-order
-/// event gives the same journey as a rebuild.
+/// How a touched journey is folded at the end of an input.
+enum FoldPlan: Sendable {
+    /// From its buffered events, going on from a stored fold or from nothing.
+    case fold(JourneyFold?, [RecordedEvent])
+    case log
+}
+
+/// What the folding workers share (read-only).
+struct FoldWork: Sendable {
+    let plans: [FoldPlan]
+    let keys: [ProjectionUpdater.Key]
+    let definitions: [String: FlowDefinition]
+    let contexts: [String: FlowContext]
+}
+
+/// Results written by concurrent workers at disjoint indices, read after they finished.
+final class DisjointResults<T: Sendable>: @unchecked Sendable {
+    private let base: UnsafeMutablePointer<T?>
+    private let count: Int
+
+    init(count: Int) {
+        self.count = count
+        base = UnsafeMutablePointer<T?>.allocate(capacity: max(count, 1))
+        base.initialize(repeating: nil, count: count)
+    }
+
+    func set(_ i: Int, _ value: T) { base[i] = value }
+
+    /// The value at `i`, leaving nil there.
+    func take(_ i: Int) -> T? {
+        let v = base[i]
+        base[i] = nil
+        return v
+    }
+
+    func release() {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+}
+
+/// A journey's row, encoded.
+struct EncodedJourney: Sendable {
+    var flow: String
+    var userID: String
+    var startedUs: Int64?
+    var completedUs: Int64?
+    var lastUs: Int64
+    var currentStep: String?
+    var lane: String?
+    var data: Data
+    var facts: Data?
+}
+
+/// A flow definition with what saving journeys needs of it, computed once.
+struct FlowContext: Sendable {
+    let definition: FlowDefinition?
+    let fingerprint: String
+    let slots: [String: Int]
+
+    init(_ definition: FlowDefinition?) {
+        self.definition = definition
+        fingerprint = ProjectionStore.fingerprint(definition)
+        var slots: [String: Int] = [:]
+        let ordered: [String] = definition.map { JourneyFacts.slots($0) } ?? []
+        for i in ordered.indices { slots[ordered[i]] = i }
+        self.slots = slots
+    }
+}
+
+/// Keeps the journeys projection current during ingest, inside the ingest transaction, so a
+/// late or out-of-order event gives the same journey as a rebuild.
+///
+/// The input's new events are kept in memory (without their lines). At the end of the input,
+/// each touched user and flow is folded the cheapest exact way:
+/// - no events before this input (the common case in a cold ingest): from those events;
+/// - a stored journey that covers exactly the earlier events (same count, same definition)
+///   and new events that all come after them in fold order: the stored fold goes on;
+/// - otherwise (a late or out-of-order event, a changed definition): again from the log.
+/// Buffered events are capped at `bufferLimit`: past it, a user's buffer is dropped and the
+/// user refolded from the log, so memory does not grow with the input.
 public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     let definitions: [String: FlowDefinition]
-    /// Users and flows touched by the input being ingested, in first-touch order. Only the
-    /// ingest thread that owns the transaction touches it.
-    private var touched: [(user: String, flow: String)] = []
-    private var seen = Set<String>()
-
-    public init(definitions: [FlowDefinition]) {
-        self.definitions = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+    let contexts: [String: FlowContext]
+    let bufferLimit: Int
+    struct Key: Hashable, Sendable {
+        var flow: String
+        var user: String
     }
+    /// Users and flows touched by the input being ingested, in first-touch order, with the
+    /// events buffered for them (nil: fold from the log). Only the ingest thread that owns
+    /// the transaction touches it.
+    private var order: [Key] = []
+    private var buffered: [Key: [RecordedEvent]?] = [:]
+    private var bufferedCount = 0
+    private var firstSeq: Int64 = .max
+    /// How the last input's journeys were folded (for tests and tuning).
+    public private(set) var lastCounts = Counts()
+
+    public struct Counts: Sendable, Hashable {
+        public var fromMemory = 0
+        public var resumed = 0
+        public var fromLog = 0
+    }
+
+    public init(definitions: [FlowDefinition], bufferLimit: Int = 200_000) {
+        self.definitions = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        self.contexts = self.definitions.mapValues { FlowContext($0) }
+        self.bufferLimit = bufferLimit
+    }
+
+    public var wantsLines: Bool { false }
 
     public func didAppend(_ events: [RecordedEvent], in db: Database) throws {
         for r in events {
-            let key = r.event.flow + "\u{0}" + r.event.userID
-            if seen.insert(key).inserted { touched.append((r.event.userID, r.event.flow)) }
+            firstSeq = min(firstSeq, r.seq)
+            let key = Key(flow: r.event.flow, user: r.event.userID)
+            // The fold never reads the event id: keep less per buffered event.
+            var lean = r
+            lean.event.id = ""
+            if let slot = buffered[key] {
+                guard let held = slot else { continue }
+                if bufferedCount >= bufferLimit {
+                    bufferedCount -= held.count
+                    buffered[key] = .some(nil)
+                    continue
+                }
+                buffered[key]??.append(lean)
+            } else {
+                order.append(key)
+                if bufferedCount >= bufferLimit {
+                    buffered[key] = .some(nil)
+                    continue
+                }
+                buffered[key] = [lean]
+            }
+            bufferedCount += 1
         }
     }
 
-    /// Folds every touched journey once per input, from the log, before the input commits.
     public func willCommit(in db: Database) throws {
+        try willCommit(in: db, newUsers: [])
+    }
+
+    /// Folds every touched journey once per input, before the input commits.
+    public func willCommit(in db: Database, newUsers: Set<String>) throws {
         defer {
-            touched.removeAll(keepingCapacity: true)
-            seen.removeAll(keepingCapacity: true)
+            order.removeAll(keepingCapacity: true)
+            buffered.removeAll(keepingCapacity: true)
+            bufferedCount = 0
+            firstSeq = .max
         }
-        for (user, flow) in touched {
-            try ProjectionStore.refold(user: user, flow: flow, definition: definitions[flow], in: db)
+        var counts = Counts()
+        let load = try db.makeStatement(sql: "SELECT definition, data FROM journeys WHERE flow = ? AND user_id = ?")
+        // A chunk of touched journeys at a time (so that resumed folds and encoded rows do
+        // not pile up): 1. decide how each is folded (reads the store); 2. fold and encode
+        // the in-memory ones on both cores (pure work; each worker writes only its own
+        // indices of the results); 3. write them in order.
+        let chunk = 4_096
+        var start = 0
+        while start < order.count {
+            let end = min(start + chunk, order.count)
+            var plans: [FoldPlan] = []
+            plans.reserveCapacity(end - start)
+            for key in order[start..<end] {
+                let definition = definitions[key.flow]
+                let context = contexts[key.flow] ?? FlowContext(definition)
+                if let events = buffered[key] ?? nil {
+                    buffered[key] = .some(nil)
+                    if newUsers.contains(key.user) {
+                        plans.append(.fold(nil, events))
+                        counts.fromMemory += 1
+                        continue
+                    }
+                    if let fold = try resumable(key, events: events, fingerprint: context.fingerprint, definition: definition, load: load, in: db) {
+                        plans.append(.fold(fold, events))
+                        counts.resumed += 1
+                        continue
+                    }
+                }
+                plans.append(.log)
+                counts.fromLog += 1
+            }
+            let work = FoldWork(plans: plans, keys: Array(order[start..<end]), definitions: definitions, contexts: contexts)
+            let results = DisjointResults<EncodedJourney>(count: end - start)
+            defer { results.release() }
+            let workers = end - start >= 512 ? 2 : 1
+            DispatchQueue.concurrentPerform(iterations: workers) { w in
+                var i = w
+                while i < work.plans.count {
+                    if case .fold(let resumed, let events) = work.plans[i] {
+                        let key = work.keys[i]
+                        let definition = work.definitions[key.flow]
+                        let context = work.contexts[key.flow] ?? FlowContext(definition)
+                        var fold = resumed
+                        if fold != nil {
+                            for j in JourneyFold.foldOrder(events) { fold?.apply(events[j]) }
+                        } else {
+                            fold = JourneyFold.fold(events, definition: definition)
+                        }
+                        if let fold { results.set(i, ProjectionStore.encode(fold.finish(), context: context, resume: fold.resume)) }
+                    }
+                    i += workers
+                }
+            }
+            for i in 0..<(end - start) {
+                let key = order[start + i]
+                let context = contexts[key.flow] ?? FlowContext(definitions[key.flow])
+                switch plans[i] {
+                case .fold:
+                    if let e = results.take(i) { try ProjectionStore.write(e, context: context, in: db) }
+                case .log:
+                    try ProjectionStore.refold(user: key.user, flow: key.flow, context: context, in: db)
+                }
+            }
+            start = end
         }
+        lastCounts = counts
+    }
+
+    /// The stored fold of `key`, when it covers exactly the events before this input and
+    /// `events` all come after them in fold order.
+    private func resumable(_ key: Key, events: [RecordedEvent], fingerprint: String, definition: FlowDefinition?,
+                           load: Statement, in db: Database) throws -> JourneyFold? {
+        guard firstSeq != .max, let minTime = events.map(\.event.time.micros).min() else { return nil }
+        try load.setArguments([key.flow, key.user])
+        let handle = load.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        guard sqlite3_step(handle) == SQLITE_ROW,
+              let defText = sqlite3_column_text(handle, 0), String(cString: defText) == fingerprint else { return nil }
+        let n = Int(sqlite3_column_bytes(handle, 1))
+        guard let (journey, state) = try? Journey.decode(binary: UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 1), count: n)),
+              let state, journey.lastEventAt.micros <= minTime else { return nil }
+        let prior = try EventStore.priorEvents(user: key.user, flow: key.flow, before: firstSeq, in: db)
+        guard prior.count == journey.events, prior.lastMicros == journey.lastEventAt.micros else { return nil }
+        return JourneyFold(resuming: journey, state, definition: definition)
     }
 }

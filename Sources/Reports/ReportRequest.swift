@@ -156,8 +156,18 @@ public struct ReportRequest: Sendable {
         let definition = try ReportRequest.resolveFlow(flow, cohort: cohort, definitions: definitions,
                                                        storeFlows: try store.flows())
         let query = try self.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: store, now: now))
-        let stored = try ProjectionStore.journeys(flow: definition.id, definition: definition, store: store)
-        let journeys = try ProjectionStore.journeys(stored, asOf: query.asOf, definition: definition, store: store)
-        return ReportBuilder(definition: definition).report(journeys, query: query)
+        // Streams the journeys into the counters: memory does not grow with the users.
+        var accumulator = ReportAccumulator(builder: ReportBuilder(definition: definition), query: query)
+        // The precomputed facts answer most queries; ad hoc filters read whole journeys.
+        if accumulator.acceptsFacts,
+           try ProjectionStore.forEachFacts(flow: definition.id, definition: definition, store: store, asOf: query.asOf, {
+               accumulator.add($0)
+           }) {
+            return accumulator.report()
+        }
+        try ProjectionStore.forEachJourney(flow: definition.id, definition: definition, store: store, asOf: query.asOf) {
+            accumulator.add($0)
+        }
+        return accumulator.report()
     }
 }

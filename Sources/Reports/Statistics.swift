@@ -10,6 +10,50 @@ public enum Statistics {
         return sorted[lo] + (h - Double(lo)) * (sorted[hi] - sorted[lo])
     }
 
+    /// `percentile(sorted: values.sorted(), p)` without sorting: the two order statistics
+    /// it interpolates between are selected in linear time (same value, bit for bit).
+    public static func percentile(unsorted values: [Double], _ p: Double) -> Double? {
+        guard !values.isEmpty else { return nil }
+        var a = values
+        let h = Double(a.count - 1) * min(max(p, 0), 1)
+        let lo = Int(h.rounded(.down))
+        let hi = min(lo + 1, a.count - 1)
+        let low = select(&a, lo)
+        // After selecting rank lo, every later element is >= it: rank lo+1 is their minimum.
+        let high = hi == lo ? low : (a[(lo + 1)...].min() ?? low)
+        return low + (h - Double(lo)) * (high - low)
+    }
+
+    /// Rearranges `a` so that `a[k]` is the k-th smallest, smaller-or-equal before and
+    /// greater-or-equal after it (Hoare quickselect, median-of-three pivots); returns `a[k]`.
+    static func select(_ a: inout [Double], _ k: Int) -> Double {
+        var left = 0, right = a.count - 1
+        while right > left {
+            let mid = left + (right - left) / 2
+            // Median of three as pivot value.
+            let x = a[left], y = a[mid], z = a[right]
+            let pivot = max(min(x, y), min(max(x, y), z))
+            var i = left, j = right
+            while i <= j {
+                while a[i] < pivot { i += 1 }
+                while a[j] > pivot { j -= 1 }
+                if i <= j {
+                    a.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                }
+            }
+            if k <= j {
+                right = j
+            } else if k >= i {
+                left = i
+            } else {
+                break
+            }
+        }
+        return a[k]
+    }
+
     public static func mean(_ values: [Double]) -> Double? {
         values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
     }

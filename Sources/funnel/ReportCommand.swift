@@ -29,6 +29,7 @@ struct ReportCommand: ParsableCommand {
     @OptionGroup var time: TimeOptions
     @Option(help: "text, json, csv, markdown or html.") var format: ReportFormat = .text
     @OptionGroup var output: OutputOption
+    @Flag(help: "Print the time spent answering (after the store is open) on standard error.") var timing = false
     @Argument(help: "Log files or directories to ingest first (idempotent through the ledger).") var inputs: [String] = []
 
     func run() throws {
@@ -45,7 +46,12 @@ struct ReportCommand: ParsableCommand {
             }
             let request = ReportRequest(flow: flow, cohort: cohort, filters: filters, by: by, since: since,
                                         until: until, idle: time.idle, asOf: time.asOf)
+            let started = DispatchTime.now().uptimeNanoseconds
             let report = try request.run(store: store, definitions: catalog.all, now: now())
+            if timing {
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+                FileHandle.standardError.write(Data(String(format: "report: %.4f s\n", seconds).utf8))
+            }
             let text: String
             switch format {
             case .text: text = report.text()

@@ -40,10 +40,9 @@ final class IngestTests: XCTestCase {
         XCTAssertEqual(s.unplanned, 1)
         XCTAssertEqual(s.unplannedBy, [.init(flow: "glp1", step: "signIn", event: "onboarding.debug_tapped", count: 1)])
         XCTAssertFalse(s.flowsChecked)
-        let rows = try st.writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT seq, event_id, user_id, name, line_no FROM events ORDER BY seq")
-        }
-        XCTAssertEqual(rows.map { [$0[0] as Int64 as DatabaseValueConvertible, $0[1] as String, $0[2] as String, $0[3] as String, $0[4] as Int]
+        let rows = try st.storedEvents()
+        XCTAssertEqual(rows.map { [$0.recorded.seq as DatabaseValueConvertible, $0.recorded.event.id, $0.recorded.event.userID,
+                                   $0.recorded.event.name, $0.lineNumber]
             .map { $0.databaseValue } }, [
             [1, "dup-0001", "u-7", "onboarding.started", 1],
             [2, "dup-0002", "u-7", "onboarding.step_viewed", 2],
@@ -211,9 +210,9 @@ final class IngestTests: XCTestCase {
             try w.writeMember(text)
         }
         func dump(_ st: EventStore) throws -> [String] {
-            try st.writer.read { db in
-                try Row.fetchAll(db, sql: "SELECT seq, event_id, line_no, ts_us FROM events ORDER BY seq").map { "\($0[0] as Int64) \($0[1] as String) \($0[2] as Int) \($0[3] as Int64)" }
-                + Row.fetchAll(db, sql: "SELECT event_id, line_no FROM duplicates ORDER BY id").map { "d \($0[0] as String) \($0[1] as Int)" }
+            try st.storedEvents().map { "\($0.recorded.seq) \($0.recorded.event.id) \($0.lineNumber) \($0.recorded.event.time.micros) \($0.recorded.line)" }
+            + st.writer.read { db in
+                try Row.fetchAll(db, sql: "SELECT event_id, line_no FROM duplicates ORDER BY id").map { "d \($0[0] as String) \($0[1] as Int)" }
                 + Row.fetchAll(db, sql: "SELECT line_no, byte_offset FROM quarantine").map { "q \($0[0] as Int) \($0[1] as Int64)" }
             }
         }
@@ -255,7 +254,8 @@ final class IngestTests: XCTestCase {
             XCTAssertEqual(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"),
                            ["v1: event log, ledger, duplicates, conflicts, quarantine"])
             let indexes = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL")
-            XCTAssertEqual(indexes, ["CREATE INDEX events_by_user ON events(user_id, flow, ts_us, seq)"])
+            XCTAssertEqual(indexes.sorted(), ["CREATE INDEX events_by_user ON events(user, flow, ts_us, seq)",
+                                              "CREATE UNIQUE INDEX events_by_id_hash ON events(id_hash)"])
         }
     }
 }

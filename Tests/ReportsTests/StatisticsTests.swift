@@ -13,6 +13,26 @@ final class StatisticsTests: XCTestCase {
         XCTAssertNil(Statistics.percentile(sorted: [], 0.5))
     }
 
+    func testPercentileWithoutSortingIsTheSameValue() {
+        var state: UInt64 = 42
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        for n in [1, 2, 3, 4, 5, 10, 11, 100, 1001] {
+            for distinct in [2, 7, 1_000_000] {
+                let values = (0..<n).map { _ in Double(next() % UInt64(distinct)) / 7 }
+                for p in [0.0, 0.1, 0.5, 0.9, 0.95, 1.0] {
+                    XCTAssertEqual(Statistics.percentile(unsorted: values, p), Statistics.percentile(sorted: values.sorted(), p), "n \(n) p \(p)")
+                }
+            }
+        }
+        XCTAssertNil(Statistics.percentile(unsorted: [], 0.5))
+    }
+
     func testWilsonInterval() throws {
         // 81 of 263: the textbook example, 0.2553 … 0.3662
         let ci = try XCTUnwrap(Statistics.wilson(successes: 81, trials: 263))

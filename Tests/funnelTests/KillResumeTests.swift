@@ -28,7 +28,11 @@ final class KillResumeTests: XCTestCase {
         let db = try DatabaseQueue(path: path)
         return try db.read { db in
             var out: [String] = []
-            out += try Row.fetchAll(db, sql: "SELECT e.seq, e.event_id, e.user_id, e.ts_us, i.path, e.line_no, e.line FROM events e JOIN inputs i ON i.id = e.input_id ORDER BY e.seq").map { "e \($0[0] as Int64) \($0[1] as String) \($0[2] as String) \($0[3] as Int64) \($0[4] as String) \($0[5] as Int) \($0[6] as String)" }
+            // The log as stored: rows, their bodies, and the atoms and shapes the bodies refer to.
+            out += try Row.fetchAll(db, sql: "SELECT e.seq, e.id_hash, u.text, e.ts_us, i.path, e.line_no, hex(e.body) FROM events e JOIN atoms u ON u.id = e.user JOIN inputs i ON i.id = e.input_id ORDER BY e.seq").map { "e \($0[0] as Int64) \($0[1] as Int64) \($0[2] as String) \($0[3] as Int64) \($0[4] as String) \($0[5] as Int) \($0[6] as String)" }
+            out += try Row.fetchAll(db, sql: "SELECT id, text FROM atoms ORDER BY id").map { "a \($0[0] as Int64) \($0[1] as String)" }
+            out += try Row.fetchAll(db, sql: "SELECT id, hex(skeleton) FROM shapes ORDER BY id").map { "s \($0[0] as Int64) \($0[1] as String)" }
+            out += try Row.fetchAll(db, sql: "SELECT flow, user_id, last_us, definition, hex(data) FROM journeys ORDER BY flow, user_id").map { "j \($0[0] as String) \($0[1] as String) \($0[2] as Int64) \($0[3] as String) \($0[4] as String)" }
             out += try Row.fetchAll(db, sql: "SELECT d.event_id, i.path, d.line_no FROM duplicates d JOIN inputs i ON i.id = d.input_id ORDER BY d.id").map { "d \($0[0] as String) \($0[1] as String) \($0[2] as Int)" }
             out += try Row.fetchAll(db, sql: "SELECT c.event_id, i.path, c.line_no, c.line FROM conflicts c JOIN inputs i ON i.id = c.input_id ORDER BY c.id").map { "c \($0[0] as String) \($0[1] as String) \($0[2] as Int) \($0[3] as String)" }
             out += try Row.fetchAll(db, sql: "SELECT path, line_no, byte_offset, reason_code, hex(raw) FROM quarantine ORDER BY id").map { "q \($0[0] as String) \($0[1] as Int) \($0[2] as Int64) \($0[3] as String) \($0[4] as String)" }

@@ -5,22 +5,24 @@ import Darwin
 #endif
 
 /// Interns byte strings to small integers without allocating per lookup: an open-addressing
-/// table over one byte arena. Used on the ingest hot path for (flow, step, event) keys.
-struct ByteInterner {
+/// table over one byte arena. Used on the ingest hot path (keys, atoms, shapes, event caches).
+public struct ByteInterner {
     private var arena: [UInt8] = []
     private var entries: [(hash: UInt64, start: Int, count: Int)] = []
     private var slots: [Int32] = [Int32](repeating: -1, count: 64)
 
-    var count: Int { entries.count }
+    public init() {}
 
-    static func hash(_ b: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    public var count: Int { entries.count }
+
+    public static func hash(_ b: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for c in b { h = (h ^ UInt64(c)) &* 0x100_0000_01b3 }
         return h
     }
 
     /// The id of `key`, and whether it was new.
-    mutating func intern(_ key: UnsafeBufferPointer<UInt8>) -> (id: Int, isNew: Bool) {
+    public mutating func intern(_ key: UnsafeBufferPointer<UInt8>) -> (id: Int, isNew: Bool) {
         let h = ByteInterner.hash(key)
         var mask = slots.count - 1
         var s = Int(truncatingIfNeeded: h) & mask

@@ -1,0 +1,420 @@
+import FunnelModel
+import EventLog
+
+/// The compact stored form of a `Journey` (the `journeys.data` blob): varints, length-prefixed
+/// UTF-8 and tagged JSON values, in field order. A report decodes tens of thousands of these,
+/// so decoding is a single pass over the bytes without Foundation. Every field round-trips
+/// (timestamps keep their offsets, numbers their literal text).
+extension Journey {
+    static let binaryVersion: UInt8 = 1
+
+    /// The journey's bytes, and after them the fold's resume state when given.
+    public func binary(resume: JourneyFold.Resume? = nil) -> [UInt8] {
+        var w = BinaryWriter()
+        w.bytes.reserveCapacity(512)
+        w.byte(Journey.binaryVersion)
+        w.string(userID)
+        w.string(flow)
+        w.timestamp(startedAt)
+        w.string(startStep)
+        w.timestamp(completedAt)
+        w.timestamp(firstEventAt)
+        w.timestamp(lastEventAt)
+        w.string(currentStep)
+        w.string(lane)
+        w.string(laneReason)
+        w.object(values)
+        w.object(flags)
+        w.string(appVersion)
+        w.string(platform)
+        w.uint(UInt64(visits.count))
+        for v in visits {
+            w.string(v.step)
+            w.timestamp(v.firstViewedAt)
+            w.uint(UInt64(v.views))
+            if let s = v.secondsOnStep {
+                w.byte(1)
+                w.double(s)
+            } else {
+                w.byte(0)
+            }
+        }
+        w.uint(UInt64(path.count))
+        for p in path {
+            w.string(p.step)
+            let status: UInt8
+            switch p.status {
+            case .shown: status = 0
+            case .skipped: status = 1
+            case .undetermined: status = 2
+            case .beforeStart: status = 3
+            }
+            w.byte(status | (p.reached ? 4 : 0) | (p.eligible ? 8 : 0))
+            w.string(p.reason)
+        }
+        w.uint(UInt64(events))
+        w.uint(UInt64(unplanned))
+        w.uint(UInt64(backNavigations))
+        w.uint(UInt64(signInFailures))
+        w.uint(UInt64(deviations.count))
+        for d in deviations { w.string(d) }
+        if let resume {
+            w.byte(1)
+            w.timestamp(resume.currentStepSince)
+            w.uint(UInt64(resume.deviations.count))
+            for d in resume.deviations { w.string(d) }
+        }
+        return w.bytes
+    }
+
+    /// Decodes `binary(resume:)` output with its resume state (nil when it has none).
+    public static func decode(binary b: UnsafeRawBufferPointer) throws -> (Journey, JourneyFold.Resume?) {
+        var r = BinaryReader(b)
+        let journey = try Journey(reader: &r)
+        if r.atEnd { return (journey, nil) }
+        guard try r.byte() == 1 else { throw JourneyDecodingError(offset: r.offset - 1, reason: "unknown section") }
+        let since = try r.optionalTimestamp()
+        let n = try r.count()
+        var deviations: [String] = []
+        for _ in 0..<n { deviations.append(try r.string()) }
+        guard r.atEnd else { throw JourneyDecodingError(offset: r.offset, reason: "trailing bytes") }
+        return (journey, JourneyFold.Resume(currentStepSince: since, deviations: deviations))
+    }
+
+    /// Decodes `binary(resume:)` output (the journey only); throws a `JourneyDecodingError`
+    /// on bytes it did not write.
+    public init(binary b: UnsafeRawBufferPointer) throws {
+        var r = BinaryReader(b)
+        try self.init(reader: &r)
+    }
+
+    /// Decodes like `init(binary:)`, sharing equal strings and equal value/flag objects
+    /// through `cache` across journeys (fewer allocations when decoding many).
+    public init(binary b: UnsafeRawBufferPointer, cache: JourneyDecodingCache) throws {
+        var r = BinaryReader(b)
+        r.cache = cache
+        try self.init(reader: &r)
+    }
+
+    init(reader r: inout BinaryReader) throws {
+        let version = try r.byte()
+        guard version == Journey.binaryVersion else { throw JourneyDecodingError(offset: 0, reason: "unknown version \(version)") }
+        userID = try r.string()
+        flow = try r.string()
+        startedAt = try r.optionalTimestamp()
+        startStep = try r.optionalString()
+        completedAt = try r.optionalTimestamp()
+        firstEventAt = try r.timestamp()
+        lastEventAt = try r.timestamp()
+        currentStep = try r.optionalString()
+        lane = try r.optionalString()
+        laneReason = try r.string()
+        values = try r.object()
+        r.sharesObjects = true
+        flags = try r.object()
+        r.sharesObjects = false
+        appVersion = try r.optionalString()
+        platform = try r.optionalString()
+        let visitCount = try r.count()
+        visits = []
+        visits.reserveCapacity(visitCount)
+        for _ in 0..<visitCount {
+            let step = try r.string()
+            let first = try r.timestamp()
+            let views = Int(try r.uint())
+            let seconds: Double? = try r.byte() == 1 ? try r.double() : nil
+            visits.append(StepVisit(step: step, firstViewedAt: first, views: views, secondsOnStep: seconds))
+        }
+        let pathCount = try r.count()
+        path = []
+        path.reserveCapacity(pathCount)
+        for _ in 0..<pathCount {
+            let step = try r.string()
+            let bits = try r.byte()
+            let status: PathStep.Status
+            switch bits & 3 {
+            case 0: status = .shown
+            case 1: status = .skipped
+            case 2: status = .undetermined
+            default: status = .beforeStart
+            }
+            path.append(PathStep(step: step, status: status, reason: try r.optionalString(),
+                                 reached: bits & 4 != 0, eligible: bits & 8 != 0))
+        }
+        events = Int(try r.uint())
+        unplanned = Int(try r.uint())
+        backNavigations = Int(try r.uint())
+        signInFailures = Int(try r.uint())
+        let deviationCount = try r.count()
+        deviations = []
+        deviations.reserveCapacity(deviationCount)
+        for _ in 0..<deviationCount { deviations.append(try r.string()) }
+    }
+
+    public init(binary bytes: [UInt8]) throws {
+        self = try bytes.withUnsafeBytes { try Journey(binary: $0) }
+    }
+}
+
+/// Stored journey bytes that do not decode.
+public struct JourneyDecodingError: Error, Sendable, CustomStringConvertible {
+    public var offset: Int
+    public var reason: String
+    public var description: String { "journey bytes do not decode at offset \(offset): \(reason)" }
+}
+
+struct BinaryWriter {
+    var bytes: [UInt8] = []
+
+    mutating func byte(_ b: UInt8) { bytes.append(b) }
+
+    mutating func uint(_ v: UInt64) {
+        var v = v
+        while v >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(v))
+    }
+
+    mutating func int(_ v: Int64) { uint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
+
+    mutating func double(_ d: Double) {
+        var bits = d.bitPattern
+        for _ in 0..<8 {
+            bytes.append(UInt8(truncatingIfNeeded: bits))
+            bits >>= 8
+        }
+    }
+
+    mutating func string(_ s: String) {
+        var s = s
+        s.withUTF8 { u in
+            uint(UInt64(u.count))
+            bytes.append(contentsOf: u)
+        }
+    }
+
+    /// Optional strings: 0 for nil, else length + 1.
+    mutating func string(_ s: String?) {
+        guard var s else { bytes.append(0); return }
+        s.withUTF8 { u in
+            uint(UInt64(u.count) + 1)
+            bytes.append(contentsOf: u)
+        }
+    }
+
+    mutating func timestamp(_ t: Timestamp) {
+        int(t.micros)
+        int(Int64(t.offsetSeconds))
+    }
+
+    mutating func timestamp(_ t: Timestamp?) {
+        guard let t else { bytes.append(0); return }
+        bytes.append(1)
+        timestamp(t)
+    }
+
+    mutating func object(_ o: [String: JSONValue]) {
+        uint(UInt64(o.count))
+        for key in o.keys.sorted() {
+            string(key)
+            value(o[key] ?? .null)
+        }
+    }
+
+    mutating func value(_ v: JSONValue) {
+        switch v {
+        case .null: byte(0)
+        case .bool(let b): byte(b ? 2 : 1)
+        case .number(let n):
+            byte(3)
+            string(n)
+        case .string(let s):
+            byte(4)
+            string(s)
+        case .array(let items):
+            byte(5)
+            uint(UInt64(items.count))
+            for item in items { value(item) }
+        case .object(let o):
+            byte(6)
+            object(o)
+        }
+    }
+}
+
+/// Equal strings and objects seen while decoding journeys, shared instead of rebuilt.
+/// Bounded: starts over past a number of entries. Use from one thread.
+public final class JourneyDecodingCache {
+    var stringKeys = ByteInterner()
+    var strings: [String] = []
+    var objectKeys = ByteInterner()
+    var objects: [[String: JSONValue]] = []
+
+    public init() {}
+
+    func string(_ bytes: UnsafeRawBufferPointer) -> String {
+        let u = bytes.bindMemory(to: UInt8.self)
+        let (i, isNew) = stringKeys.intern(u)
+        if isNew {
+            if strings.count >= 65_536 {
+                stringKeys = ByteInterner()
+                strings.removeAll(keepingCapacity: true)
+                _ = stringKeys.intern(u)
+            }
+            strings.append(String(decoding: u, as: UTF8.self))
+            return strings[strings.count - 1]
+        }
+        return strings[i]
+    }
+}
+
+struct BinaryReader {
+    let b: UnsafeRawBufferPointer
+    var offset = 0
+    var cache: JourneyDecodingCache?
+    /// Whether `object` shares equal objects through the cache (flags repeat; values rarely do).
+    var sharesObjects = false
+
+    init(_ b: UnsafeRawBufferPointer) { self.b = b }
+
+    var atEnd: Bool { offset == b.count }
+
+    @inline(__always) mutating func byte() throws -> UInt8 {
+        guard offset < b.count else { throw JourneyDecodingError(offset: offset, reason: "unexpected end") }
+        let v = b[offset]
+        offset += 1
+        return v
+    }
+
+    @inline(__always) mutating func uint() throws -> UInt64 {
+        var v: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let c = try byte()
+            v |= UInt64(c & 0x7F) << shift
+            if c < 0x80 { return v }
+            shift += 7
+            if shift > 63 { throw JourneyDecodingError(offset: offset, reason: "varint too long") }
+        }
+    }
+
+    mutating func count() throws -> Int {
+        let n = try uint()
+        guard n <= UInt64(b.count - offset) else { throw JourneyDecodingError(offset: offset, reason: "count \(n) beyond the data") }
+        return Int(n)
+    }
+
+    mutating func int() throws -> Int64 {
+        let u = try uint()
+        return Int64(bitPattern: (u >> 1) ^ (0 &- (u & 1)))
+    }
+
+    mutating func double() throws -> Double {
+        guard b.count - offset >= 8 else { throw JourneyDecodingError(offset: offset, reason: "unexpected end") }
+        var bits: UInt64 = 0
+        for i in 0..<8 { bits |= UInt64(b[offset + i]) << (8 * UInt64(i)) }
+        offset += 8
+        return Double(bitPattern: bits)
+    }
+
+    private mutating func utf8(_ n: Int) throws -> String {
+        guard n <= b.count - offset else { throw JourneyDecodingError(offset: offset, reason: "string beyond the data") }
+        let raw = UnsafeRawBufferPointer(rebasing: b[offset..<(offset + n)])
+        // Strings of up to 15 bytes live inline (no allocation); longer ones are shared.
+        let s = n > 15 ? cache?.string(raw) ?? String(decoding: raw, as: UTF8.self) : String(decoding: raw, as: UTF8.self)
+        offset += n
+        return s
+    }
+
+    mutating func string() throws -> String { try utf8(Int(try count())) }
+
+    mutating func optionalString() throws -> String? {
+        let n = try uint()
+        if n == 0 { return nil }
+        return try utf8(Int(clamping: n - 1))
+    }
+
+    mutating func timestamp() throws -> Timestamp {
+        let micros = try int()
+        let offset = try int()
+        guard let o = Int32(exactly: offset) else { throw JourneyDecodingError(offset: self.offset, reason: "offset out of range") }
+        return Timestamp(micros: micros, offsetSeconds: o)
+    }
+
+    mutating func optionalTimestamp() throws -> Timestamp? {
+        try byte() == 0 ? nil : try timestamp()
+    }
+
+    mutating func object(depth: Int = 0) throws -> [String: JSONValue] {
+        guard depth == 0, sharesObjects, let cache else { return try decodeObject(depth: depth) }
+        let start = offset
+        try skipObject()
+        let raw = UnsafeRawBufferPointer(rebasing: b[start..<offset])
+        let (i, isNew) = cache.objectKeys.intern(raw.bindMemory(to: UInt8.self))
+        if !isNew { return cache.objects[i] }
+        var sub = BinaryReader(raw)
+        sub.cache = cache
+        let o = try sub.decodeObject(depth: depth)
+        if cache.objects.count >= 65_536 {
+            cache.objectKeys = ByteInterner()
+            cache.objects.removeAll(keepingCapacity: true)
+            _ = cache.objectKeys.intern(raw.bindMemory(to: UInt8.self))
+        }
+        cache.objects.append(o)
+        return o
+    }
+
+    /// Moves past an object without building it.
+    mutating func skipObject(depth: Int = 0) throws {
+        let n = try count()
+        for _ in 0..<n {
+            offset += Int(try count())
+            try skipValue(depth: depth)
+        }
+    }
+
+    mutating func skipValue(depth: Int) throws {
+        guard depth < 512 else { throw JourneyDecodingError(offset: offset, reason: "nesting too deep") }
+        switch try byte() {
+        case 0, 1, 2: return
+        case 3, 4: offset += Int(try count())
+        case 5:
+            let n = try count()
+            for _ in 0..<n { try skipValue(depth: depth + 1) }
+        case 6: try skipObject(depth: depth + 1)
+        case let tag: throw JourneyDecodingError(offset: offset - 1, reason: "unknown value tag \(tag)")
+        }
+    }
+
+    mutating func decodeObject(depth: Int) throws -> [String: JSONValue] {
+        let n = try count()
+        var o: [String: JSONValue] = [:]
+        o.reserveCapacity(n)
+        for _ in 0..<n {
+            let key = try string()
+            o[key] = try value(depth: depth)
+        }
+        return o
+    }
+
+    mutating func value(depth: Int = 0) throws -> JSONValue {
+        guard depth < 512 else { throw JourneyDecodingError(offset: offset, reason: "nesting too deep") }
+        switch try byte() {
+        case 0: return .null
+        case 1: return .bool(false)
+        case 2: return .bool(true)
+        case 3: return .number(try string())
+        case 4: return .string(try string())
+        case 5:
+            let n = try count()
+            var items: [JSONValue] = []
+            items.reserveCapacity(n)
+            for _ in 0..<n { items.append(try value(depth: depth + 1)) }
+            return .array(items)
+        case 6: return .object(try object(depth: depth + 1))
+        case let tag: throw JourneyDecodingError(offset: offset - 1, reason: "unknown value tag \(tag)")
+        }
+    }
+}

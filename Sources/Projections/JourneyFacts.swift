@@ -1,0 +1,147 @@
+import FunnelModel
+
+/// What a funnel report reads of a journey, precomputed against the flow definition when the
+/// journey is saved (the `journeys.facts` blob): times, lane, current step, the named cohorts
+/// and flags it is in, and per step slot whether it was reached, how long the user stayed and
+/// its place on the expected path. A report over tens of thousands of users decodes these
+/// (no strings, no dictionaries) instead of whole journeys. Valid for the definition the
+/// journey was folded with (the row's fingerprint).
+public struct JourneyFacts: Sendable, Hashable {
+    public var startedAt: Int64?
+    public var completedAt: Int64?
+    public var firstEventAt: Int64
+    public var lastEventAt: Int64
+    /// Index into `definition.lanes`, -1 when no lane.
+    public var lane: Int
+    /// Slot of the current step, -1 when none or not a lane step.
+    public var current: Int
+    public var appVersion: String?
+    /// Bit i: in `definition.cohorts[i]` (i < 64).
+    public var cohorts: UInt64
+    /// Bit i: `definition.flags[i]` on (defaults applied; i < 64).
+    public var flagsOn: UInt64
+    /// Per slot: 1 reached, 2 on the path, 4 eligible, 8 path says reached, 16 skipped, 32 before start.
+    public var bits: [UInt8]
+    /// Per slot: seconds on the step (first visit), NaN when none.
+    public var seconds: [Double]
+
+    /// Every step of every lane, in lane order, first occurrence: the slot numbering.
+    public static func slots(_ definition: FlowDefinition) -> [String] {
+        var seen = Set<String>()
+        var out: [String] = []
+        for lane in definition.lanes {
+            for ls in lane.steps where seen.insert(ls.id).inserted { out.append(ls.id) }
+        }
+        return out
+    }
+
+    /// Whether facts can stand for journeys of this definition (bit fields are 64 wide).
+    public static func supports(_ definition: FlowDefinition) -> Bool {
+        definition.cohorts.count <= 64 && definition.flags.count <= 64
+    }
+
+    public init(_ j: Journey, definition: FlowDefinition, slots: [String: Int]) {
+        startedAt = j.startedAt?.micros
+        completedAt = j.completedAt?.micros
+        firstEventAt = j.firstEventAt.micros
+        lastEventAt = j.lastEventAt.micros
+        lane = j.lane.flatMap { l in definition.lanes.firstIndex { $0.id == l } } ?? -1
+        current = j.currentStep.flatMap { slots[$0] } ?? -1
+        appVersion = j.appVersion
+        let ctx = j.conditionContext(flagDefaults: definition.flagDefaults)
+        cohorts = 0
+        for (i, c) in definition.cohorts.enumerated() where i < 64 {
+            if let cond = try? Condition(parsing: c.where), cond.evaluate(ctx) == true { cohorts |= 1 << UInt64(i) }
+        }
+        flagsOn = 0
+        for (i, f) in definition.flags.enumerated() where i < 64 && ctx.isFlagOn(f.id) { flagsOn |= 1 << UInt64(i) }
+        bits = [UInt8](repeating: 0, count: slots.count)
+        seconds = [Double](repeating: .nan, count: slots.count)
+        for v in j.visits {
+            guard let k = slots[v.step], bits[k] & 1 == 0 else { continue }
+            bits[k] |= 1
+            if let s = v.secondsOnStep { seconds[k] = s }
+        }
+        var pathSeen = [Bool](repeating: false, count: slots.count)
+        for p in j.path {
+            guard let k = slots[p.step], !pathSeen[k] else { continue }
+            pathSeen[k] = true
+            var b: UInt8 = 2
+            if p.eligible { b |= 4 }
+            if p.reached { b |= 8 }
+            if p.status == .skipped { b |= 16 }
+            if p.status == .beforeStart { b |= 32 }
+            bits[k] |= b
+        }
+    }
+
+    public func binary() -> [UInt8] {
+        var w = BinaryWriter()
+        w.byte(1)
+        w.byte((startedAt != nil ? 1 : 0) | (completedAt != nil ? 2 : 0))
+        if let startedAt { w.int(startedAt) }
+        if let completedAt { w.int(completedAt) }
+        w.int(firstEventAt)
+        w.int(lastEventAt)
+        w.int(Int64(lane))
+        w.int(Int64(current))
+        w.string(appVersion)
+        w.uint(cohorts)
+        w.uint(flagsOn)
+        w.uint(UInt64(bits.count))
+        for (k, b) in bits.enumerated() {
+            let hasSeconds = !seconds[k].isNaN
+            w.byte(b | (hasSeconds ? 64 : 0))
+            if hasSeconds { w.double(seconds[k]) }
+        }
+        return w.bytes
+    }
+
+    public init(binary b: UnsafeRawBufferPointer) throws {
+        self.init(empty: ())
+        try decode(b)
+    }
+
+    private init(empty: Void) {
+        startedAt = nil
+        completedAt = nil
+        firstEventAt = 0
+        lastEventAt = 0
+        lane = -1
+        current = -1
+        appVersion = nil
+        cohorts = 0
+        flagsOn = 0
+        bits = []
+        seconds = []
+    }
+
+    /// An empty value to `decode` into.
+    public static var empty: JourneyFacts { JourneyFacts(empty: ()) }
+
+    /// Replaces this value with the decoded bytes, reusing its arrays (no allocation per row
+    /// when decoding many).
+    public mutating func decode(_ b: UnsafeRawBufferPointer) throws {
+        var r = BinaryReader(b)
+        guard try r.byte() == 1 else { throw JourneyDecodingError(offset: 0, reason: "unknown facts version") }
+        let has = try r.byte()
+        startedAt = has & 1 != 0 ? try r.int() : nil
+        completedAt = has & 2 != 0 ? try r.int() : nil
+        firstEventAt = try r.int()
+        lastEventAt = try r.int()
+        lane = Int(try r.int())
+        current = Int(try r.int())
+        appVersion = try r.optionalString()
+        cohorts = try r.uint()
+        flagsOn = try r.uint()
+        let n = try r.count()
+        bits.removeAll(keepingCapacity: true)
+        seconds.removeAll(keepingCapacity: true)
+        for _ in 0..<n {
+            let b = try r.byte()
+            bits.append(b & 63)
+            seconds.append(b & 64 != 0 ? try r.double() : .nan)
+        }
+        guard r.atEnd else { throw JourneyDecodingError(offset: r.offset, reason: "trailing bytes in facts") }
+    }
+}

@@ -1,0 +1,326 @@
+import FunnelModel
+import Projections
+
+/// Builds a report from journeys fed one at a time: memory holds counters (and the time
+/// figures percentiles need), never the journeys, so a report over any number of users
+/// streams from the store. `ReportBuilder.report` is this over an array.
+public struct ReportAccumulator {
+    let builder: ReportBuilder
+    let query: ReportQuery
+    let layout: Layout
+    var all: Figures
+    var groups: [String: Figures] = [:]
+    /// Group keys in first-seen order (ties in version order keep it).
+    var seen: [String] = []
+    var scratch: Facts
+
+    public init(builder: ReportBuilder, query: ReportQuery) {
+        self.builder = builder
+        self.query = query
+        layout = Layout(builder.definition)
+        all = Figures(layout)
+        scratch = Facts(width: layout.slot.count)
+    }
+
+    /// Whether `add(_: JourneyFacts)` can answer this query (no ad hoc filters; a flag
+    /// breakdown only on a flag of the definition).
+    public var acceptsFacts: Bool {
+        guard query.filters.isEmpty, JourneyFacts.supports(builder.definition) else { return false }
+        if case .flag(let name)? = query.by { return builder.definition.flags.contains { $0.id == name } }
+        return true
+    }
+
+    /// Counts a journey given by its report facts (see `acceptsFacts`) when the query selects it.
+    public mutating func add(_ f: JourneyFacts) {
+        let definition = builder.definition
+        guard let started = f.startedAt, started <= query.asOf.micros else { return }
+        if let since = query.since, started < since.micros { return }
+        if let until = query.until, started >= until.micros { return }
+        if let cohort = query.cohort {
+            guard let i = definition.cohorts.firstIndex(of: cohort), i < 64, f.cohorts & (1 << UInt64(i)) != 0 else { return }
+        }
+        scratch.reset()
+        scratch.lane = f.lane
+        if let c = f.completedAt, c <= query.asOf.micros {
+            scratch.state = .completed
+        } else {
+            let idleMicros = Int64(query.idleSeconds * 1_000_000)
+            scratch.state = f.lastEventAt >= query.asOf.micros - idleMicros ? .inProgress : .abandoned
+        }
+        if let s = f.startedAt, let c = f.completedAt { scratch.secondsToComplete = Double(c - s) / 1_000_000 }
+        for k in 0..<min(f.bits.count, scratch.reached.count) {
+            let b = f.bits[k]
+            scratch.reached[k] = b & 1 != 0
+            scratch.seconds[k] = f.seconds[k]
+            scratch.path[k] = b >> 1
+        }
+        scratch.current = f.current
+        all.add(scratch, layout)
+        guard let by = query.by else { return }
+        let keys: [String]
+        switch by {
+        case .cohort:
+            let ids = definition.cohorts.indices.filter { $0 < 64 && f.cohorts & (1 << UInt64($0)) != 0 }.map { definition.cohorts[$0].id }
+            keys = ids.isEmpty ? ["(none)"] : ids
+        case .lane: keys = [f.lane >= 0 && f.lane < definition.lanes.count ? definition.lanes[f.lane].id : "(undecided)"]
+        case .appVersion: keys = [f.appVersion ?? "(unknown)"]
+        case .flag(let name):
+            let i = definition.flags.firstIndex { $0.id == name } ?? 64
+            keys = [i < 64 && f.flagsOn & (1 << UInt64(i)) != 0 ? "on" : "off"]
+        case .week: keys = [ReportBuilder.isoWeek(Timestamp(micros: f.startedAt ?? f.firstEventAt))]
+        }
+        for key in keys {
+            if groups[key] == nil { seen.append(key) }
+            groups[key, default: Figures(layout)].add(scratch, layout)
+        }
+    }
+
+    /// Counts a journey when the query selects it (journeys of other flows are ignored).
+    public mutating func add(_ j: Journey) {
+        let definition = builder.definition
+        guard j.flow == definition.id, query.selects(j, definition: definition) else { return }
+        layout.facts(of: j, asOf: query.asOf, idleSeconds: query.idleSeconds, into: &scratch)
+        all.add(scratch, layout)
+        guard let by = query.by else { return }
+        for key in groupKeys(j, by: by) {
+            if groups[key] == nil { seen.append(key) }
+            groups[key, default: Figures(layout)].add(scratch, layout)
+        }
+    }
+
+    /// The keys of the groups a journey belongs to under `by` (ReportQuery.Dimension).
+    func groupKeys(_ j: Journey, by: ReportQuery.Dimension) -> [String] {
+        let definition = builder.definition
+        switch by {
+        case .cohort:
+            let ctx = j.conditionContext(flagDefaults: definition.flagDefaults)
+            let keys = definition.cohorts.filter { c in
+                (try? Condition(parsing: c.where))?.evaluate(ctx) == true
+            }.map(\.id)
+            return keys.isEmpty ? ["(none)"] : keys
+        case .lane: return [j.lane ?? "(undecided)"]
+        case .appVersion: return [j.appVersion ?? "(unknown)"]
+        case .flag(let name):
+            return [j.conditionContext(flagDefaults: definition.flagDefaults).isFlagOn(name) ? "on" : "off"]
+        case .week: return [ReportBuilder.isoWeek(j.startedAt ?? j.firstEventAt)]
+        }
+    }
+
+    /// The groups in their stable order: defined ones first (even when empty), then others.
+    func groupOrder(_ by: ReportQuery.Dimension) -> [String] {
+        let definition = builder.definition
+        switch by {
+        case .cohort:
+            return definition.cohorts.map(\.id) + (groups["(none)"] != nil ? ["(none)"] : [])
+        case .lane:
+            return definition.lanes.map(\.id) + (groups["(undecided)"] != nil ? ["(undecided)"] : [])
+        case .appVersion: return seen.sorted { Condition.compareVersions($0, $1) < 0 }
+        case .flag: return ["on", "off"]
+        case .week: return seen.sorted()
+        }
+    }
+
+    public func report() -> FunnelReport {
+        var report = all.report(builder.definition, layout, query: query)
+        if let by = query.by {
+            report.by = by.description
+            report.groups = groupOrder(by).map { key in
+                FunnelReport.Group(value: key, report: (groups[key] ?? Figures(layout)).report(builder.definition, layout, query: query))
+            }
+        }
+        return report
+    }
+
+    /// The step table's shape: the steps every lane shares once (lane nil, all users), then
+    /// each lane's own steps (the users on that lane). Every lane step has a slot.
+    struct Layout {
+        struct Block {
+            var lane: String?
+            var steps: [FlowDefinition.LaneStep]
+            var slots: [Int]
+            /// Users of a lane block are the journeys on that lane; nil: everyone.
+            var member: Int?
+            var previousSlot: Int?
+        }
+        var slot: [String: Int] = [:]
+        var blocks: [Block] = []
+        var lanes: [String] = []
+
+        init(_ definition: FlowDefinition) {
+            lanes = definition.lanes.map(\.id)
+            for lane in definition.lanes {
+                for ls in lane.steps where slot[ls.id] == nil { slot[ls.id] = slot.count }
+            }
+            func slots(_ steps: [FlowDefinition.LaneStep]) -> [Int] { steps.map { slot[$0.id] ?? -1 } }
+            if definition.lanes.count == 1, let only = definition.lanes.first {
+                blocks.append(Block(lane: only.id, steps: only.steps, slots: slots(only.steps), member: nil, previousSlot: nil))
+            } else {
+                let shared = definition.sharedPrefix
+                if let first = definition.lanes.first, !shared.isEmpty {
+                    let steps = Array(first.steps.prefix(shared.count))
+                    blocks.append(Block(lane: nil, steps: steps, slots: slots(steps), member: nil, previousSlot: nil))
+                }
+                for (index, lane) in definition.lanes.enumerated() {
+                    let steps = Array(lane.steps.dropFirst(shared.count))
+                    blocks.append(Block(lane: lane.id, steps: steps, slots: slots(steps), member: index,
+                                        previousSlot: shared.last.flatMap { slot[$0] }))
+                }
+            }
+        }
+
+        /// What the step table needs of one journey, by slot.
+        func facts(of j: Journey, asOf: Timestamp, idleSeconds: Double, into f: inout Facts) {
+            f.reset()
+            f.lane = j.lane.flatMap { l in lanes.firstIndex(of: l) } ?? -1
+            f.state = j.state(asOf: asOf, idleSeconds: idleSeconds)
+            f.secondsToComplete = j.secondsToComplete
+            for v in j.visits {
+                guard let k = slot[v.step], !f.reached[k] else { continue }
+                f.reached[k] = true
+                if let s = v.secondsOnStep { f.seconds[k] = s }
+            }
+            for p in j.path {
+                guard let k = slot[p.step], f.path[k] == 0 else { continue }
+                var bits: UInt8 = 1
+                if p.eligible { bits |= 2 }
+                if p.reached { bits |= 4 }
+                if p.status == .skipped { bits |= 8 }
+                if p.status == .beforeStart { bits |= 16 }
+                f.path[k] = bits
+            }
+            if let c = j.currentStep, let k = slot[c] { f.current = k }
+        }
+    }
+
+    struct Facts {
+        /// Index of the lane in the definition, -1 when none.
+        var lane = -1
+        var state = Journey.State.inProgress
+        var secondsToComplete: Double?
+        var reached: [Bool]
+        var seconds: [Double]
+        /// 1 on the path, 2 eligible, 4 reached, 8 skipped, 16 before start.
+        var path: [UInt8]
+        var current = -1
+
+        init(width: Int) {
+            reached = [Bool](repeating: false, count: width)
+            seconds = [Double](repeating: .nan, count: width)
+            path = [UInt8](repeating: 0, count: width)
+        }
+
+        mutating func reset() {
+            lane = -1
+            state = .inProgress
+            secondsToComplete = nil
+            for i in reached.indices {
+                reached[i] = false
+                seconds[i] = .nan
+                path[i] = 0
+            }
+            current = -1
+        }
+    }
+
+    /// Counters for one set of users.
+    struct Figures {
+        struct Step {
+            var reached = 0, eligible = 0, eligibleReached = 0, skipped = 0, dropped = 0, before = 0
+            var dwell: [Double] = []
+        }
+        var completed = 0, inProgress = 0, abandoned = 0, started = 0
+        var durations: [Double] = []
+        var members: [Int]
+        var previousReached: [Int]
+        var steps: [[Step]]
+
+        init(_ layout: Layout) {
+            members = [Int](repeating: 0, count: layout.blocks.count)
+            previousReached = [Int](repeating: 0, count: layout.blocks.count)
+            steps = layout.blocks.map { [Step](repeating: Step(), count: $0.steps.count) }
+        }
+
+        mutating func add(_ f: Facts, _ layout: Layout) {
+            started += 1
+            switch f.state {
+            case .completed:
+                completed += 1
+                if let d = f.secondsToComplete { durations.append(d) }
+            case .inProgress: inProgress += 1
+            case .abandoned: abandoned += 1
+            }
+            for (b, block) in layout.blocks.enumerated() {
+                if let lane = block.member, f.lane != lane { continue }
+                members[b] += 1
+                if let p = block.previousSlot, f.reached[p] { previousReached[b] += 1 }
+                for (i, k) in block.slots.enumerated() where k >= 0 {
+                    if f.reached[k] {
+                        steps[b][i].reached += 1
+                        if !f.seconds[k].isNaN { steps[b][i].dwell.append(f.seconds[k]) }
+                    }
+                    let bits = f.path[k]
+                    if bits != 0 {
+                        if bits & 2 != 0 {
+                            steps[b][i].eligible += 1
+                            if bits & 4 != 0 { steps[b][i].eligibleReached += 1 }
+                        }
+                        if bits & 8 != 0 { steps[b][i].skipped += 1 }
+                        if bits & 16 != 0 { steps[b][i].before += 1 }
+                    }
+                    if f.current == k && f.state == .abandoned { steps[b][i].dropped += 1 }
+                }
+            }
+        }
+
+        func rows(_ definition: FlowDefinition, _ layout: Layout) -> [FunnelReport.StepRow] {
+            var rows: [FunnelReport.StepRow] = []
+            for (b, block) in layout.blocks.enumerated() {
+                var previous: Int? = block.previousSlot != nil ? previousReached[b] : nil
+                for (i, ls) in block.steps.enumerated() {
+                    let def = definition.step(ls.id)
+                    let c = steps[b][i]
+                    let conditions = [def?.when, def?.flag.map { "flag:\($0)" }, ls.when, ls.flag.map { "flag:\($0)" }].compactMap { $0 }
+                    rows.append(.init(
+                        step: ls.id, lane: block.lane,
+                        kind: def?.kind.rawValue ?? "unknown", title: def?.title,
+                        condition: conditions.isEmpty ? nil : conditions.joined(separator: " and "),
+                        reached: c.reached, eligible: c.eligible, eligibleReached: c.eligibleReached, skipped: c.skipped,
+                        dropped: c.dropped,
+                        conversionFromPrevious: previous.flatMap { $0 == 0 ? nil : Double(c.reached) / Double($0) },
+                        conversionFromEligible: c.eligible == 0 ? nil : Double(c.eligibleReached) / Double(c.eligible),
+                        medianSecondsOnStep: Statistics.percentile(unsorted: c.dwell, 0.5),
+                        tracked: !(c.reached == 0 && c.before > 0 && c.before == members[b])))
+                    // The next step converts from the last step every user of the lane is shown:
+                    // a step behind a condition or flag is no baseline for the ones after it.
+                    if conditions.isEmpty { previous = c.reached }
+                }
+            }
+            return rows
+        }
+
+        func report(_ definition: FlowDefinition, _ layout: Layout, query: ReportQuery) -> FunnelReport {
+            let durations = self.durations.sorted()
+            let ci = Statistics.wilson(successes: completed, trials: started)
+            let rows = self.rows(definition, layout)
+            let top = rows.filter { $0.dropped > 0 }
+                .sorted { $0.dropped != $1.dropped ? $0.dropped > $1.dropped : ($0.step, $0.lane ?? "") < ($1.step, $1.lane ?? "") }
+                .prefix(5)
+                .map { FunnelReport.Dropoff(step: $0.step, lane: $0.lane, dropped: $0.dropped,
+                                            shareOfAbandoned: abandoned == 0 ? 0 : Double($0.dropped) / Double(abandoned)) }
+            return FunnelReport(
+                flow: definition.id, flowTitle: definition.title, cohort: query.cohort?.id,
+                filters: query.filters.map(\.text), since: query.since?.description, until: query.until?.description,
+                asOf: query.asOf.description, idleSeconds: query.idleSeconds,
+                users: .init(started: started, completed: completed, inProgress: inProgress, abandoned: abandoned),
+                completionRate: started == 0 ? nil : Double(completed) / Double(started),
+                completionRateCI95: ci.map { .init(low: $0.low, high: $0.high) },
+                timeToCompleteSeconds: .init(
+                    count: durations.count,
+                    p50: Statistics.percentile(sorted: durations, 0.50), p75: Statistics.percentile(sorted: durations, 0.75),
+                    p90: Statistics.percentile(sorted: durations, 0.90), p95: Statistics.percentile(sorted: durations, 0.95),
+                    mean: Statistics.mean(durations)),
+                timeToCompleteHistogram: Statistics.histogram(durations).map { .init(fromSeconds: $0.from, toSeconds: $0.to, users: $0.count) },
+                steps: rows, topDropoffs: Array(top), by: nil, groups: nil)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import XCTest
+import GRDB
+import FunnelModel
+import EventLog
+@testable import EventStore
+
+/// The compact log gives back every line byte for byte, and deduplication finds an event's
+/// original even when another event id holds its hash slot.
+final class StoredLineTests: XCTestCase {
+    var dir: URL!
+    override func setUp() { dir = tempDir() }
+
+    func ingest(_ store: EventStore, _ paths: [String]) throws -> IngestSummary {
+        try Ingestor(store: store, options: IngestOptions(now: fixedClock(1_000))).ingest(try InputSource.discover(paths))
+    }
+
+    /// Every accepted line of the sample data (escapes, odd spacing, key orders, extra keys)
+    /// comes back exactly as it arrived.
+    func testEveryStoredLineIsTheLineThatArrived() throws {
+        let store = try EventStore(path: dir.appendingPathComponent("s.sqlite").path)
+        let inputs = ["glp1", "edge", "bad"].map { sampleData.appendingPathComponent($0).path }
+        let summary = try ingest(store, inputs)
+        XCTAssertGreaterThan(summary.accepted, 1_000)
+        var arrived = Set<String>()
+        for source in try InputSource.discover(inputs) {
+            let reader = LineReader(stream: try ByteStream(path: source.path))
+            try? reader.forEachLine { _, bytes in arrived.insert(String(decoding: bytes, as: UTF8.self)) }
+        }
+        let stored = try store.storedEvents()
+        XCTAssertEqual(stored.count, summary.accepted)
+        for e in stored { XCTAssertTrue(arrived.contains(e.recorded.line), "not an arrived line: \(e.recorded.line)") }
+        // Most lines share a shape; a few keep their whole text.
+        let (shapes, verbatim) = try store.writer.read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM shapes") ?? 0,
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM events WHERE substr(body, 1, 1) = x'00'") ?? 0)
+        }
+        XCTAssertLessThan(shapes, stored.count / 20)
+        XCTAssertLessThan(verbatim, stored.count / 20)
+    }
+
+    /// A different event already holds the hash slot of an incoming event: the newcomer takes
+    /// the next slot, and its re-sent copy still finds it (and a changed body is a conflict).
+    func testAnEventWhoseSlotIsTakenProbesOnAndIsStillDeduplicated() throws {
+        let store = try EventStore(path: dir.appendingPathComponent("s.sqlite").path)
+        let decoy = #"{"event_id":"decoy","event":"onboarding.step_viewed","user_id":"u-1","ts":"2026-10-01T10:00:00Z","flow":"glp1","step":"signIn"}"#
+        let line = #"{"event_id":"e-1","event":"onboarding.step_viewed","user_id":"u-1","ts":"2026-10-01T10:01:00Z","flow":"glp1","step":"signIn"}"#
+        let changed = #"{"event_id":"e-1","event":"onboarding.step_viewed","user_id":"u-1","ts":"2026-10-01T10:02:00Z","flow":"glp1","step":"signIn"}"#
+        let slot = Array("e-1".utf8).withUnsafeBufferPointer { StoredLine.idHash($0) }
+        // Plant the decoy in e-1's slot, as a hash collision would.
+        try store.writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO inputs (path, sha256, size, lines, accepted, duplicates, conflicts, quarantined, unplanned,
+                    outcome, error, started_us, finished_us) VALUES ('planted', 'x', 0, 1, 1, 0, 0, 0, 0, 'complete', NULL, 0, 0)
+                """)
+            let input = db.lastInsertedRowID
+            try db.execute(sql: "INSERT INTO atoms (text) VALUES ('u-1'), ('glp1')")
+            var body: [UInt8] = [0]
+            body += Array(decoy.utf8)
+            try db.execute(sql: """
+                INSERT INTO events (id_hash, user, flow, ts_us, ts_offset, input_id, line_no, body)
+                VALUES (?, (SELECT id FROM atoms WHERE text = 'u-1'), (SELECT id FROM atoms WHERE text = 'glp1'), 0, 0, ?, 1, ?)
+                """, arguments: [slot, input, Data(body)])
+        }
+        let first = dir.appendingPathComponent("a.ndjson")
+        try (line + "\n").write(to: first, atomically: true, encoding: .utf8)
+        let again = dir.appendingPathComponent("b.ndjson")
+        try (line + "\n" + changed + "\n").write(to: again, atomically: true, encoding: .utf8)
+        let s1 = try ingest(store, [first.path])
+        XCTAssertEqual([s1.accepted, s1.duplicates, s1.conflicts], [1, 0, 0])
+        let s2 = try ingest(store, [again.path])
+        XCTAssertEqual([s2.accepted, s2.duplicates, s2.conflicts], [0, 1, 1])
+        let slots = try store.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT id_hash, line_no FROM events ORDER BY seq").map { ($0[0] as Int64, $0[1] as Int) }
+        }
+        XCTAssertEqual(slots.map(\.0), [slot, slot &+ 1])
+        XCTAssertEqual(try store.events(user: "u-1", flow: "glp1").map(\.line), [decoy, line])
+        XCTAssertEqual(try store.duplicates(ofEventIDs: ["e-1"])["e-1"]?.count, 1)
+        XCTAssertEqual(try store.conflicts(ofEventIDs: ["e-1"])["e-1"]?.map(\.text), [changed])
+    }
+}

@@ -1,0 +1,201 @@
+import FunnelModel
+import Projections
+@testable import Reports
+
+/// The report as ReportBuilder computed it over arrays of journeys before reports streamed
+/// (commit 5d68fcb): the oracle ReportAccumulatorTests compare the streaming report with.
+extension ReportBuilder {
+    /// The report over `journeys` (every journey of the flow; the query selects).
+    func referenceReport(_ journeys: [Journey], query: ReportQuery) -> FunnelReport {
+        let selected = journeys.filter { $0.flow == definition.id && query.selects($0, definition: definition) }
+        var report = referenceFigures(selected, query: query)
+        if let by = query.by {
+            report.by = by.description
+            report.groups = referenceGroups(selected, by: by).map { value, members in
+                FunnelReport.Group(value: value, report: referenceFigures(members, query: query))
+            }
+        }
+        return report
+    }
+
+    /// The values of a dimension and the users under each, in a stable order.
+    func referenceGroups(_ journeys: [Journey], by: ReportQuery.Dimension) -> [(String, [Journey])] {
+        var buckets: [String: [Journey]] = [:]
+        var order: [String] = []
+        func add(_ key: String, _ j: Journey) {
+            if buckets[key] == nil { order.append(key) }
+            buckets[key, default: []].append(j)
+        }
+        switch by {
+        case .cohort:
+            for c in definition.cohorts { order.append(c.id); buckets[c.id] = [] }
+            for j in journeys {
+                let ctx = j.conditionContext(flagDefaults: definition.flagDefaults)
+                var any = false
+                for c in definition.cohorts {
+                    if let cond = try? Condition(parsing: c.where), cond.evaluate(ctx) == true {
+                        buckets[c.id, default: []].append(j)
+                        any = true
+                    }
+                }
+                if !any { add("(none)", j) }
+            }
+            return order.map { ($0, buckets[$0] ?? []) }
+        case .lane:
+            for l in definition.lanes { order.append(l.id); buckets[l.id] = [] }
+            for j in journeys { add(j.lane ?? "(undecided)", j) }
+            return order.map { ($0, buckets[$0] ?? []) }
+        case .appVersion:
+            for j in journeys { add(j.appVersion ?? "(unknown)", j) }
+            return order.sorted { Condition.compareVersions($0, $1) < 0 }.map { ($0, buckets[$0] ?? []) }
+        case .flag(let name):
+            buckets["on"] = []
+            buckets["off"] = []
+            for j in journeys {
+                let on = j.conditionContext(flagDefaults: definition.flagDefaults).isFlagOn(name)
+                buckets[on ? "on" : "off", default: []].append(j)
+            }
+            return [("on", buckets["on"] ?? []), ("off", buckets["off"] ?? [])]
+        case .week:
+            for j in journeys { add(ReportBuilder.isoWeek(j.startedAt ?? j.firstEventAt), j) }
+            return order.sorted().map { ($0, buckets[$0] ?? []) }
+        }
+    }
+
+    /// The figures for one set of selected users.
+    func referenceFigures(_ users: [Journey], query: ReportQuery) -> FunnelReport {
+        var completed = 0, inProgress = 0, abandoned = 0
+        var states: [Journey.State] = []
+        states.reserveCapacity(users.count)
+        var durations: [Double] = []
+        for j in users {
+            let s = j.state(asOf: query.asOf, idleSeconds: query.idleSeconds)
+            states.append(s)
+            switch s {
+            case .completed:
+                completed += 1
+                if let d = j.secondsToComplete { durations.append(d) }
+            case .inProgress: inProgress += 1
+            case .abandoned: abandoned += 1
+            }
+        }
+        durations.sort()
+        let started = users.count
+        let ci = Statistics.wilson(successes: completed, trials: started)
+        let rows = referenceStepRows(users, states: states)
+        let top = rows.filter { $0.dropped > 0 }
+            .sorted { $0.dropped != $1.dropped ? $0.dropped > $1.dropped : ($0.step, $0.lane ?? "") < ($1.step, $1.lane ?? "") }
+            .prefix(5)
+            .map { FunnelReport.Dropoff(step: $0.step, lane: $0.lane, dropped: $0.dropped,
+                                        shareOfAbandoned: abandoned == 0 ? 0 : Double($0.dropped) / Double(abandoned)) }
+        return FunnelReport(
+            flow: definition.id, flowTitle: definition.title, cohort: query.cohort?.id,
+            filters: query.filters.map(\.text), since: query.since?.description, until: query.until?.description,
+            asOf: query.asOf.description, idleSeconds: query.idleSeconds,
+            users: .init(started: started, completed: completed, inProgress: inProgress, abandoned: abandoned),
+            completionRate: started == 0 ? nil : Double(completed) / Double(started),
+            completionRateCI95: ci.map { .init(low: $0.low, high: $0.high) },
+            timeToCompleteSeconds: .init(
+                count: durations.count,
+                p50: Statistics.percentile(sorted: durations, 0.50), p75: Statistics.percentile(sorted: durations, 0.75),
+                p90: Statistics.percentile(sorted: durations, 0.90), p95: Statistics.percentile(sorted: durations, 0.95),
+                mean: Statistics.mean(durations)),
+            timeToCompleteHistogram: Statistics.histogram(durations).map { .init(fromSeconds: $0.from, toSeconds: $0.to, users: $0.count) },
+            steps: rows, topDropoffs: Array(top), by: nil, groups: nil)
+    }
+
+    /// One row per step: the steps every lane shares once (lane nil, all users), then each
+    /// lane's own steps (the users on that lane).
+    func referenceStepRows(_ users: [Journey], states: [Journey.State]) -> [FunnelReport.StepRow] {
+        // Every step of every lane gets a slot; each user's visits and path are read once
+        // into flat per-(user, slot) arrays, so the per-step counting below does no lookups.
+        var slot: [String: Int] = [:]
+        for lane in definition.lanes {
+            for ls in lane.steps where slot[ls.id] == nil { slot[ls.id] = slot.count }
+        }
+        let width = slot.count
+        var reachedAt = [Bool](repeating: false, count: users.count * width)
+        var seconds = [Double](repeating: .nan, count: users.count * width)
+        // Path entry bits: 1 present, 2 eligible, 4 reached, 8 skipped, 16 before start.
+        var pathBits = [UInt8](repeating: 0, count: users.count * width)
+        var current = [Int](repeating: -1, count: users.count)
+        for n in users.indices {
+            let base = n * width
+            for v in users[n].visits {
+                guard let k = slot[v.step], !reachedAt[base + k] else { continue }
+                reachedAt[base + k] = true
+                if let s = v.secondsOnStep { seconds[base + k] = s }
+            }
+            for p in users[n].path {
+                guard let k = slot[p.step], pathBits[base + k] == 0 else { continue }
+                var bits: UInt8 = 1
+                if p.eligible { bits |= 2 }
+                if p.reached { bits |= 4 }
+                if p.status == .skipped { bits |= 8 }
+                if p.status == .beforeStart { bits |= 16 }
+                pathBits[base + k] = bits
+            }
+            if let c = users[n].currentStep, let k = slot[c] { current[n] = k }
+        }
+        let everyone = Array(users.indices)
+        var layout: [(lane: String?, steps: [FlowDefinition.LaneStep], members: [Int], previous: String?)] = []
+        if definition.lanes.count == 1, let only = definition.lanes.first {
+            layout.append((only.id, only.steps, everyone, nil))
+        } else {
+            let shared = definition.sharedPrefix
+            if let first = definition.lanes.first, !shared.isEmpty {
+                layout.append((nil, Array(first.steps.prefix(shared.count)), everyone, nil))
+            }
+            for lane in definition.lanes {
+                layout.append((lane.id, Array(lane.steps.dropFirst(shared.count)),
+                               everyone.filter { users[$0].lane == lane.id }, shared.last))
+            }
+        }
+        var rows: [FunnelReport.StepRow] = []
+        for (laneID, steps, members, previous) in layout {
+            var previousReached = previous.map { p in
+                slot[p].map { k in members.reduce(0) { $0 + (reachedAt[$1 * width + k] ? 1 : 0) } } ?? 0
+            }
+            for ls in steps {
+                let def = definition.step(ls.id)
+                var reached = 0, eligible = 0, eligibleReached = 0, skipped = 0, dropped = 0, before = 0
+                var dwell: [Double] = []
+                if let k = slot[ls.id] {
+                    for n in members {
+                        let at = n * width + k
+                        if reachedAt[at] {
+                            reached += 1
+                            if !seconds[at].isNaN { dwell.append(seconds[at]) }
+                        }
+                        let bits = pathBits[at]
+                        if bits != 0 {
+                            if bits & 2 != 0 {
+                                eligible += 1
+                                if bits & 4 != 0 { eligibleReached += 1 }
+                            }
+                            if bits & 8 != 0 { skipped += 1 }
+                            if bits & 16 != 0 { before += 1 }
+                        }
+                        if current[n] == k && states[n] == .abandoned { dropped += 1 }
+                    }
+                }
+                dwell.sort()
+                let conditions = [def?.when, def?.flag.map { "flag:\($0)" }, ls.when, ls.flag.map { "flag:\($0)" }].compactMap { $0 }
+                rows.append(.init(
+                    step: ls.id, lane: laneID,
+                    kind: def?.kind.rawValue ?? "unknown", title: def?.title,
+                    condition: conditions.isEmpty ? nil : conditions.joined(separator: " and "),
+                    reached: reached, eligible: eligible, eligibleReached: eligibleReached, skipped: skipped,
+                    dropped: dropped,
+                    conversionFromPrevious: previousReached.flatMap { $0 == 0 ? nil : Double(reached) / Double($0) },
+                    conversionFromEligible: eligible == 0 ? nil : Double(eligibleReached) / Double(eligible),
+                    medianSecondsOnStep: Statistics.percentile(sorted: dwell, 0.5),
+                    tracked: !(reached == 0 && before > 0 && before == members.count)))
+                // The next step converts from the last step every user of the lane is shown:
+                // a step behind a condition or flag is no baseline for the ones after it.
+                if conditions.isEmpty { previousReached = reached }
+            }
+        }
+        return rows
+    }
+}

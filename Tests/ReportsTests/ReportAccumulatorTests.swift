@@ -1,0 +1,42 @@
+import XCTest
+import FunnelModel
+import Projections
+@testable import Reports
+
+/// The streaming report gives exactly the figures of the array-based reference, for every
+/// breakdown, cohort and filter.
+final class ReportAccumulatorTests: XCTestCase {
+    func testStreamingReportEqualsTheReference() throws {
+        let population = Population(users: 400, seed: 5)
+        let journeys = population.journeys()
+        let builder = ReportBuilder(definition: miniFlow)
+        var slots: [String: Int] = [:]
+        for (i, step) in JourneyFacts.slots(miniFlow).enumerated() { slots[step] = i }
+        let facts = journeys.map { JourneyFacts($0, definition: miniFlow, slots: slots).binary() }
+        let dims: [ReportQuery.Dimension?] = [nil, .cohort, .lane, .appVersion, .week, .flag("trackingStyleQuestion")]
+        var compared = 0
+        for by in dims {
+            for cohort in [nil] + miniFlow.cohorts.map(Optional.some) {
+                for idle in [86_400.0, 600] {
+                    let query = ReportQuery(cohort: cohort, asOf: population.asOf, idleSeconds: idle, by: by)
+                    let got = builder.report(journeys, query: query)
+                    let want = builder.referenceReport(journeys, query: query)
+                    XCTAssertEqual(got, want, "by \(by.map(\.description) ?? "-") cohort \(cohort?.id ?? "-")")
+                    XCTAssertEqual(try got.json(), try want.json())
+                    // The same from the stored facts (through their bytes).
+                    var fromFacts = ReportAccumulator(builder: builder, query: query)
+                    XCTAssertTrue(fromFacts.acceptsFacts)
+                    for f in facts { fromFacts.add(try f.withUnsafeBytes { try JourneyFacts(binary: $0) }) }
+                    XCTAssertEqual(fromFacts.report(), want, "facts: by \(by.map(\.description) ?? "-") cohort \(cohort?.id ?? "-")")
+                    compared += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(compared, 10)
+        // The figures are real: some users in every state.
+        let all = builder.report(journeys, query: ReportQuery(asOf: population.asOf))
+        XCTAssertGreaterThan(all.users.completed, 0)
+        XCTAssertGreaterThan(all.users.abandoned, 0)
+        XCTAssertGreaterThan(all.steps.map(\.dropped).reduce(0, +), 0)
+    }
+}

@@ -73,7 +73,7 @@ extension FunnelReport {
         var lane: String?? = .none
         var emptyLane = false
         for row in steps {
-            if lane == nil || lane! != row.lane {
+            if lane.map({ $0 != row.lane }) ?? true {
                 lane = .some(row.lane)
                 let members = steps.filter { $0.lane == row.lane }
                 emptyLane = row.lane != nil && members.allSatisfy { $0.reached == 0 && $0.eligible == 0 && $0.skipped == 0 }

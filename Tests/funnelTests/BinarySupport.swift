@@ -28,11 +28,13 @@ func tempDir() -> URL {
     return dir
 }
 
-func runFunnel(_ args: [String], stdin: URL? = nil, environment: [String: String]? = nil) throws -> RunResult {
+func runFunnel(_ args: [String], stdin: URL? = nil, environment: [String: String]? = nil,
+               directory: URL? = nil) throws -> RunResult {
     let p = Process()
     p.executableURL = try funnelBinary()
     p.arguments = args
     if let environment { p.environment = environment }
+    if let directory { p.currentDirectoryURL = directory }
     let out = Pipe()
     let errURL = tempDir().appendingPathComponent("stderr")
     FileManager.default.createFile(atPath: errURL.path, contents: nil)

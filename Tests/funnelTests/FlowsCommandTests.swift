@@ -1,9 +1,8 @@
 import Foundation
 import XCTest
 
-/// Runs the built `funnel` binary (.build/debug/funnel, found from this file's path).
+/// Runs the built `funnel` binary (see BinarySupport.swift).
 final class FlowsCommandTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     var tmp = ""
 
     override func setUpWithError() throws {
@@ -13,31 +12,15 @@ final class FlowsCommandTests: XCTestCase {
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: tmp) }
 
-    struct Run { var status: Int32; var out: String; var err: String }
-
-    func funnel(_ args: [String]) throws -> Run {
-        let binary = Self.root.appendingPathComponent(".build/debug/funnel")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            throw XCTSkip("no binary at \(binary.path): run swift build first")
-        }
-        let p = Process()
-        p.executableURL = binary
-        p.arguments = args
-        p.currentDirectoryURL = URL(fileURLWithPath: tmp)   // built-ins work from any directory
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Run(status: p.terminationStatus, out: String(decoding: o, as: UTF8.self), err: String(decoding: e, as: UTF8.self))
+    /// Runs the binary from a scratch directory: the built-in flows work from anywhere.
+    func funnel(_ args: [String]) throws -> RunResult {
+        try runFunnel(args, directory: URL(fileURLWithPath: tmp))
     }
 
     func testListText() throws {
         let r = try funnel(["flows"])
-        XCTAssertEqual(r.status, 0, r.err)
-        let lines = r.out.split(separator: "\n")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n")
         XCTAssertEqual(lines.count, 6)
         XCTAssertTrue(lines[0].hasPrefix("ID "))
         XCTAssertTrue(lines.contains { $0.hasPrefix("glp1 ") && $0.contains("Onboarding Tonic") && $0.hasSuffix("built-in") })
@@ -46,8 +29,8 @@ final class FlowsCommandTests: XCTestCase {
 
     func testListJSON() throws {
         let r = try funnel(["flows", "--format", "json"])
-        XCTAssertEqual(r.status, 0, r.err)
-        let flows = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [[String: Any]])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let flows = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
         XCTAssertEqual(flows.compactMap { $0["id"] as? String }, ["baby-basics", "glp1", "screentime-rewards", "shieldai", "trendy"])
         let glp1 = try XCTUnwrap(flows.first { $0["id"] as? String == "glp1" })
         XCTAssertEqual(glp1["title"] as? String, "Onboarding Tonic (GLP-1)")
@@ -65,35 +48,35 @@ final class FlowsCommandTests: XCTestCase {
 
     func testShow() throws {
         let r = try funnel(["flows", "show", "glp1"])
-        XCTAssertEqual(r.status, 0, r.err)
-        XCTAssertTrue(r.out.contains("if weightGoal != maintain"))
-        XCTAssertTrue(r.out.contains("flag completionScreenForExplorers"))
-        XCTAssertTrue(r.out.split(separator: "\n").allSatisfy { $0.count <= 80 })
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("if weightGoal != maintain"))
+        XCTAssertTrue(r.stdout.contains("flag completionScreenForExplorers"))
+        XCTAssertTrue(r.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 })
         let unknown = try funnel(["flows", "show", "nope"])
         XCTAssertNotEqual(unknown.status, 0)
-        XCTAssertTrue(unknown.err.contains("unknown flow nope; known: baby-basics, glp1, screentime-rewards, shieldai, trendy"), unknown.err)
+        XCTAssertTrue(unknown.stderr.contains("unknown flow nope; known: baby-basics, glp1, screentime-rewards, shieldai, trendy"), unknown.stderr)
     }
 
     func testPath() throws {
         let r = try funnel(["flows", "path", "glp1", "--set", "journeyStatus=already_on_glp1", "--set", "weightGoal=maintain",
                             "--set", "injectionFrequency=daily", "--flag", "trackingStyleQuestion=off"])
-        XCTAssertEqual(r.status, 0, r.err)
-        XCTAssertTrue(r.out.hasPrefix("glp1: lane glp1 (journeyStatus = already_on_glp1)"), r.out)
-        XCTAssertTrue(r.out.contains("- goalWeight"))
-        XCTAssertTrue(r.out.contains("skipped: weightGoal = maintain"))
-        XCTAssertTrue(r.out.contains("skipped: injectionFrequency = daily"))
-        XCTAssertTrue(r.out.contains("skipped: flag trackingStyleQuestion off"))
-        XCTAssertTrue(r.out.contains("+ completion"))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("glp1: lane glp1 (journeyStatus = already_on_glp1)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("- goalWeight"))
+        XCTAssertTrue(r.stdout.contains("skipped: weightGoal = maintain"))
+        XCTAssertTrue(r.stdout.contains("skipped: injectionFrequency = daily"))
+        XCTAssertTrue(r.stdout.contains("skipped: flag trackingStyleQuestion off"))
+        XCTAssertTrue(r.stdout.contains("+ completion"))
         let bad = try funnel(["flows", "path", "glp1", "--set", "wieghtGoal=lose"])
         XCTAssertNotEqual(bad.status, 0)
-        XCTAssertTrue(bad.err.contains("collects no value wieghtGoal"), bad.err)
+        XCTAssertTrue(bad.stderr.contains("collects no value wieghtGoal"), bad.stderr)
     }
 
     func testCheck() throws {
-        let good = Self.root.appendingPathComponent("schemas/flows/glp1.json").path
+        let good = packageRoot.appendingPathComponent("schemas/flows/glp1.json").path
         let ok = try funnel(["flows", "check", good])
-        XCTAssertEqual(ok.status, 0, ok.out + ok.err)
-        XCTAssertEqual(ok.out, "ok\n")
+        XCTAssertEqual(ok.status, 0, ok.stdout + ok.stderr)
+        XCTAssertEqual(ok.stdout, "ok\n")
 
         var text = try String(contentsOfFile: good, encoding: .utf8)
         text = text.replacingOccurrences(of: "\"activityLevel\", \"healthKitBenefits\",", with: "\"activityLevel\", \"healthKitBenefit\",")
@@ -102,9 +85,9 @@ final class FlowsCommandTests: XCTestCase {
         try text.write(toFile: bad, atomically: true, encoding: .utf8)
         let r = try funnel(["flows", "check", bad])
         XCTAssertEqual(r.status, 1)
-        XCTAssertTrue(r.out.contains("\(bad): $.lanes[1].steps[20]: unknown step \"healthKitBenefit\""), r.out)
-        XCTAssertTrue(r.out.contains("$.steps[16].when: \"weightGoal != maintian\": weightGoal is never \"maintian\""), r.out)
-        XCTAssertTrue(r.out.hasSuffix("errors\n"), r.out)
+        XCTAssertTrue(r.stdout.contains("\(bad): $.lanes[1].steps[20]: unknown step \"healthKitBenefit\""), r.stdout)
+        XCTAssertTrue(r.stdout.contains("$.steps[16].when: \"weightGoal != maintian\": weightGoal is never \"maintian\""), r.stdout)
+        XCTAssertTrue(r.stdout.hasSuffix("errors\n"), r.stdout)
     }
 
     func testUserFlowsDirectory() throws {
@@ -115,16 +98,16 @@ final class FlowsCommandTests: XCTestCase {
          "steps": [{"id": "a", "kind": "screen"}, {"id": "done", "kind": "terminal"}]}
         """.write(toFile: dir + "/trendy.json", atomically: true, encoding: .utf8)
         let r = try funnel(["flows", "--flows", dir])
-        XCTAssertEqual(r.status, 0, r.err)
-        XCTAssertTrue(r.out.contains("Our Trendy"))
-        XCTAssertTrue(r.err.contains("replaces the built-in flow trendy"), r.err)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("Our Trendy"))
+        XCTAssertTrue(r.stderr.contains("replaces the built-in flow trendy"), r.stderr)
     }
 
     func testSample() throws {
         let out = tmp + "/out"
         let r = try funnel(["sample", "--flow", "trendy", "--users", "50", "--seed", "3", "--days", "2", "--out", out])
-        XCTAssertEqual(r.status, 0, r.err)
-        XCTAssertTrue(r.out.hasPrefix("trendy: 50 users"), r.out)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("trendy: 50 users"), r.stdout)
         let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
         XCTAssertTrue(files.contains("events-2026-10-01.ndjson.gz"), "\(files)")
         let again = try funnel(["sample", "--flow", "trendy", "--users", "50", "--seed", "3", "--days", "2", "--out", tmp + "/again"])
@@ -134,6 +117,6 @@ final class FlowsCommandTests: XCTestCase {
         }
         let unknown = try funnel(["sample", "--flow", "nope", "--users", "5", "--out", out])
         XCTAssertNotEqual(unknown.status, 0)
-        XCTAssertTrue(unknown.err.contains("unknown flow nope; known:"), unknown.err)
+        XCTAssertTrue(unknown.stderr.contains("unknown flow nope; known:"), unknown.stderr)
     }
 }

@@ -91,5 +91,8 @@ extension EventStore {
                 ) WITHOUT ROWID
                 """)
         }
+        migrator.registerMigration("v2: user runs instead of a per-event user index") { db in
+            try EventStore.migrateToUserRuns(db)
+        }
     }
 }

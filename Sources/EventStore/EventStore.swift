@@ -1,6 +1,7 @@
 import FunnelModel
 import EventLog
 import GRDB
+import GRDBSQLite
 import Logging
 import Foundation
 
@@ -65,27 +66,24 @@ public final class EventStore: Sendable {
     /// One user's events (in one flow, or all flows), in fold order (event time, then arrival).
     public static func events(user: String, flow: String?, in db: Database) throws -> [RecordedEvent] {
         guard let userAtom = try atomID(user, in: db) else { return [] }
-        let statement: Statement
+        var flowAtom: Int64?
         if let flow {
-            guard let flowAtom = try atomID(flow, in: db) else { return [] }
-            statement = try db.cachedStatement(sql: """
-                SELECT seq, user, flow, body FROM events WHERE user = ? AND flow = ? ORDER BY ts_us, seq
-                """)
-            try statement.setArguments([userAtom, flowAtom])
-        } else {
-            statement = try db.cachedStatement(sql: "SELECT seq, user, flow, body FROM events WHERE user = ? ORDER BY ts_us, seq")
-            try statement.setArguments([userAtom])
+            guard let f = try atomID(flow, in: db) else { return [] }
+            flowAtom = f
         }
+        let seqs = try UserRuns.seqs(user: userAtom, flow: flowAtom, in: db)
         var out: [RecordedEvent] = []
-        try StoredLineReader(db).recorded(statement) { out.append($0) }
+        out.reserveCapacity(seqs.count)
+        try UserRuns.recorded(seqs: seqs, reader: StoredLineReader(db), in: db) { out.append($0) }
         return out
     }
 
     /// How many events of a user in a flow arrived before `seq`, and the latest event time among them.
+    /// `seq` must be the first seq of an input (runs never span inputs).
     public static func priorEvents(user: String, flow: String, before seq: Int64, in db: Database) throws -> (count: Int, lastMicros: Int64?) {
         guard let userAtom = try atomID(user, in: db), let flowAtom = try atomID(flow, in: db) else { return (0, nil) }
         let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT count(*), max(ts_us) FROM events WHERE user = ? AND flow = ? AND seq < ?
+            SELECT coalesce(sum(events), 0), max(last_ts_us) FROM user_runs WHERE user = ? AND flow = ? AND first_seq < ?
             """), arguments: [userAtom, flowAtom, seq])
         return (row?[0] ?? 0, row?[1])
     }
@@ -94,18 +92,42 @@ public final class EventStore: Sendable {
         try pool.read { db in try EventStore.events(user: user, flow: flow, in: db) }
     }
 
-    /// The whole log (or one flow's part), grouped by user and flow, each group in fold
-    /// order: a rebuild folds one user at a time. Streams rows; memory does not grow with the log.
+    /// The whole log (or one flow's part), grouped by user and flow (in atom order), each
+    /// group in fold order: a rebuild folds one user at a time. Memory holds one user's events.
     public static func forEachEvent(flow: String?, in db: Database, _ body: (RecordedEvent) throws -> Void) throws {
         let statement: Statement
         if let flow {
             guard let flowAtom = try atomID(flow, in: db) else { return }
-            statement = try db.makeStatement(sql: "SELECT seq, user, flow, body FROM events WHERE flow = ? ORDER BY user, flow, ts_us, seq")
+            statement = try db.makeStatement(sql: "SELECT user, flow, seqs FROM user_runs WHERE flow = ? ORDER BY user, flow, first_seq")
             try statement.setArguments([flowAtom])
         } else {
-            statement = try db.makeStatement(sql: "SELECT seq, user, flow, body FROM events ORDER BY user, flow, ts_us, seq")
+            statement = try db.makeStatement(sql: "SELECT user, flow, seqs FROM user_runs ORDER BY user, flow, first_seq")
         }
-        try StoredLineReader(db).recorded(statement, body)
+        let reader = try StoredLineReader(db)
+        let h = statement.sqliteStatement
+        var current: (user: Int64, flow: Int64)?
+        var seqs: [Int64] = []
+        func emit() throws {
+            guard !seqs.isEmpty else { return }
+            try UserRuns.recorded(seqs: seqs, reader: reader, in: db, body)
+            seqs.removeAll(keepingCapacity: true)
+        }
+        defer { sqlite3_reset(h) }
+        while true {
+            let rc = sqlite3_step(h)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else {
+                throw StoreError(doing: "reading the log by user", reason: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+            let key = (user: sqlite3_column_int64(h, 0), flow: sqlite3_column_int64(h, 1))
+            if let c = current, c != key { try emit() }
+            current = key
+            let raw = UnsafeRawBufferPointer(start: sqlite3_column_blob(h, 2), count: Int(sqlite3_column_bytes(h, 2)))
+            guard UserRuns.decode(raw, into: &seqs) else {
+                throw StoreError(doing: "reading the log by user", reason: "a run's seqs do not decode")
+            }
+        }
+        try emit()
     }
 
     /// Every event in arrival order with where it came from (for checks and tools).
@@ -177,13 +199,13 @@ public final class EventStore: Sendable {
                 .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
             add(try String.fetchAll(db, sql: """
                 SELECT a.text FROM atoms a WHERE a.text >= ? AND substr(a.text, 1, ?) = ?
-                  AND EXISTS (SELECT 1 FROM events e WHERE e.user = a.id)
+                  AND EXISTS (SELECT 1 FROM user_runs r WHERE r.user = a.id)
                 ORDER BY a.text LIMIT ?
                 """, arguments: [query, query.count, query, limit]))
             if out.count < limit {
                 add(try String.fetchAll(db, sql: """
                     SELECT a.text FROM atoms a WHERE a.text LIKE ? ESCAPE '\\'
-                      AND EXISTS (SELECT 1 FROM events e WHERE e.user = a.id) ORDER BY a.text LIMIT ?
+                      AND EXISTS (SELECT 1 FROM user_runs r WHERE r.user = a.id) ORDER BY a.text LIMIT ?
                     """, arguments: ["%" + escaped + "%", limit]))
             }
             if out.count < limit {
@@ -191,7 +213,7 @@ public final class EventStore: Sendable {
                 let q = Array(query.unicodeScalars)
                 var scored: [(Int, String)] = []
                 let cursor = try String.fetchCursor(db, sql: """
-                    SELECT a.text FROM atoms a WHERE EXISTS (SELECT 1 FROM events e WHERE e.user = a.id) ORDER BY a.text
+                    SELECT a.text FROM atoms a WHERE EXISTS (SELECT 1 FROM user_runs r WHERE r.user = a.id) ORDER BY a.text
                     """)
                 while let id = try cursor.next() {
                     let c = Array(id.unicodeScalars)

@@ -22,6 +22,11 @@ struct RawStatement {
         statement = try db.makeStatement(sql: sql)
     }
 
+    init(_ db: Database, _ statement: Statement) {
+        self.db = db
+        self.statement = statement
+    }
+
     @inline(__always) func text(_ i: Int32, _ b: UnsafeBufferPointer<UInt8>) {
         // A zero-length string needs a non-null pointer, or SQLite binds NULL.
         b.baseAddress.map { _ = sqlite3_bind_text(handle, i, UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self), Int32(b.count), nil) }
@@ -196,6 +201,7 @@ extension Ingestor {
                 let atomWatermark = try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM atoms") ?? 0
                 var newShapeBudget = 4096
                 var newUsers = Set<String>()
+                var runs = RunCollector()
                 var encoder = LineEncoder()
                 let lineReader = try StoredLineReader(db)
                 let wantsLines = observer?.wantsLines ?? false
@@ -333,8 +339,9 @@ extension Ingestor {
                                     result.counts.unplanned += 1
                                     result.unplanned[UnplannedKey(flow: keys[id].flow, step: keys[id].step, event: keys[id].normalized), default: 0] += 1
                                 }
+                                let seq = sqlite3_last_insert_rowid(connection)
+                                runs.add(user: user.id, flow: flowAtom, seq: seq, ts: env.time.micros)
                                 if observer != nil {
-                                    let seq = sqlite3_last_insert_rowid(connection)
                                     appended.append(RecordedEvent(seq: seq, event: line.event ?? decoder.event(from: env, in: b),
                                                                   line: wantsLines ? String(decoding: bytes, as: UTF8.self) : ""))
                                 }
@@ -361,6 +368,7 @@ extension Ingestor {
                         }
                     }
                     if let observer, !appended.isEmpty { try observer.didAppend(appended, in: db) }
+                    if runs.held >= runs.limit { try runs.flush(db) }
                     progress?(IngestProgress(inputIndex: index, inputCount: count, path: label, bytesRead: batch.bytesRead,
                                              size: content.size, lines: result.counts.lines))
                 }
@@ -402,6 +410,7 @@ extension Ingestor {
                             first_ts_us = min(first_ts_us, excluded.first_ts_us), last_ts_us = max(last_ts_us, excluded.last_ts_us)
                         """, arguments: [flow, v.0, v.1, v.2])
                 }
+                try runs.flush(db)
                 if let observer { try observer.willCommit(in: db, newUsers: newUsers) }
                 outcome = .read(result)
                 return .commit

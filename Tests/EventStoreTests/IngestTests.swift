@@ -247,15 +247,72 @@ final class IngestTests: XCTestCase {
         XCTAssertEqual(EventStore.defaultPath(environment: ["FUNNEL_STORE": "/x/y.sqlite"]), "/x/y.sqlite")
     }
 
-    func testSchemaIsWALWithTheNamedMigration() throws {
+    func testSchemaIsWALWithTheNamedMigrations() throws {
         let st = try store()
         try st.writer.read { db in
             XCTAssertEqual(try String.fetchOne(db, sql: "PRAGMA journal_mode"), "wal")
             XCTAssertEqual(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"),
-                           ["v1: event log, ledger, duplicates, conflicts, quarantine"])
+                           ["v1: event log, ledger, duplicates, conflicts, quarantine",
+                            "v2: user runs instead of a per-event user index"])
+            // The log has one index (the dedupe slot); users are found through user_runs.
             let indexes = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL")
-            XCTAssertEqual(indexes.sorted(), ["CREATE INDEX events_by_user ON events(user, flow, ts_us, seq)",
-                                              "CREATE UNIQUE INDEX events_by_id_hash ON events(id_hash)"])
+            XCTAssertEqual(indexes, ["CREATE UNIQUE INDEX events_by_id_hash ON events(id_hash)"])
         }
+    }
+
+    /// Each input adds one run per user and flow; a user's events are read back through them.
+    func testUserRunsListEachUsersEventsPerInput() throws {
+        let st = try store()
+        _ = try ingest(st, [sampleData.appendingPathComponent("glp1").path])
+        try st.writer.read { db in
+            let inputs = try Int.fetchOne(db, sql: "SELECT count(*) FROM inputs") ?? 0
+            XCTAssertGreaterThan(inputs, 1)
+            // Runs hold every event exactly once.
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT sum(events) FROM user_runs"),
+                           try Int.fetchOne(db, sql: "SELECT count(*) FROM events"))
+            // One run per (user, flow, input): the same count as grouping the log.
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM user_runs"),
+                           try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM events GROUP BY user, flow, input_id)"))
+            // A user's events through the runs are the log's rows of that user, in fold order.
+            let user = try String.fetchOne(db, sql: """
+                SELECT a.text FROM user_runs r JOIN atoms a ON a.id = r.user GROUP BY r.user ORDER BY count(*) DESC, a.text LIMIT 1
+                """) ?? ""
+            let viaRuns = try EventStore.events(user: user, flow: "glp1", in: db).map(\.seq)
+            let viaScan = try Int64.fetchAll(db, sql: """
+                SELECT e.seq FROM events e JOIN atoms a ON a.id = e.user WHERE a.text = ? ORDER BY e.ts_us, e.seq
+                """, arguments: [user])
+            XCTAssertEqual(viaRuns, viaScan)
+            XCTAssertGreaterThan(viaRuns.count, 3)
+            let prior = try EventStore.priorEvents(user: user, flow: "glp1", before: viaScan.max().map { $0 + 1 } ?? 0, in: db)
+            XCTAssertEqual(prior.count, viaScan.count)
+        }
+    }
+
+    /// A store written before v2 (a per-event user index, no user_runs) gets its runs built
+    /// from the log when opened, and reads the same events.
+    func testMigrationToUserRunsKeepsEveryUsersEvents() throws {
+        let path = dir.appendingPathComponent("old.sqlite").path
+        var before: [String: [Int64]] = [:]
+        do {
+            let st = try EventStore(path: path)
+            _ = try ingest(st, [sampleData.appendingPathComponent("glp1").path, duplicatesFile])
+            try st.writer.read { db in
+                try EventStore.forEachEvent(flow: nil, in: db) { before[$0.event.userID + "/" + $0.event.flow, default: []].append($0.seq) }
+            }
+            // Turn it back into a v1 store.
+            try st.writer.write { db in
+                try db.execute(sql: "DROP TABLE user_runs")
+                try db.execute(sql: "CREATE INDEX events_by_user ON events(user, flow, ts_us, seq)")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v2:%'")
+            }
+        }
+        let st = try EventStore(path: path)
+        var after: [String: [Int64]] = [:]
+        try st.writer.read { db in
+            try EventStore.forEachEvent(flow: nil, in: db) { after[$0.event.userID + "/" + $0.event.flow, default: []].append($0.seq) }
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'events_by_user'"), 0)
+        }
+        XCTAssertGreaterThan(before.count, 100)
+        XCTAssertEqual(after, before)
     }
 }

@@ -60,6 +60,11 @@ final class StoredLineTests: XCTestCase {
                 INSERT INTO events (id_hash, user, flow, ts_us, ts_offset, input_id, line_no, body)
                 VALUES (?, (SELECT id FROM atoms WHERE text = 'u-1'), (SELECT id FROM atoms WHERE text = 'glp1'), 0, 0, ?, 1, ?)
                 """, arguments: [slot, input, Data(body)])
+            let seq = db.lastInsertedRowID
+            try db.execute(sql: """
+                INSERT INTO user_runs (user, flow, first_seq, events, last_ts_us, seqs)
+                VALUES ((SELECT id FROM atoms WHERE text = 'u-1'), (SELECT id FROM atoms WHERE text = 'glp1'), ?, 1, 0, ?)
+                """, arguments: [seq, Data(UserRuns.encode([seq]))])
         }
         let first = dir.appendingPathComponent("a.ndjson")
         try (line + "\n").write(to: first, atomically: true, encoding: .utf8)

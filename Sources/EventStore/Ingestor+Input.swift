@@ -205,6 +205,7 @@ extension Ingestor {
                 var encoder = LineEncoder()
                 let lineReader = try StoredLineReader(db)
                 let wantsLines = observer?.wantsLines ?? false
+                let eventSink = observer?.parsedEventSink()
                 let insertDuplicate = try RawStatement(db, "INSERT INTO duplicates (event_id, input_id, line_no, arrived_us) VALUES (?, ?, ?, ?)")
                 let insertConflict = try RawStatement(db, "INSERT INTO conflicts (event_id, input_id, line_no, arrived_us, line) VALUES (?, ?, ?, ?, ?)")
                 let insertQuarantine = try RawStatement(db, """
@@ -341,7 +342,9 @@ extension Ingestor {
                                 }
                                 let seq = sqlite3_last_insert_rowid(connection)
                                 runs.add(user: user.id, flow: flowAtom, seq: seq, ts: env.time.micros)
-                                if observer != nil {
+                                if eventSink != nil {
+                                    observer?.didAccept(line: line.number, seq: seq, asked: line.wantsSeq)
+                                } else if observer != nil {
                                     appended.append(RecordedEvent(seq: seq, event: line.event ?? decoder.event(from: env, in: b),
                                                                   line: wantsLines ? String(decoding: bytes, as: UTF8.self) : ""))
                                 }
@@ -375,9 +378,11 @@ extension Ingestor {
 
                 let end: ParseEnd
                 if parallel {
-                    end = try ParallelLineSource(path: path, batchLines: batchLines, events: observer != nil).forEach(handle)
+                    end = try ParallelLineSource(path: path, batchLines: batchLines, events: observer != nil && eventSink == nil,
+                                                 eventSink: eventSink).forEach(handle)
                 } else {
-                    end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: 4 << 20, events: observer != nil) {
+                    end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: 4 << 20,
+                                             events: observer != nil && eventSink == nil, eventSink: eventSink) {
                         try handle($0)
                         return true
                     }

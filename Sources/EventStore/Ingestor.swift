@@ -49,6 +49,7 @@ public final class Ingestor {
             let readPath = spooled ?? input.path
             let outcome = try ingestOne(path: readPath, label: input.path, content: content, index: index,
                                         count: inputs.count, progress: progress)
+            Ingestor.releaseFreeMemory()
             switch outcome {
             case .skipped(let s): summary.skipped.append(s)
             case .read(let r):
@@ -67,6 +68,15 @@ public final class Ingestor {
             .sorted { ($1.count, $0.flow, $0.step ?? "", $0.event) < ($0.count, $1.flow, $1.step ?? "", $1.event) }
         summary.elapsedSeconds = Double(DispatchTime.now().uptimeNanoseconds - clockStart) / 1e9
         return summary
+    }
+
+    /// Gives the memory freed by the input just read back to the system. Each input is
+    /// parsed on a thread of its own, whose malloc arena would otherwise keep its freed
+    /// pages for a thread that never comes back.
+    static func releaseFreeMemory() {
+        #if canImport(Glibc)
+        _ = glibcMallocTrim(0)
+        #endif
     }
 
     // MARK: content hash
@@ -134,3 +144,9 @@ public final class Ingestor {
         return (path, ContentHash(sha256: hex(hasher.finalize()), size: size))
     }
 }
+
+#if canImport(Glibc)
+/// glibc's `malloc_trim` (malloc.h is not part of the Glibc module).
+@_silgen_name("malloc_trim")
+private func glibcMallocTrim(_ pad: Int) -> Int32
+#endif

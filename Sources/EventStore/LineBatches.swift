@@ -13,7 +13,13 @@ struct ParsedLine: Sendable {
     var rejection: Rejection?
     /// The decoded event, when the parser was asked to build events.
     var event: Event?
+    /// The parser-side sink asked for this line's seq, should it be accepted.
+    var wantsSeq = false
 }
+
+/// Takes each decoded event of an input on the parsing thread, with its line number; true
+/// asks for the line's seq (`IngestObserver.didAccept`) should the line be accepted.
+public typealias ParsedEventSink = @Sendable (_ line: Int, _ event: Event) -> Bool
 
 /// A run of parsed lines with their bytes, produced on the parsing thread.
 struct LineBatch: Sendable {
@@ -33,7 +39,7 @@ struct ParseEnd: Sendable {
 /// Decompresses, splits and decodes an input, handing batches to `sink`. Runs on any thread.
 enum LineParser {
     static func run(path: String, batchLines: Int, batchBytes: Int, events: Bool = false,
-                    sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
+                    eventSink: ParsedEventSink? = nil, sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
         let stream: ByteStream
         do { stream = try ByteStream(path: path) } catch let e as InputError { return ParseEnd(error: e) }
         let reader = LineReader(stream: stream)
@@ -59,7 +65,11 @@ enum LineParser {
                     switch decoder.envelope(bytes) {
                     case .failure(let r): parsed.rejection = r
                     case .success(var env):
-                        if events { parsed.event = decoder.event(from: env, in: bytes, cache: &cache) }
+                        if let eventSink {
+                            parsed.wantsSeq = eventSink(info.number, decoder.event(from: env, in: bytes, cache: &cache))
+                        } else if events {
+                            parsed.event = decoder.event(from: env, in: bytes, cache: &cache)
+                        }
                         let scratchStart = batch.bytes.count
                         if !decoder.scratch.isEmpty { batch.bytes.append(contentsOf: decoder.scratch) }
                         env.eventID = rebase(env.eventID, line: lineStart, scratch: scratchStart)
@@ -143,14 +153,17 @@ struct ParallelLineSource {
     var batchBytes = 4 << 20
     /// Also decode each event on the parsing thread.
     var events = false
+    /// Hand each decoded event to this on the parsing thread (instead of `events`).
+    var eventSink: ParsedEventSink?
 
     func forEach(_ body: (LineBatch) throws -> Void) throws -> ParseEnd {
         let queue = BatchQueue(capacity: 3)
         let done = DispatchSemaphore(value: 0)
-        let path = self.path, lines = batchLines, bytes = batchBytes, events = self.events
+        let path = self.path, lines = batchLines, bytes = batchBytes, events = self.events, eventSink = self.eventSink
         let thread = Thread {
             do {
-                let end = try LineParser.run(path: path, batchLines: lines, batchBytes: bytes, events: events) { batch in
+                let end = try LineParser.run(path: path, batchLines: lines, batchBytes: bytes, events: events,
+                                             eventSink: eventSink) { batch in
                     queue.push(.batch(batch))
                 }
                 _ = queue.push(.end(end))

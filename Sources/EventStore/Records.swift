@@ -26,12 +26,22 @@ public protocol IngestObserver {
     func willCommit(in db: Database, newUsers: Set<String>) throws
     /// Whether `didAppend` needs each event's line (default true); without, lines are empty.
     var wantsLines: Bool { get }
+    /// The fast path (default nil). When given, the ingestor hands it every decoded event of
+    /// an input on the parsing thread (duplicates included, in line order) and calls
+    /// `didAccept(line:seq:)` on the writing thread for the accepted lines it asked about,
+    /// instead of `didAppend`. Called once per input, before the input is read.
+    func parsedEventSink() -> ParsedEventSink?
+    /// An accepted line's seq, for a line the sink asked about (see `parsedEventSink`); and,
+    /// with `asked` false, every other accepted line (so the observer knows the input's seqs).
+    func didAccept(line: Int, seq: Int64, asked: Bool)
 }
 
 extension IngestObserver {
     public func willCommit(in db: Database) throws {}
     public func willCommit(in db: Database, newUsers: Set<String>) throws { try willCommit(in: db) }
     public var wantsLines: Bool { true }
+    public func parsedEventSink() -> ParsedEventSink? { nil }
+    public func didAccept(line: Int, seq: Int64, asked: Bool) {}
 }
 
 /// An event as the log holds it, with where it came from.

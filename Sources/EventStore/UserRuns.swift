@@ -1,4 +1,5 @@
 import FunnelModel
+import EventLog
 import GRDB
 import GRDBSQLite
 
@@ -166,5 +167,73 @@ extension EventStore {
         sqlite3_reset(h)
         try runs.flush(db)
         try db.execute(sql: "DROP INDEX events_by_user")
+    }
+}
+
+/// One user's stored lines in one flow, read on the writing thread, decoded on any thread
+/// (so that refolding from the log can use both cores).
+public struct StoredLines: Sendable {
+    public private(set) var seqs: [Int64] = []
+    private var bytes: [UInt8] = []
+    private var ends: [Int] = []
+
+    public init() {}
+
+    /// Bytes of line text held.
+    public var byteCount: Int { bytes.count }
+
+    mutating func append(seq: Int64, line: [UInt8]) {
+        seqs.append(seq)
+        bytes.append(contentsOf: line)
+        ends.append(bytes.count)
+    }
+
+    /// The events, decoded (without their lines), in fold order.
+    public func events() throws -> [RecordedEvent] {
+        var decoder = EventDecoder()
+        var cache = EventCache()
+        var out: [RecordedEvent] = []
+        out.reserveCapacity(seqs.count)
+        try bytes.withUnsafeBufferPointer { all in
+            var start = 0
+            for i in seqs.indices {
+                let b = UnsafeBufferPointer(rebasing: all[start..<ends[i]])
+                start = ends[i]
+                switch decoder.envelope(b) {
+                case .success(let env):
+                    out.append(RecordedEvent(seq: seqs[i], event: decoder.event(from: env, in: b, cache: &cache), line: ""))
+                case .failure(let r):
+                    throw StoreError(doing: "reading event seq \(seqs[i])", reason: "the stored line no longer decodes: \(r.text)")
+                }
+            }
+        }
+        out.sort(by: RecordedEvent.foldOrder)
+        return out
+    }
+}
+
+extension EventStore {
+    /// One user's lines in one flow, as stored (not decoded).
+    public static func storedLines(user: String, flow: String, in db: Database) throws -> StoredLines {
+        var out = StoredLines()
+        guard let userAtom = try atomID(user, in: db), let flowAtom = try atomID(flow, in: db) else { return out }
+        let seqs = try UserRuns.seqs(user: userAtom, flow: flowAtom, in: db)
+        let reader = try StoredLineReader(db)
+        let statement = try db.cachedStatement(sql: "SELECT user, flow, body FROM events WHERE seq = ?")
+        let h = statement.sqliteStatement
+        for seq in seqs {
+            sqlite3_reset(h)
+            sqlite3_bind_int64(h, 1, seq)
+            guard sqlite3_step(h) == SQLITE_ROW else {
+                sqlite3_reset(h)
+                throw StoreError(doing: "reading event seq \(seq)", reason: "a user run names an event the log does not hold")
+            }
+            let line = try reader.line(user: sqlite3_column_int64(h, 0), flow: sqlite3_column_int64(h, 1),
+                                       body: UnsafeRawBufferPointer(start: sqlite3_column_blob(h, 2), count: Int(sqlite3_column_bytes(h, 2))),
+                                       seq: seq)
+            out.append(seq: seq, line: line)
+        }
+        sqlite3_reset(h)
+        return out
     }
 }

@@ -255,7 +255,16 @@ public enum ProjectionStore {
 enum FoldPlan: Sendable {
     /// From its buffered events, going on from a stored fold or from nothing.
     case fold(JourneyFold?, [RecordedEvent])
-    case log
+    /// Again from the log: its stored lines, read on the writing thread, decoded by a worker.
+    case log(StoredLines)
+}
+
+/// What a folding worker made of a plan.
+enum FoldOutcome: Sendable {
+    case row(EncodedJourney)
+    /// A journey that no longer has events (its row goes).
+    case none
+    case failed(String)
 }
 
 /// What the folding workers share (read-only).
@@ -347,6 +356,15 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     private var buffered: [Key: [RecordedEvent]?] = [:]
     private var bufferedCount = 0
     private var firstSeq: Int64 = .max
+    /// The fast path (`parsedEventSink`): events grouped on the parsing thread, their seq
+    /// holding the line number until the writing thread's `didAccept` gives the real one.
+    /// The parsing thread touches these only while it reads the input, before `willCommit`.
+    private var parsedOrder: [Key] = []
+    private var parsed: [Key: [RecordedEvent]?] = [:]
+    private var parsedCount = 0
+    /// Accepted lines the sink asked about, with their seqs (in line order; the writing thread).
+    private var acceptedLines: [Int] = []
+    private var acceptedSeqs: [Int64] = []
     /// How the last input's journeys were folded (for tests and tuning).
     public private(set) var lastCounts = Counts()
 
@@ -355,6 +373,8 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         public var resumed = 0
         public var fromLog = 0
     }
+
+    static let logBytesPerChunk = 8 << 20
 
     public init(definitions: [FlowDefinition], bufferLimit: Int = 200_000) {
         self.definitions = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -391,12 +411,92 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         }
     }
 
+    public func parsedEventSink() -> ParsedEventSink? {
+        { [self] line, event in self.parsed(line: line, event: event) }
+    }
+
+    /// On the parsing thread: groups the event by user and flow (within `bufferLimit`).
+    private func parsed(line: Int, event: Event) -> Bool {
+        let key = Key(flow: event.flow, user: event.userID)
+        // The fold never reads the event id: keep less per buffered event.
+        var lean = RecordedEvent(seq: Int64(line), event: event, line: "")
+        lean.event.id = ""
+        if let slot = parsed[key] {
+            guard let held = slot else { return false }
+            if parsedCount >= bufferLimit {
+                parsedCount -= held.count
+                parsed[key] = .some(nil)
+                return false
+            }
+            parsed[key]??.append(lean)
+        } else {
+            parsedOrder.append(key)
+            if parsedCount >= bufferLimit {
+                parsed[key] = .some(nil)
+                return false
+            }
+            parsed[key] = [lean]
+        }
+        parsedCount += 1
+        return true
+    }
+
+    public func didAccept(line: Int, seq: Int64, asked: Bool) {
+        firstSeq = min(firstSeq, seq)
+        if asked {
+            acceptedLines.append(line)
+            acceptedSeqs.append(seq)
+        }
+    }
+
+    /// Moves what the parsing thread grouped into `order` and `buffered`, with real seqs:
+    /// events whose line was not accepted (a duplicate, a conflict) are dropped, and a user
+    /// and flow left with none is not touched.
+    private func adoptParsed() {
+        defer {
+            parsedOrder.removeAll(keepingCapacity: true)
+            parsed.removeAll(keepingCapacity: true)
+            parsedCount = 0
+            acceptedLines.removeAll(keepingCapacity: true)
+            acceptedSeqs.removeAll(keepingCapacity: true)
+        }
+        func seq(ofLine line: Int) -> Int64? {
+            var lo = 0, hi = acceptedLines.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if acceptedLines[mid] < line { lo = mid + 1 } else { hi = mid }
+            }
+            return lo < acceptedLines.count && acceptedLines[lo] == line ? acceptedSeqs[lo] : nil
+        }
+        for key in parsedOrder {
+            guard let slot = parsed[key] else { continue }
+            guard var events = slot else {
+                // Over the buffer limit: folded from the log.
+                if buffered.updateValue(nil, forKey: key) == nil { order.append(key) }
+                continue
+            }
+            parsed[key] = .some(nil)
+            var kept = 0
+            for i in events.indices {
+                if let s = seq(ofLine: Int(events[i].seq)) {
+                    events[i].seq = s
+                    if kept != i { events.swapAt(kept, i) }
+                    kept += 1
+                }
+            }
+            events.removeLast(events.count - kept)
+            guard !events.isEmpty else { continue }
+            if buffered.updateValue(.some(events), forKey: key) == nil { order.append(key) }
+        }
+    }
+
     public func willCommit(in db: Database) throws {
         try willCommit(in: db, newUsers: [])
     }
 
     /// Folds every touched journey once per input, before the input commits.
     public func willCommit(in db: Database, newUsers: Set<String>) throws {
+        if !parsedOrder.isEmpty { adoptParsed() }
         defer {
             order.removeAll(keepingCapacity: true)
             buffered.removeAll(keepingCapacity: true)
@@ -412,10 +512,17 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         let chunk = 4_096
         var start = 0
         while start < order.count {
-            let end = min(start + chunk, order.count)
+            var end = min(start + chunk, order.count)
             var plans: [FoldPlan] = []
             plans.reserveCapacity(end - start)
-            for key in order[start..<end] {
+            // Lines read back from the log are held until the chunk is folded: a chunk ends
+            // early past `logBytesPerChunk` of them.
+            var logBytes = 0
+            for (offset, key) in order[start..<end].enumerated() {
+                if logBytes > ProjectionUpdater.logBytesPerChunk {
+                    end = start + offset
+                    break
+                }
                 let definition = definitions[key.flow]
                 let context = contexts[key.flow] ?? FlowContext(definition)
                 if let events = buffered[key] ?? nil {
@@ -431,39 +538,54 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
                         continue
                     }
                 }
-                plans.append(.log)
+                let stored = try EventStore.storedLines(user: key.user, flow: key.flow, in: db)
+                logBytes += stored.byteCount
+                plans.append(.log(stored))
                 counts.fromLog += 1
             }
             let work = FoldWork(plans: plans, keys: Array(order[start..<end]), definitions: definitions, contexts: contexts)
-            let results = DisjointResults<EncodedJourney>(count: end - start)
+            let results = DisjointResults<FoldOutcome>(count: end - start)
             defer { results.release() }
-            let workers = end - start >= 512 ? 2 : 1
+            let workers = end - start >= 64 ? 2 : 1
             DispatchQueue.concurrentPerform(iterations: workers) { w in
                 var i = w
                 while i < work.plans.count {
-                    if case .fold(let resumed, let events) = work.plans[i] {
-                        let key = work.keys[i]
-                        let definition = work.definitions[key.flow]
-                        let context = work.contexts[key.flow] ?? FlowContext(definition)
-                        var fold = resumed
+                    let key = work.keys[i]
+                    let definition = work.definitions[key.flow]
+                    let context = work.contexts[key.flow] ?? FlowContext(definition)
+                    var fold: JourneyFold?
+                    switch work.plans[i] {
+                    case .fold(let resumed, let events):
+                        fold = resumed
                         if fold != nil {
                             for j in JourneyFold.foldOrder(events) { fold?.apply(events[j]) }
                         } else {
                             fold = JourneyFold.fold(events, definition: definition)
                         }
-                        if let fold { results.set(i, ProjectionStore.encode(fold.finish(), context: context, resume: fold.resume)) }
+                    case .log(let stored):
+                        do {
+                            fold = JourneyFold.fold(try stored.events(), definition: definition)
+                        } catch {
+                            results.set(i, .failed("\(error)"))
+                            i += workers
+                            continue
+                        }
                     }
+                    results.set(i, fold.map { .row(ProjectionStore.encode($0.finish(), context: context, resume: $0.resume)) } ?? .none)
                     i += workers
                 }
             }
+            let delete = try db.cachedStatement(sql: "DELETE FROM journeys WHERE flow = ? AND user_id = ?")
             for i in 0..<(end - start) {
                 let key = order[start + i]
                 let context = contexts[key.flow] ?? FlowContext(definitions[key.flow])
-                switch plans[i] {
-                case .fold:
-                    if let e = results.take(i) { try ProjectionStore.write(e, context: context, in: db) }
-                case .log:
-                    try ProjectionStore.refold(user: key.user, flow: key.flow, context: context, in: db)
+                switch results.take(i) {
+                case .row(let e)?: try ProjectionStore.write(e, context: context, in: db)
+                case .failed(let message)?:
+                    throw StoreError(doing: "folding the journey of \(key.user) in \(key.flow)", reason: message)
+                case .none?, nil:
+                    // A plan from buffered events always has events; one from the log may not.
+                    if case .log = plans[i] { try delete.execute(arguments: [key.flow, key.user]) }
                 }
             }
             start = end

@@ -68,14 +68,15 @@ enum UserRuns {
         let statement = try db.cachedStatement(sql: "SELECT seq, user, flow, body FROM events WHERE seq = ?")
         var events: [RecordedEvent] = []
         events.reserveCapacity(seqs.count)
+        let h = statement.sqliteStatement
         for seq in seqs {
-            try statement.setArguments([seq])
+            sqlite3_reset(h)
+            sqlite3_bind_int64(h, 1, seq)
             var found = false
             try reader.recorded(statement) { found = true; events.append($0) }
             if !found { throw StoreError(doing: "reading event seq \(seq)", reason: "a user run names an event the log does not hold") }
         }
-        events.sort(by: RecordedEvent.foldOrder)
-        for e in events { try body(e) }
+        for i in events.foldOrderIndices { try body(events[i]) }
     }
 }
 
@@ -207,18 +208,51 @@ public struct StoredLines: Sendable {
                 }
             }
         }
-        out.sort(by: RecordedEvent.foldOrder)
-        return out
+        return out.foldOrderIndices.map { out[$0] }
     }
 }
 
 extension EventStore {
     /// One user's lines in one flow, as stored (not decoded).
     public static func storedLines(user: String, flow: String, in db: Database) throws -> StoredLines {
-        var out = StoredLines()
-        guard let userAtom = try atomID(user, in: db), let flowAtom = try atomID(flow, in: db) else { return out }
-        let seqs = try UserRuns.seqs(user: userAtom, flow: flowAtom, in: db)
+        guard let userAtom = try atomID(user, in: db), let flowAtom = try atomID(flow, in: db) else { return StoredLines() }
+        return try storedLines(seqs: UserRuns.seqs(user: userAtom, flow: flowAtom, in: db), reader: StoredLineReader(db), in: db)
+    }
+
+    /// Every user's lines, one user and flow at a time (in atom order): what a rebuild folds.
+    /// Memory holds one user's lines.
+    public static func forEachUsersLines(in db: Database, _ body: (_ user: String, _ flow: String, StoredLines) throws -> Void) throws {
+        let statement = try db.makeStatement(sql: "SELECT user, flow, seqs FROM user_runs ORDER BY user, flow, first_seq")
         let reader = try StoredLineReader(db)
+        let h = statement.sqliteStatement
+        var current: (user: Int64, flow: Int64)?
+        var seqs: [Int64] = []
+        func emit() throws {
+            guard let c = current, !seqs.isEmpty else { return }
+            let lines = try storedLines(seqs: seqs, reader: reader, in: db)
+            try body(String(decoding: try reader.atom(c.user), as: UTF8.self), String(decoding: try reader.atom(c.flow), as: UTF8.self), lines)
+            seqs.removeAll(keepingCapacity: true)
+        }
+        defer { sqlite3_reset(h) }
+        while true {
+            let rc = sqlite3_step(h)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else {
+                throw StoreError(doing: "reading the log by user", reason: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+            let key = (user: sqlite3_column_int64(h, 0), flow: sqlite3_column_int64(h, 1))
+            if let c = current, c != key { try emit() }
+            current = key
+            let raw = UnsafeRawBufferPointer(start: sqlite3_column_blob(h, 2), count: Int(sqlite3_column_bytes(h, 2)))
+            guard UserRuns.decode(raw, into: &seqs) else {
+                throw StoreError(doing: "reading the log by user", reason: "a run's seqs do not decode")
+            }
+        }
+        try emit()
+    }
+
+    static func storedLines(seqs: [Int64], reader: StoredLineReader, in db: Database) throws -> StoredLines {
+        var out = StoredLines()
         let statement = try db.cachedStatement(sql: "SELECT user, flow, body FROM events WHERE seq = ?")
         let h = statement.sqliteStatement
         for seq in seqs {

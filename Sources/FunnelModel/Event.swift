@@ -98,3 +98,12 @@ extension RecordedEvent {
         return a.seq < b.seq
     }
 }
+
+extension Array where Element == RecordedEvent {
+    /// The indices in fold order. Sorts small keys, not the events: an event is costly to move.
+    public var foldOrderIndices: [Int] {
+        var keys = indices.map { (time: self[$0].event.time.micros, seq: self[$0].seq, index: $0) }
+        keys.sort { $0.time != $1.time ? $0.time < $1.time : $0.seq < $1.seq }
+        return keys.map(\.index)
+    }
+}

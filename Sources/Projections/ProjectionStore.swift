@@ -92,31 +92,56 @@ public enum ProjectionStore {
     }
 
     /// Drops every journey and folds them again from the log. Returns how many journeys.
+    /// Lines are read a chunk of users at a time and decoded and folded on both cores.
     @discardableResult
     public static func rebuild(store: EventStore, definitions: [FlowDefinition]) throws -> Int {
         let byID = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        var contexts: [String: FlowContext] = [:]
+        let contexts = byID.mapValues { FlowContext($0) }
+        let noDefinition = FlowContext(nil)
         return try store.writer.write { db in
             try db.execute(sql: "DELETE FROM journeys")
             var count = 0
-            var current: (user: String, flow: String)?
-            var batch: [RecordedEvent] = []
+            var pending: [RebuildItem] = []
+            var pendingBytes = 0
             func flush() throws {
-                guard let c = current else { return }
-                if let fold = JourneyFold.fold(batch, definition: byID[c.flow]) {
-                    let context = contexts[c.flow] ?? FlowContext(byID[c.flow])
-                    contexts[c.flow] = context
-                    try save(fold.finish(), context: context, resume: fold.resume, in: db)
-                    count += 1
+                guard !pending.isEmpty else { return }
+                let work = RebuildWork(items: pending, definitions: byID)
+                let results = DisjointResults<FoldOutcome>(count: work.items.count)
+                defer { results.release() }
+                let workers = work.items.count >= 64 ? 2 : 1
+                DispatchQueue.concurrentPerform(iterations: workers) { w in
+                    var i = w
+                    while i < work.items.count {
+                        let item = work.items[i]
+                        let context = contexts[item.flow] ?? noDefinition
+                        do {
+                            let fold = JourneyFold.fold(try item.lines.events(), definition: work.definitions[item.flow])
+                            results.set(i, fold.map { .row(encode($0.finish(), context: context, resume: $0.resume)) } ?? .none)
+                        } catch {
+                            results.set(i, .failed("\(error)"))
+                        }
+                        i += workers
+                    }
                 }
-                batch.removeAll(keepingCapacity: true)
+                for i in work.items.indices {
+                    let item = work.items[i]
+                    switch results.take(i) {
+                    case .row(let e)?:
+                        try write(e, context: contexts[item.flow] ?? noDefinition, in: db)
+                        count += 1
+                    case .failed(let message)?:
+                        throw StoreError(doing: "rebuilding the journey of \(item.user) in \(item.flow)", reason: message)
+                    case .none?, nil:
+                        break
+                    }
+                }
+                pending.removeAll(keepingCapacity: true)
+                pendingBytes = 0
             }
-            try EventStore.forEachEvent(flow: nil, in: db) { r in
-                if current?.user != r.event.userID || current?.flow != r.event.flow {
-                    try flush()
-                    current = (r.event.userID, r.event.flow)
-                }
-                batch.append(r)
+            try EventStore.forEachUsersLines(in: db) { user, flow, lines in
+                pending.append(RebuildItem(user: user, flow: flow, lines: lines))
+                pendingBytes += lines.byteCount
+                if pendingBytes > ProjectionUpdater.logBytesPerChunk { try flush() }
             }
             try flush()
             return count
@@ -257,6 +282,19 @@ enum FoldPlan: Sendable {
     case fold(JourneyFold?, [RecordedEvent])
     /// Again from the log: its stored lines, read on the writing thread, decoded by a worker.
     case log(StoredLines)
+}
+
+/// One user's lines in one flow, to be folded by a rebuild.
+struct RebuildItem: Sendable {
+    var user: String
+    var flow: String
+    var lines: StoredLines
+}
+
+/// What the rebuild's folding workers share (read-only).
+struct RebuildWork: Sendable {
+    let items: [RebuildItem]
+    let definitions: [String: FlowDefinition]
 }
 
 /// What a folding worker made of a plan.

@@ -1,7 +1,6 @@
 import FunnelModel
 import EventLog
 import GRDB
-import GRDBSQLite
 import Logging
 import Foundation
 
@@ -71,11 +70,9 @@ public final class EventStore: Sendable {
             guard let f = try atomID(flow, in: db) else { return [] }
             flowAtom = f
         }
-        let seqs = try UserRuns.seqs(user: userAtom, flow: flowAtom, in: db)
-        var out: [RecordedEvent] = []
-        out.reserveCapacity(seqs.count)
-        try UserRuns.recorded(seqs: seqs, reader: StoredLineReader(db), in: db) { out.append($0) }
-        return out
+        let events = try storedLines(seqs: UserRuns.seqs(user: userAtom, flow: flowAtom, in: db), reader: StoredLineReader(db), in: db)
+            .events(keepingLines: true)
+        return events.foldOrderIndices.map { events[$0] }
     }
 
     /// How many events of a user in a flow arrived before `seq`, and the latest event time among them.
@@ -93,7 +90,7 @@ public final class EventStore: Sendable {
     }
 
     /// The whole log (or one flow's part), grouped by user and flow (in atom order), each
-    /// group in fold order: a rebuild folds one user at a time. Memory holds one user's events.
+    /// group in fold order, with lines (for checks and tools). Memory holds one user's events.
     public static func forEachEvent(flow: String?, in db: Database, _ body: (RecordedEvent) throws -> Void) throws {
         let statement: Statement
         if let flow {
@@ -104,30 +101,10 @@ public final class EventStore: Sendable {
             statement = try db.makeStatement(sql: "SELECT user, flow, seqs FROM user_runs ORDER BY user, flow, first_seq")
         }
         let reader = try StoredLineReader(db)
-        let h = statement.sqliteStatement
-        var current: (user: Int64, flow: Int64)?
-        var seqs: [Int64] = []
-        func emit() throws {
-            guard !seqs.isEmpty else { return }
-            try UserRuns.recorded(seqs: seqs, reader: reader, in: db, body)
-            seqs.removeAll(keepingCapacity: true)
+        try UserRuns.forEachGroup(statement, in: db) { _, _, seqs in
+            let events = try storedLines(seqs: seqs, reader: reader, in: db).events(keepingLines: true)
+            for i in events.foldOrderIndices { try body(events[i]) }
         }
-        defer { sqlite3_reset(h) }
-        while true {
-            let rc = sqlite3_step(h)
-            if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else {
-                throw StoreError(doing: "reading the log by user", reason: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
-            let key = (user: sqlite3_column_int64(h, 0), flow: sqlite3_column_int64(h, 1))
-            if let c = current, c != key { try emit() }
-            current = key
-            let raw = UnsafeRawBufferPointer(start: sqlite3_column_blob(h, 2), count: Int(sqlite3_column_bytes(h, 2)))
-            guard UserRuns.decode(raw, into: &seqs) else {
-                throw StoreError(doing: "reading the log by user", reason: "a run's seqs do not decode")
-            }
-        }
-        try emit()
     }
 
     /// Every event in arrival order with where it came from (for checks and tools).

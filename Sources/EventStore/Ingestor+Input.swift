@@ -206,6 +206,8 @@ extension Ingestor {
                 let lineReader = try StoredLineReader(db)
                 let wantsLines = observer?.wantsLines ?? false
                 let eventSink = observer?.parsedEventSink()
+                // Without a sink, an observer gets decoded events through the batches.
+                let batchEvents = observer != nil && eventSink == nil
                 let insertDuplicate = try RawStatement(db, "INSERT INTO duplicates (event_id, input_id, line_no, arrived_us) VALUES (?, ?, ?, ?)")
                 let insertConflict = try RawStatement(db, "INSERT INTO conflicts (event_id, input_id, line_no, arrived_us, line) VALUES (?, ?, ?, ?, ?)")
                 let insertQuarantine = try RawStatement(db, """
@@ -378,11 +380,11 @@ extension Ingestor {
 
                 let end: ParseEnd
                 if parallel {
-                    end = try ParallelLineSource(path: path, batchLines: batchLines, events: observer != nil && eventSink == nil,
+                    end = try ParallelLineSource(path: path, batchLines: batchLines, events: batchEvents,
                                                  eventSink: eventSink).forEach(handle)
                 } else {
                     end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: 4 << 20,
-                                             events: observer != nil && eventSink == nil, eventSink: eventSink) {
+                                             events: batchEvents, eventSink: eventSink) {
                         try handle($0)
                         return true
                     }

@@ -28,8 +28,8 @@ public protocol IngestObserver {
     var wantsLines: Bool { get }
     /// The fast path (default nil). When given, the ingestor hands it every decoded event of
     /// an input on the parsing thread (duplicates included, in line order) and calls
-    /// `didAccept(line:seq:)` on the writing thread for the accepted lines it asked about,
-    /// instead of `didAppend`. Called once per input, before the input is read.
+    /// `didAccept(line:seq:asked:)` on the writing thread for every accepted line, instead of
+    /// `didAppend`. Called once per input, before the input is read.
     func parsedEventSink() -> ParsedEventSink?
     /// An accepted line's seq, for a line the sink asked about (see `parsedEventSink`); and,
     /// with `asked` false, every other accepted line (so the observer knows the input's seqs).

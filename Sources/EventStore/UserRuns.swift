@@ -62,21 +62,32 @@ enum UserRuns {
         return out
     }
 
-    /// Reads the events `seqs` from the log and hands them over in fold order.
-    static func recorded(seqs: [Int64], reader: StoredLineReader, in db: Database,
-                         _ body: (RecordedEvent) throws -> Void) throws {
-        let statement = try db.cachedStatement(sql: "SELECT seq, user, flow, body FROM events WHERE seq = ?")
-        var events: [RecordedEvent] = []
-        events.reserveCapacity(seqs.count)
+    /// Steps `statement` (rows `user, flow, seqs` in user, flow, first_seq order) and hands
+    /// over each user and flow with the seqs of all their runs, ascending.
+    static func forEachGroup(_ statement: Statement, in db: Database,
+                             _ body: (_ user: Int64, _ flow: Int64, _ seqs: [Int64]) throws -> Void) throws {
         let h = statement.sqliteStatement
-        for seq in seqs {
-            sqlite3_reset(h)
-            sqlite3_bind_int64(h, 1, seq)
-            var found = false
-            try reader.recorded(statement) { found = true; events.append($0) }
-            if !found { throw StoreError(doing: "reading event seq \(seq)", reason: "a user run names an event the log does not hold") }
+        var current: (user: Int64, flow: Int64)?
+        var seqs: [Int64] = []
+        defer { sqlite3_reset(h) }
+        while true {
+            let rc = sqlite3_step(h)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else {
+                throw StoreError(doing: "reading the log by user", reason: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+            let key = (user: sqlite3_column_int64(h, 0), flow: sqlite3_column_int64(h, 1))
+            if let c = current, c != key {
+                try body(c.user, c.flow, seqs)
+                seqs.removeAll(keepingCapacity: true)
+            }
+            current = key
+            let raw = UnsafeRawBufferPointer(start: sqlite3_column_blob(h, 2), count: Int(sqlite3_column_bytes(h, 2)))
+            guard decode(raw, into: &seqs) else {
+                throw StoreError(doing: "reading the log by user", reason: "a run's seqs do not decode")
+            }
         }
-        for i in events.foldOrderIndices { try body(events[i]) }
+        if let c = current, !seqs.isEmpty { try body(c.user, c.flow, seqs) }
     }
 }
 
@@ -189,8 +200,8 @@ public struct StoredLines: Sendable {
         ends.append(bytes.count)
     }
 
-    /// The events, decoded (without their lines), in fold order.
-    public func events() throws -> [RecordedEvent] {
+    /// The events, decoded, in arrival (seq) order; each with its line when `keepingLines`.
+    public func events(keepingLines: Bool = false) throws -> [RecordedEvent] {
         var decoder = EventDecoder()
         var cache = EventCache()
         var out: [RecordedEvent] = []
@@ -202,13 +213,14 @@ public struct StoredLines: Sendable {
                 start = ends[i]
                 switch decoder.envelope(b) {
                 case .success(let env):
-                    out.append(RecordedEvent(seq: seqs[i], event: decoder.event(from: env, in: b, cache: &cache), line: ""))
+                    out.append(RecordedEvent(seq: seqs[i], event: decoder.event(from: env, in: b, cache: &cache),
+                                             line: keepingLines ? String(decoding: b, as: UTF8.self) : ""))
                 case .failure(let r):
                     throw StoreError(doing: "reading event seq \(seqs[i])", reason: "the stored line no longer decodes: \(r.text)")
                 }
             }
         }
-        return out.foldOrderIndices.map { out[$0] }
+        return out
     }
 }
 
@@ -224,31 +236,10 @@ extension EventStore {
     public static func forEachUsersLines(in db: Database, _ body: (_ user: String, _ flow: String, StoredLines) throws -> Void) throws {
         let statement = try db.makeStatement(sql: "SELECT user, flow, seqs FROM user_runs ORDER BY user, flow, first_seq")
         let reader = try StoredLineReader(db)
-        let h = statement.sqliteStatement
-        var current: (user: Int64, flow: Int64)?
-        var seqs: [Int64] = []
-        func emit() throws {
-            guard let c = current, !seqs.isEmpty else { return }
-            let lines = try storedLines(seqs: seqs, reader: reader, in: db)
-            try body(String(decoding: try reader.atom(c.user), as: UTF8.self), String(decoding: try reader.atom(c.flow), as: UTF8.self), lines)
-            seqs.removeAll(keepingCapacity: true)
+        try UserRuns.forEachGroup(statement, in: db) { user, flow, seqs in
+            try body(String(decoding: try reader.atom(user), as: UTF8.self), String(decoding: try reader.atom(flow), as: UTF8.self),
+                     storedLines(seqs: seqs, reader: reader, in: db))
         }
-        defer { sqlite3_reset(h) }
-        while true {
-            let rc = sqlite3_step(h)
-            if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else {
-                throw StoreError(doing: "reading the log by user", reason: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
-            let key = (user: sqlite3_column_int64(h, 0), flow: sqlite3_column_int64(h, 1))
-            if let c = current, c != key { try emit() }
-            current = key
-            let raw = UnsafeRawBufferPointer(start: sqlite3_column_blob(h, 2), count: Int(sqlite3_column_bytes(h, 2)))
-            guard UserRuns.decode(raw, into: &seqs) else {
-                throw StoreError(doing: "reading the log by user", reason: "a run's seqs do not decode")
-            }
-        }
-        try emit()
     }
 
     static func storedLines(seqs: [Int64], reader: StoredLineReader, in db: Database) throws -> StoredLines {

@@ -251,7 +251,7 @@ public struct JourneyFold: Sendable {
     /// The fold of a user's events (any order), before `finish`; nil without events.
     public static func fold(_ events: [RecordedEvent], definition: FlowDefinition?, until: Timestamp? = nil) -> JourneyFold? {
         // Sort positions by (time, seq), not the events themselves: no copies of events.
-        let order = JourneyFold.foldOrder(events)
+        let order = events.foldOrderIndices
         guard let first = order.first else { return nil }
         var fold = JourneyFold(userID: events[first].event.userID, flow: events[first].event.flow, definition: definition)
         var any = false
@@ -261,12 +261,5 @@ public struct JourneyFold: Sendable {
             any = true
         }
         return any ? fold : nil
-    }
-
-    /// The positions of `events` in fold order (`RecordedEvent.foldOrder`).
-    public static func foldOrder(_ events: [RecordedEvent]) -> [Int] {
-        var keys = events.indices.map { (events[$0].event.time.micros, events[$0].seq, $0) }
-        keys.sort { ($0.0, $0.1) < ($1.0, $1.1) }
-        return keys.map(\.2)
     }
 }

@@ -97,40 +97,25 @@ public enum ProjectionStore {
     public static func rebuild(store: EventStore, definitions: [FlowDefinition]) throws -> Int {
         let byID = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let contexts = byID.mapValues { FlowContext($0) }
-        let noDefinition = FlowContext(nil)
         return try store.writer.write { db in
             try db.execute(sql: "DELETE FROM journeys")
             var count = 0
-            var pending: [RebuildItem] = []
+            var pending: [(key: ProjectionUpdater.Key, lines: StoredLines)] = []
             var pendingBytes = 0
             func flush() throws {
                 guard !pending.isEmpty else { return }
-                let work = RebuildWork(items: pending, definitions: byID)
-                let results = DisjointResults<FoldOutcome>(count: work.items.count)
+                let work = FoldWork(plans: pending.map { .log($0.lines) }, keys: pending.map(\.key),
+                                    definitions: byID, contexts: contexts)
+                let results = foldAll(work)
                 defer { results.release() }
-                let workers = work.items.count >= 64 ? 2 : 1
-                DispatchQueue.concurrentPerform(iterations: workers) { w in
-                    var i = w
-                    while i < work.items.count {
-                        let item = work.items[i]
-                        let context = contexts[item.flow] ?? noDefinition
-                        do {
-                            let fold = JourneyFold.fold(try item.lines.events(), definition: work.definitions[item.flow])
-                            results.set(i, fold.map { .row(encode($0.finish(), context: context, resume: $0.resume)) } ?? .none)
-                        } catch {
-                            results.set(i, .failed("\(error)"))
-                        }
-                        i += workers
-                    }
-                }
-                for i in work.items.indices {
-                    let item = work.items[i]
+                for i in work.keys.indices {
+                    let key = work.keys[i]
                     switch results.take(i) {
                     case .row(let e)?:
-                        try write(e, context: contexts[item.flow] ?? noDefinition, in: db)
+                        try write(e, context: contexts[key.flow] ?? FlowContext(nil), in: db)
                         count += 1
                     case .failed(let message)?:
-                        throw StoreError(doing: "rebuilding the journey of \(item.user) in \(item.flow)", reason: message)
+                        throw StoreError(doing: "rebuilding the journey of \(key.user) in \(key.flow)", reason: message)
                     case .none?, nil:
                         break
                     }
@@ -139,7 +124,7 @@ public enum ProjectionStore {
                 pendingBytes = 0
             }
             try EventStore.forEachUsersLines(in: db) { user, flow, lines in
-                pending.append(RebuildItem(user: user, flow: flow, lines: lines))
+                pending.append((ProjectionUpdater.Key(flow: flow, user: user), lines))
                 pendingBytes += lines.byteCount
                 if pendingBytes > ProjectionUpdater.logBytesPerChunk { try flush() }
             }
@@ -284,19 +269,6 @@ enum FoldPlan: Sendable {
     case log(StoredLines)
 }
 
-/// One user's lines in one flow, to be folded by a rebuild.
-struct RebuildItem: Sendable {
-    var user: String
-    var flow: String
-    var lines: StoredLines
-}
-
-/// What the rebuild's folding workers share (read-only).
-struct RebuildWork: Sendable {
-    let items: [RebuildItem]
-    let definitions: [String: FlowDefinition]
-}
-
 /// What a folding worker made of a plan.
 enum FoldOutcome: Sendable {
     case row(EncodedJourney)
@@ -311,6 +283,44 @@ struct FoldWork: Sendable {
     let keys: [ProjectionUpdater.Key]
     let definitions: [String: FlowDefinition]
     let contexts: [String: FlowContext]
+}
+
+extension ProjectionStore {
+    /// Folds and encodes every plan of `work` on both cores (one core for a small chunk);
+    /// each worker writes only its own indices of the results. Release them after use.
+    static func foldAll(_ work: FoldWork) -> DisjointResults<FoldOutcome> {
+        let results = DisjointResults<FoldOutcome>(count: work.plans.count)
+        let workers = work.plans.count >= 64 ? 2 : 1
+        DispatchQueue.concurrentPerform(iterations: workers) { w in
+            var i = w
+            while i < work.plans.count {
+                let key = work.keys[i]
+                let definition = work.definitions[key.flow]
+                let context = work.contexts[key.flow] ?? FlowContext(definition)
+                var fold: JourneyFold?
+                switch work.plans[i] {
+                case .fold(let resumed, let events):
+                    fold = resumed
+                    if fold != nil {
+                        for j in events.foldOrderIndices { fold?.apply(events[j]) }
+                    } else {
+                        fold = JourneyFold.fold(events, definition: definition)
+                    }
+                case .log(let stored):
+                    do {
+                        fold = JourneyFold.fold(try stored.events(), definition: definition)
+                    } catch {
+                        results.set(i, .failed("\(error)"))
+                        i += workers
+                        continue
+                    }
+                }
+                results.set(i, fold.map { .row(ProjectionStore.encode($0.finish(), context: context, resume: $0.resume)) } ?? .none)
+                i += workers
+            }
+        }
+        return results
+    }
 }
 
 /// Results written by concurrent workers at disjoint indices, read after they finished.
@@ -582,37 +592,8 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
                 counts.fromLog += 1
             }
             let work = FoldWork(plans: plans, keys: Array(order[start..<end]), definitions: definitions, contexts: contexts)
-            let results = DisjointResults<FoldOutcome>(count: end - start)
+            let results = ProjectionStore.foldAll(work)
             defer { results.release() }
-            let workers = end - start >= 64 ? 2 : 1
-            DispatchQueue.concurrentPerform(iterations: workers) { w in
-                var i = w
-                while i < work.plans.count {
-                    let key = work.keys[i]
-                    let definition = work.definitions[key.flow]
-                    let context = work.contexts[key.flow] ?? FlowContext(definition)
-                    var fold: JourneyFold?
-                    switch work.plans[i] {
-                    case .fold(let resumed, let events):
-                        fold = resumed
-                        if fold != nil {
-                            for j in JourneyFold.foldOrder(events) { fold?.apply(events[j]) }
-                        } else {
-                            fold = JourneyFold.fold(events, definition: definition)
-                        }
-                    case .log(let stored):
-                        do {
-                            fold = JourneyFold.fold(try stored.events(), definition: definition)
-                        } catch {
-                            results.set(i, .failed("\(error)"))
-                            i += workers
-                            continue
-                        }
-                    }
-                    results.set(i, fold.map { .row(ProjectionStore.encode($0.finish(), context: context, resume: $0.resume)) } ?? .none)
-                    i += workers
-                }
-            }
             let delete = try db.cachedStatement(sql: "DELETE FROM journeys WHERE flow = ? AND user_id = ?")
             for i in 0..<(end - start) {
                 let key = order[start + i]

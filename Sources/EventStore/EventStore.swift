@@ -23,6 +23,7 @@ public final class EventStore: Sendable {
                 logger: Logger = Logger(label: "funnel.eventstore")) throws {
         self.path = path
         self.logger = logger
+        _ = EventStore.sqliteSetUp
         var config = Configuration()
         config.busyMode = .timeout(30)
         config.prepareDatabase { db in
@@ -48,6 +49,14 @@ public final class EventStore: Sendable {
         }
         logger.debug("opened store", metadata: ["path": "\(path)"])
     }
+
+    /// Process-wide SQLite settings, made once before the first connection opens: no memory
+    /// statistics. With them on (SQLite's default), every allocation of every connection takes
+    /// one global mutex, and ingest's writer and the reader folding journeys beside it would
+    /// queue on it thousands of times per input.
+    static let sqliteSetUp: Bool = {
+        sqliteConfigInt(9 /* SQLITE_CONFIG_MEMSTATUS */, 0) == 0 /* SQLITE_OK */
+    }()
 
     /// `$FUNNEL_STORE`, else `./funnel.sqlite` (a `--store` flag goes before this).
     public static func defaultPath(environment: [String: String]) -> String {
@@ -278,3 +287,8 @@ public final class EventStore: Sendable {
                     startedAt: Timestamp(micros: row["started_us"]), finishedAt: Timestamp(micros: row["finished_us"]))
     }
 }
+
+/// `sqlite3_config` is variadic, which Swift cannot call; on Linux (x86-64 and AArch64) a
+/// variadic int argument travels exactly like a fixed one, so this is that call with one int.
+@_silgen_name("sqlite3_config")
+private func sqliteConfigInt(_ option: Int32, _ value: Int32) -> Int32

@@ -418,11 +418,12 @@ extension Ingestor {
                         """, arguments: [flow, v.0, v.1, v.2])
                 }
                 try runs.flush(db)
-                if let observer { try observer.willCommit(in: db, newUsers: newUsers) }
+                if let observer { try observer.willCommit(in: db, newUsers: newUsers, more: index + 1 < count) }
                 outcome = .read(result)
                 return .commit
             }
             guard let outcome else { throw StoreError(doing: "ingesting \(label)", reason: "the transaction ended without an outcome") }
+            if case .read = outcome { observer?.didCommit(store: store) }
             return outcome
         }
     }

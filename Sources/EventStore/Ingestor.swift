@@ -64,6 +64,7 @@ public final class Ingestor {
                 if let f = r.failure { summary.failures.append(f) }
             }
         }
+        try observer?.finish(store: store)
         summary.unplannedBy = unplanned.map { IngestSummary.Unplanned(flow: $0.key.flow, step: $0.key.step, event: $0.key.event, count: $0.value) }
             .sorted { ($1.count, $0.flow, $0.step ?? "", $0.event) < ($0.count, $1.flow, $1.step ?? "", $1.event) }
         summary.elapsedSeconds = Double(DispatchTime.now().uptimeNanoseconds - clockStart) / 1e9

@@ -34,6 +34,17 @@ public protocol IngestObserver {
     /// An accepted line's seq, for a line the sink asked about (see `parsedEventSink`); and,
     /// with `asked` false, every other accepted line (so the observer knows the input's seqs).
     func didAccept(line: Int, seq: Int64, asked: Bool)
+    /// Like `willCommit(in:newUsers:)`; `more` is true when another input of the same ingest
+    /// follows. The observer may then leave the input's work for later (`didCommit` starts
+    /// it off the writing thread, the next `willCommit` or `finish` writes it), provided the
+    /// store records what is left undone, so that a run killed in between is completed by
+    /// the next one. The default calls `willCommit(in:newUsers:)`.
+    func willCommit(in db: Database, newUsers: Set<String>, more: Bool) throws
+    /// Called after an input's transaction committed (not for a skipped input).
+    func didCommit(store: EventStore)
+    /// Called once after the last input of an ingest, outside any transaction: the place to
+    /// write work left for later.
+    func finish(store: EventStore) throws
 }
 
 extension IngestObserver {
@@ -42,6 +53,11 @@ extension IngestObserver {
     public var wantsLines: Bool { true }
     public func parsedEventSink() -> ParsedEventSink? { nil }
     public func didAccept(line: Int, seq: Int64, asked: Bool) {}
+    public func willCommit(in db: Database, newUsers: Set<String>, more: Bool) throws {
+        try willCommit(in: db, newUsers: newUsers)
+    }
+    public func didCommit(store: EventStore) {}
+    public func finish(store: EventStore) throws {}
 }
 
 /// An event as the log holds it, with where it came from.

@@ -25,8 +25,19 @@ public enum EventName: String, Sendable, CaseIterable {
 
     /// The known event this name stands for, prefixed or not.
     public init?(normalizing name: String) {
-        self.init(rawValue: EventName.normalized(name))
+        guard let known = EventName.spellings[name] else { return nil }
+        self = known
     }
+
+    /// Both spellings of every known name: one lookup per event instead of string building.
+    private static let spellings: [String: EventName] = {
+        var out: [String: EventName] = [:]
+        for name in allCases {
+            out[name.rawValue] = name
+            out[String(name.rawValue.dropFirst(prefix.count))] = name
+        }
+        return out
+    }()
 }
 
 /// The client context an event carries: app version, platform and feature flags.
@@ -74,7 +85,7 @@ public struct Event: Sendable, Hashable {
     /// The canonical (prefixed) name.
     public var name: String { EventName.normalized(rawName) }
     /// The known event this is, or nil for an event outside the v1 vocabulary.
-    public var known: EventName? { EventName(rawValue: name) }
+    public var known: EventName? { EventName(normalizing: rawName) }
 }
 
 /// An event as the store recorded it: the arrival sequence number (1, 2, … in the order the

@@ -76,25 +76,35 @@ public struct JourneyFold: Sendable {
     /// Folds one event; returns notes on what it changed, for replay.
     @discardableResult
     public mutating func apply(_ recorded: RecordedEvent) -> [String] {
+        apply(recorded, explain: true)
+    }
+
+    /// Folds one event; with `explain`, returns notes on what it changed (folding for the
+    /// projection writes none: the same changes, without building their text).
+    @discardableResult
+    public mutating func apply(_ recorded: RecordedEvent, explain: Bool) -> [String] {
         let e = recorded.event
         var notes: [String] = []
+        func note(_ text: @autoclosure () -> String) {
+            if explain { notes.append(text()) }
+        }
         events += 1
         if firstEventAt == nil { firstEventAt = e.time }
         if lastEventAt.map({ e.time > $0 }) ?? true { lastEventAt = e.time }
         if let v = e.context.appVersion { appVersion = v }
         if let p = e.context.platform { platform = p }
         for (k, v) in e.context.flags where flags[k] != v {
-            if let old = flags[k] { notes.append("flag \(k): \(old.textValue) → \(v.textValue)") }
+            if let old = flags[k] { note("flag \(k): \(old.textValue) → \(v.textValue)") }
             flags[k] = v
         }
         if let step = e.step, definition != nil, !knownSteps.contains(step) {
             unplanned += 1
-            notes.append("unknown step \(step): not in flow \(flow)")
+            note("unknown step \(step): not in flow \(flow)")
             appendDeviation("unknown step \(step)")
         }
         guard let known = e.known else {
             if e.step == nil || knownSteps.contains(e.step ?? "") { unplanned += 1 }
-            notes.append("unplanned event \(e.name): stored, not counted")
+            note("unplanned event \(e.name): stored, not counted")
             appendDeviation("unknown event \(e.name)")
             return notes
         }
@@ -103,21 +113,21 @@ public struct JourneyFold: Sendable {
             if startedAt == nil {
                 startedAt = e.time
                 startStep = e.step
-                notes.append("started" + (e.step.map { " on \($0)" } ?? ""))
+                note("started" + (e.step.map { " on \($0)" } ?? ""))
             } else {
-                notes.append("started again: the first start counts")
+                note("started again: the first start counts")
             }
         case .stepViewed:
-            guard let step = e.step else { notes.append("step_viewed without a step"); break }
+            guard let step = e.step else { note("step_viewed without a step"); break }
             if let from = currentStep, from != step {
                 if let since = currentStepSince, let i = visitIndex[from], visits[i].secondsOnStep == nil {
                     visits[i].secondsOnStep = Double(e.time.micros - since.micros) / 1_000_000
                 }
-                notes.append("\(from) → \(step)")
+                note("\(from) → \(step)")
             } else if currentStep == step {
-                notes.append("\(step) shown again")
+                note("\(step) shown again")
             } else {
-                notes.append("→ \(step)")
+                note("→ \(step)")
             }
             if let i = visitIndex[step] {
                 visits[i].views += 1
@@ -130,7 +140,10 @@ public struct JourneyFold: Sendable {
             currentStep = step
         case .stepCompleted:
             var collected: [String] = []
-            for key in e.properties.keys.sorted() {
+            if !explain {
+                for (key, v) in e.properties { values[key] = v }
+            }
+            for key in e.properties.keys.sorted() where explain {
                 guard let v = e.properties[key] else { continue }
                 if let old = values[key], old != v {
                     collected.append("\(key) = \(v.textValue) (was \(old.textValue))")
@@ -139,33 +152,33 @@ public struct JourneyFold: Sendable {
                 }
                 values[key] = v
             }
-            notes.append("completed \(e.step ?? "a step")" + (collected.isEmpty ? "" : ": " + collected.joined(separator: ", ")))
+            note("completed \(e.step ?? "a step")" + (collected.isEmpty ? "" : ": " + collected.joined(separator: ", ")))
         case .stepBack:
             backNavigations += 1
             let to = e.properties["to"]?.textValue
-            notes.append("back from \(e.step ?? "?")" + (to.map { " to \($0)" } ?? ""))
+            note("back from \(e.step ?? "?")" + (to.map { " to \($0)" } ?? ""))
         case .signInStarted:
-            notes.append("sign-in started" + provider(e))
+            note("sign-in started" + provider(e))
         case .signInSucceeded:
-            notes.append("signed in" + provider(e))
+            note("signed in" + provider(e))
         case .signedUp:
-            notes.append("signed up" + provider(e))
+            note("signed up" + provider(e))
         case .signInFailed:
             signInFailures += 1
             let reason = e.properties["reason"]?.textValue
-            notes.append("sign-in failed" + provider(e) + (reason.map { ": \($0)" } ?? ""))
+            note("sign-in failed" + provider(e) + (reason.map { ": \($0)" } ?? ""))
         case .permissionPrompted:
-            notes.append("asked for \(e.properties["permission"]?.textValue ?? "a permission")")
+            note("asked for \(e.properties["permission"]?.textValue ?? "a permission")")
         case .permissionResult:
             let granted = e.properties["granted"]?.boolValue
-            notes.append("\(e.properties["permission"]?.textValue ?? "permission") " +
+            note("\(e.properties["permission"]?.textValue ?? "permission") " +
                          (granted == true ? "granted" : granted == false ? "denied" : "answered"))
         case .completed:
             if completedAt == nil {
                 completedAt = e.time
-                notes.append("completed the flow" + (e.step.map { " on \($0)" } ?? ""))
+                note("completed the flow" + (e.step.map { " on \($0)" } ?? ""))
             } else {
-                notes.append("completed again: the first completion counts")
+                note("completed again: the first completion counts")
             }
         }
         return notes
@@ -257,7 +270,7 @@ public struct JourneyFold: Sendable {
         var any = false
         for i in order {
             if let until, events[i].event.time > until { break }
-            fold.apply(events[i])
+            fold.apply(events[i], explain: false)
             any = true
         }
         return any ? fold : nil

@@ -29,6 +29,13 @@ public enum ProjectionStore {
             // Finding journeys folded with another definition reads this index, not the rows.
             try db.create(index: "journeys_definition", on: "journeys", columns: ["flow", "definition", "user_id"])
         },
+        // The watermark: the journeys hold every event up to this seq. An ingest writes an
+        // input's journeys after the input (in the next one's transaction); one killed in
+        // between leaves events past the watermark, folded by whoever reads the store next.
+        StoreMigration(name: "projections-v2-watermark") { db in
+            try db.execute(sql: "CREATE TABLE journeys_watermark (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)")
+            try db.execute(sql: "INSERT INTO journeys_watermark (id, seq) SELECT 1, coalesce(max(seq), 0) FROM events")
+        },
     ]
 
     /// A fingerprint of a definition: journeys folded with another one are refolded.
@@ -129,6 +136,7 @@ public enum ProjectionStore {
                 if pendingBytes > ProjectionUpdater.logBytesPerChunk { try flush() }
             }
             try flush()
+            try setWatermark(try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0, in: db)
             return count
         }
     }
@@ -142,12 +150,16 @@ public enum ProjectionStore {
         return order.map { out[$0] }
     }
 
-    /// Refolds the journeys of a flow folded with another definition than `definition`.
+    /// Refolds the journeys of a flow folded with another definition than `definition`, and
+    /// folds the ones an ingest left past the watermark (it was killed before writing them).
     static func refoldStale(flow: String, definition: FlowDefinition?, store: EventStore) throws {
         let context = FlowContext(definition)
         let stale = try store.writer.read { db in
-            try String.fetchAll(db, sql: "SELECT user_id FROM journeys WHERE flow = ? AND definition <> ?",
-                                arguments: [flow, context.fingerprint])
+            let changed = try String.fetchAll(db, sql: "SELECT user_id FROM journeys WHERE flow = ? AND definition <> ?",
+                                              arguments: [flow, context.fingerprint])
+            let missing = try usersPastWatermark(flow: flow, in: db)
+            let known = Set(changed)
+            return changed + missing.filter { !known.contains($0) }
         }
         if !stale.isEmpty {
             try store.writer.write { db in
@@ -288,9 +300,9 @@ struct FoldWork: Sendable {
 extension ProjectionStore {
     /// Folds and encodes every plan of `work` on both cores (one core for a small chunk);
     /// each worker writes only its own indices of the results. Release them after use.
-    static func foldAll(_ work: FoldWork) -> DisjointResults<FoldOutcome> {
+    static func foldAll(_ work: FoldWork, workers most: Int = 2) -> DisjointResults<FoldOutcome> {
         let results = DisjointResults<FoldOutcome>(count: work.plans.count)
-        let workers = work.plans.count >= 64 ? 2 : 1
+        let workers = work.plans.count >= 64 ? most : 1
         DispatchQueue.concurrentPerform(iterations: workers) { w in
             var i = w
             while i < work.plans.count {
@@ -302,7 +314,7 @@ extension ProjectionStore {
                 case .fold(let resumed, let events):
                     fold = resumed
                     if fold != nil {
-                        for j in events.foldOrderIndices { fold?.apply(events[j]) }
+                        for j in events.foldOrderIndices { fold?.apply(events[j], explain: false) }
                     } else {
                         fold = JourneyFold.fold(events, definition: definition)
                     }
@@ -415,6 +427,10 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     private var acceptedSeqs: [Int64] = []
     /// How the last input's journeys were folded (for tests and tuning).
     public private(set) var lastCounts = Counts()
+    /// The input whose journeys were left for after its commit, and the fold of the one
+    /// that committed (running off the writing thread).
+    private var prepared: PendingFold?
+    private var running: DeferredFold?
 
     public struct Counts: Sendable, Hashable {
         public var fromMemory = 0
@@ -539,94 +555,85 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     }
 
     public func willCommit(in db: Database) throws {
-        try willCommit(in: db, newUsers: [])
+        try willCommit(in: db, newUsers: [], more: false)
     }
 
-    /// Folds every touched journey once per input, before the input commits.
     public func willCommit(in db: Database, newUsers: Set<String>) throws {
+        try willCommit(in: db, newUsers: newUsers, more: false)
+    }
+
+    /// Folds every touched journey once per input. The journeys of the input before (when
+    /// they were left for later) are written first. With `more`, this input's journeys are
+    /// folded after it commits, off the writing thread, while the next input is read, and
+    /// written in the next input's transaction (or by `finish`); until then the watermark
+    /// says they are missing, and whoever reads the store next folds them from the log.
+    public func willCommit(in db: Database, newUsers: Set<String>, more: Bool) throws {
         if !parsedOrder.isEmpty { adoptParsed() }
-        defer {
-            order.removeAll(keepingCapacity: true)
-            buffered.removeAll(keepingCapacity: true)
-            bufferedCount = 0
-            firstSeq = .max
+        // An input folded for later whose transaction did not commit: nothing to write.
+        prepared = nil
+        try writeDeferred(in: db)
+        var pending = PendingFold(order: order, buffered: buffered, firstSeq: firstSeq, newUsers: newUsers,
+                                  through: try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0)
+        order = []
+        buffered = [:]
+        bufferedCount = 0
+        firstSeq = .max
+        try ProjectionStore.addMissing(to: &pending, in: db)
+        if more && !pending.order.isEmpty {
+            prepared = pending
+            return
         }
-        var counts = Counts()
-        let load = try db.makeStatement(sql: "SELECT definition, data FROM journeys WHERE flow = ? AND user_id = ?")
-        // A chunk of touched journeys at a time (so that resumed folds and encoded rows do
-        // not pile up): 1. decide how each is folded (reads the store); 2. fold and encode
-        // the in-memory ones on both cores (pure work; each worker writes only its own
-        // indices of the results); 3. write them in order.
-        let chunk = 4_096
-        var start = 0
-        while start < order.count {
-            var end = min(start + chunk, order.count)
-            var plans: [FoldPlan] = []
-            plans.reserveCapacity(end - start)
-            // Lines read back from the log are held until the chunk is folded: a chunk ends
-            // early past `logBytesPerChunk` of them.
-            var logBytes = 0
-            for (offset, key) in order[start..<end].enumerated() {
-                if logBytes > ProjectionUpdater.logBytesPerChunk {
-                    end = start + offset
-                    break
-                }
-                let definition = definitions[key.flow]
-                let context = contexts[key.flow] ?? FlowContext(definition)
-                if let events = buffered[key] ?? nil {
-                    buffered[key] = .some(nil)
-                    if newUsers.contains(key.user) {
-                        plans.append(.fold(nil, events))
-                        counts.fromMemory += 1
-                        continue
-                    }
-                    if let fold = try resumable(key, events: events, fingerprint: context.fingerprint, definition: definition, load: load, in: db) {
-                        plans.append(.fold(fold, events))
-                        counts.resumed += 1
-                        continue
-                    }
-                }
-                let stored = try EventStore.storedLines(user: key.user, flow: key.flow, in: db)
-                logBytes += stored.byteCount
-                plans.append(.log(stored))
-                counts.fromLog += 1
-            }
-            let work = FoldWork(plans: plans, keys: Array(order[start..<end]), definitions: definitions, contexts: contexts)
-            let results = ProjectionStore.foldAll(work)
-            defer { results.release() }
-            let delete = try db.cachedStatement(sql: "DELETE FROM journeys WHERE flow = ? AND user_id = ?")
-            for i in 0..<(end - start) {
-                let key = order[start + i]
-                let context = contexts[key.flow] ?? FlowContext(definitions[key.flow])
-                switch results.take(i) {
-                case .row(let e)?: try ProjectionStore.write(e, context: context, in: db)
-                case .failed(let message)?:
-                    throw StoreError(doing: "folding the journey of \(key.user) in \(key.flow)", reason: message)
-                case .none?, nil:
-                    // A plan from buffered events always has events; one from the log may not.
-                    if case .log = plans[i] { try delete.execute(arguments: [key.flow, key.user]) }
-                }
-            }
-            start = end
+        let context = FoldContext(definitions: definitions, contexts: contexts, workers: 2)
+        let counts = try context.fold(pending, in: db) { key, outcome, fromLog in
+            try ProjectionStore.apply(outcome, key: key, fromLog: fromLog, contexts: contexts, in: db)
         }
+        try ProjectionStore.setWatermark(pending.through, in: db)
         lastCounts = counts
     }
 
-    /// The stored fold of `key`, when it covers exactly the events before this input and
-    /// `events` all come after them in fold order.
-    private func resumable(_ key: Key, events: [RecordedEvent], fingerprint: String, definition: FlowDefinition?,
-                           load: Statement, in db: Database) throws -> JourneyFold? {
-        guard firstSeq != .max, let minTime = events.map(\.event.time.micros).min() else { return nil }
-        try load.setArguments([key.flow, key.user])
-        let handle = load.sqliteStatement
-        defer { sqlite3_reset(handle) }
-        guard sqlite3_step(handle) == SQLITE_ROW,
-              let defText = sqlite3_column_text(handle, 0), String(cString: defText) == fingerprint else { return nil }
-        let n = Int(sqlite3_column_bytes(handle, 1))
-        guard let (journey, state) = try? Journey.decode(binary: UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 1), count: n)),
-              let state, journey.lastEventAt.micros <= minTime else { return nil }
-        let prior = try EventStore.priorEvents(user: key.user, flow: key.flow, before: firstSeq, in: db)
-        guard prior.count == journey.events, prior.lastMicros == journey.lastEventAt.micros else { return nil }
-        return JourneyFold(resuming: journey, state, definition: definition)
+    /// Starts folding the input that just committed, when it was left for later.
+    public func didCommit(store: EventStore) {
+        guard let pending = prepared else { return }
+        prepared = nil
+        let context = FoldContext(definitions: definitions, contexts: contexts, workers: 1)
+        let job = DeferredFold()
+        running = job
+        let thread = Thread {
+            do {
+                try store.writer.read { db in
+                    // Read through the page cache, not a map of the file: the ingest's memory
+                    // stays the same however large the store grows.
+                    try db.execute(sql: "PRAGMA mmap_size = 0")
+                    var rows: [(ProjectionUpdater.Key, FoldOutcome, Bool)] = []
+                    let counts = try context.fold(pending, in: db) { key, outcome, fromLog in
+                        rows.append((key, outcome, fromLog))
+                    }
+                    job.finish(.success(FoldedInput(rows: rows, counts: counts, through: pending.through)))
+                }
+            } catch {
+                job.finish(.failure(StoreError(doing: "folding the journeys of an input", reason: "\(error)")))
+            }
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    /// Writes the journeys still being folded, in their own transaction.
+    public func finish(store: EventStore) throws {
+        prepared = nil
+        guard running != nil else { return }
+        try store.writer.write { db in try writeDeferred(in: db) }
+    }
+
+    /// Waits for the input being folded off the writing thread and writes its journeys.
+    private func writeDeferred(in db: Database) throws {
+        guard let job = running else { return }
+        running = nil
+        let folded = try job.wait().get()
+        for (key, outcome, fromLog) in folded.rows {
+            try ProjectionStore.apply(outcome, key: key, fromLog: fromLog, contexts: contexts, in: db)
+        }
+        try ProjectionStore.setWatermark(folded.through, in: db)
+        lastCounts = folded.counts
     }
 }

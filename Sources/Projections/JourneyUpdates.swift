@@ -1,0 +1,187 @@
+import Foundation
+import FunnelModel
+import EventStore
+import GRDB
+import GRDBSQLite
+
+/// One input's touched journeys, waiting to be folded: the events buffered per user and
+/// flow (nil: fold from the log), in first-touch order.
+struct PendingFold: Sendable {
+    var order: [ProjectionUpdater.Key]
+    var buffered: [ProjectionUpdater.Key: [RecordedEvent]?]
+    /// The input's first seq (`.max` when it added no events).
+    var firstSeq: Int64
+    /// Users whose first events in the store came with this input.
+    var newUsers: Set<String>
+    /// The store's last seq with this input in: the watermark once its journeys are written.
+    var through: Int64
+}
+
+/// An input's journeys, folded and encoded, ready to be written.
+struct FoldedInput: Sendable {
+    var rows: [(key: ProjectionUpdater.Key, outcome: FoldOutcome, fromLog: Bool)]
+    var counts: ProjectionUpdater.Counts
+    var through: Int64
+}
+
+/// The fold of a committed input, running off the writing thread.
+final class DeferredFold: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var result: Result<FoldedInput, StoreError>?
+
+    func finish(_ r: Result<FoldedInput, StoreError>) {
+        condition.lock()
+        result = r
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func wait() -> Result<FoldedInput, StoreError> {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let result { return result }
+            condition.wait()
+        }
+    }
+}
+
+/// What folding an input needs besides the store.
+struct FoldContext: Sendable {
+    let definitions: [String: FlowDefinition]
+    let contexts: [String: FlowContext]
+    /// Threads that fold: 2 on the writing thread (it waits anyway), 1 beside it.
+    let workers: Int
+
+    /// Folds each touched journey of `p` the cheapest exact way, reading only: from its
+    /// buffered events alone (a user new with this input), going on from its stored fold (which
+    /// must cover exactly the earlier events, all before the new ones in fold order), or
+    /// again from the log. Hands each outcome to `emit` in `p.order`.
+    func fold(_ p: PendingFold, in db: Database,
+              emit: (ProjectionUpdater.Key, FoldOutcome, _ fromLog: Bool) throws -> Void) throws -> ProjectionUpdater.Counts {
+        var counts = ProjectionUpdater.Counts()
+        let load = try db.makeStatement(sql: "SELECT definition, data FROM journeys WHERE flow = ? AND user_id = ?")
+        // A chunk of journeys at a time (so that resumed folds and encoded rows do not pile
+        // up): 1. decide how each is folded (reads the store); 2. fold and encode them
+        // (pure work; each worker writes only its own indices of the results); 3. emit.
+        let chunk = 4_096
+        var start = 0
+        while start < p.order.count {
+            var end = min(start + chunk, p.order.count)
+            var plans: [FoldPlan] = []
+            plans.reserveCapacity(end - start)
+            // Lines read back from the log are held until the chunk is folded: a chunk ends
+            // early past `logBytesPerChunk` of them.
+            var logBytes = 0
+            for (offset, key) in p.order[start..<end].enumerated() {
+                if logBytes > ProjectionUpdater.logBytesPerChunk {
+                    end = start + offset
+                    break
+                }
+                let definition = definitions[key.flow]
+                let context = contexts[key.flow] ?? FlowContext(definition)
+                if let events = p.buffered[key] ?? nil {
+                    if p.newUsers.contains(key.user) {
+                        plans.append(.fold(nil, events))
+                        counts.fromMemory += 1
+                        continue
+                    }
+                    if let fold = try resumable(key, events: events, firstSeq: p.firstSeq, fingerprint: context.fingerprint,
+                                                definition: definition, load: load, in: db) {
+                        plans.append(.fold(fold, events))
+                        counts.resumed += 1
+                        continue
+                    }
+                }
+                let stored = try EventStore.storedLines(user: key.user, flow: key.flow, in: db)
+                logBytes += stored.byteCount
+                plans.append(.log(stored))
+                counts.fromLog += 1
+            }
+            let work = FoldWork(plans: plans, keys: Array(p.order[start..<end]), definitions: definitions, contexts: contexts)
+            let results = ProjectionStore.foldAll(work, workers: workers)
+            defer { results.release() }
+            for i in 0..<(end - start) {
+                var fromLog = false
+                if case .log = plans[i] { fromLog = true }
+                try emit(work.keys[i], results.take(i) ?? .none, fromLog)
+            }
+            start = end
+        }
+        return counts
+    }
+
+    /// The stored fold of `key`, when it covers exactly the events before `firstSeq` and
+    /// `events` all come after them in fold order.
+    private func resumable(_ key: ProjectionUpdater.Key, events: [RecordedEvent], firstSeq: Int64, fingerprint: String,
+                           definition: FlowDefinition?, load: Statement, in db: Database) throws -> JourneyFold? {
+        guard firstSeq != .max, let minTime = events.map(\.event.time.micros).min() else { return nil }
+        try load.setArguments([key.flow, key.user])
+        let handle = load.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        guard sqlite3_step(handle) == SQLITE_ROW,
+              let defText = sqlite3_column_text(handle, 0), String(cString: defText) == fingerprint else { return nil }
+        let n = Int(sqlite3_column_bytes(handle, 1))
+        guard let (journey, state) = try? Journey.decode(binary: UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 1), count: n)),
+              let state, journey.lastEventAt.micros <= minTime else { return nil }
+        let prior = try EventStore.priorEvents(user: key.user, flow: key.flow, before: firstSeq, in: db)
+        guard prior.count == journey.events, prior.lastMicros == journey.lastEventAt.micros else { return nil }
+        return JourneyFold(resuming: journey, state, definition: definition)
+    }
+}
+
+extension ProjectionStore {
+    /// Writes one folded journey (or removes a journey the log no longer has events for).
+    static func apply(_ outcome: FoldOutcome, key: ProjectionUpdater.Key, fromLog: Bool,
+                      contexts: [String: FlowContext], in db: Database) throws {
+        switch outcome {
+        case .row(let e):
+            try write(e, context: contexts[key.flow] ?? FlowContext(nil), in: db)
+        case .failed(let message):
+            throw StoreError(doing: "folding the journey of \(key.user) in \(key.flow)", reason: message)
+        case .none:
+            // A plan from buffered events always has events; one from the log may not.
+            if fromLog {
+                try db.cachedStatement(sql: "DELETE FROM journeys WHERE flow = ? AND user_id = ?").execute(arguments: [key.flow, key.user])
+            }
+        }
+    }
+
+    /// The watermark: every event up to this seq is in the journeys.
+    static func watermark(in db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT seq FROM journeys_watermark WHERE id = 1") ?? 0
+    }
+
+    static func setWatermark(_ seq: Int64, in db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE journeys_watermark SET seq = ? WHERE id = 1").execute(arguments: [seq])
+    }
+
+    /// Adds to `p`, to be folded from the log, every user and flow with events past the
+    /// watermark that came before this input (left unfolded by an ingest that was killed).
+    static func addMissing(to p: inout PendingFold, in db: Database) throws {
+        let watermark = try watermark(in: db)
+        let before = p.firstSeq == .max ? p.through + 1 : p.firstSeq
+        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM events WHERE seq > ? AND seq < ?)",
+                                arguments: [watermark, before]) == true else { return }
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT DISTINCT u.text, f.text FROM user_runs r JOIN atoms u ON u.id = r.user JOIN atoms f ON f.id = r.flow
+            WHERE r.first_seq > ? AND r.first_seq < ?
+            """, arguments: [watermark, before])
+        for row in rows {
+            let key = ProjectionUpdater.Key(flow: row[1], user: row[0])
+            if p.buffered.updateValue(nil, forKey: key) == nil { p.order.append(key) }
+        }
+    }
+
+    /// The users of `flow` with events past the watermark (journeys an ingest left unfolded).
+    static func usersPastWatermark(flow: String, in db: Database) throws -> [String] {
+        let watermark = try watermark(in: db)
+        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM events WHERE seq > ?)", arguments: [watermark]) == true else {
+            return []
+        }
+        return try String.fetchAll(db, sql: """
+            SELECT DISTINCT u.text FROM user_runs r JOIN atoms u ON u.id = r.user
+            WHERE r.flow = (SELECT id FROM atoms WHERE text = ?) AND r.first_seq > ?
+            """, arguments: [flow, watermark])
+    }
+}

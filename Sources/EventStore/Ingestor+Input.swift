@@ -373,6 +373,7 @@ extension Ingestor {
                         }
                     }
                     if let observer, !appended.isEmpty { try observer.didAppend(appended, in: db) }
+                    try observer?.betweenBatches(in: db)
                     if runs.held >= runs.limit { try runs.flush(db) }
                     progress?(IngestProgress(inputIndex: index, inputCount: count, path: label, bytesRead: batch.bytesRead,
                                              size: content.size, lines: result.counts.lines))
@@ -381,7 +382,7 @@ extension Ingestor {
                 let end: ParseEnd
                 if parallel {
                     end = try ParallelLineSource(path: path, batchLines: batchLines, events: batchEvents,
-                                                 eventSink: eventSink).forEach(handle)
+                                                 eventSink: eventSink).forEach(idle: { try observer?.betweenBatches(in: db) }, handle)
                 } else {
                     end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: 4 << 20,
                                              events: batchEvents, eventSink: eventSink) {

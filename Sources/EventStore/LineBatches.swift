@@ -127,10 +127,14 @@ final class BatchQueue: @unchecked Sendable {
         return true
     }
 
-    func pop() -> Item {
+    /// The next item; nil when none came within `timeout` seconds.
+    func pop(timeout: TimeInterval) -> Item? {
         condition.lock()
         defer { condition.unlock() }
-        while items.isEmpty { condition.wait() }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while items.isEmpty {
+            if !condition.wait(until: deadline) && items.isEmpty { return nil }
+        }
         let item = items.removeFirst()
         condition.broadcast()
         return item
@@ -156,11 +160,12 @@ struct ParallelLineSource {
     /// Hand each decoded event to this on the parsing thread (instead of `events`).
     var eventSink: ParsedEventSink?
 
-    func forEach(_ body: (LineBatch) throws -> Void) throws -> ParseEnd {
+    /// `idle` runs whenever no batch came for a few milliseconds (on the calling thread).
+    func forEach(idle: () throws -> Void = {}, _ body: (LineBatch) throws -> Void) throws -> ParseEnd {
         let queue = BatchQueue(capacity: 3)
         let done = DispatchSemaphore(value: 0)
         let path = self.path, lines = batchLines, bytes = batchBytes, events = self.events, eventSink = self.eventSink
-        let thread = Thread {
+        WorkerThread.parsing.run {
             do {
                 let end = try LineParser.run(path: path, batchLines: lines, batchBytes: bytes, events: events,
                                              eventSink: eventSink) { batch in
@@ -172,12 +177,14 @@ struct ParallelLineSource {
             }
             done.signal()
         }
-        thread.stackSize = 8 << 20
-        thread.start()
         defer { done.wait() }
         do {
             while true {
-                switch queue.pop() {
+                guard let item = queue.pop(timeout: 0.005) else {
+                    try idle()
+                    continue
+                }
+                switch item {
                 case .batch(let batch): try body(batch)
                 case .end(let end): return end
                 case .failed(let message): throw StoreError(doing: "reading \(path)", reason: message)

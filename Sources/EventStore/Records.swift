@@ -40,6 +40,9 @@ public protocol IngestObserver {
     /// store records what is left undone, so that a run killed in between is completed by
     /// the next one. The default calls `willCommit(in:newUsers:)`.
     func willCommit(in db: Database, newUsers: Set<String>, more: Bool) throws
+    /// Called inside an input's transaction after each batch of its lines is written, and
+    /// while the writing thread waits for the next batch.
+    func betweenBatches(in db: Database) throws
     /// Called after an input's transaction committed (not for a skipped input).
     func didCommit(store: EventStore)
     /// Called once after the last input of an ingest, outside any transaction: the place to
@@ -56,6 +59,7 @@ extension IngestObserver {
     public func willCommit(in db: Database, newUsers: Set<String>, more: Bool) throws {
         try willCommit(in: db, newUsers: newUsers)
     }
+    public func betweenBatches(in db: Database) throws {}
     public func didCommit(store: EventStore) {}
     public func finish(store: EventStore) throws {}
 }

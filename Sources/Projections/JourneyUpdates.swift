@@ -17,32 +17,88 @@ struct PendingFold: Sendable {
     var through: Int64
 }
 
-/// An input's journeys, folded and encoded, ready to be written.
-struct FoldedInput: Sendable {
-    var rows: [(key: ProjectionUpdater.Key, outcome: FoldOutcome, fromLog: Bool)]
-    var counts: ProjectionUpdater.Counts
-    var through: Int64
+/// A pending fold handed to the thread that folds it, so that the thread holds its only
+/// reference (and can let go of each journey's events as it goes).
+final class PendingBox: @unchecked Sendable {
+    private var value: PendingFold?
+    let through: Int64
+
+    init(_ value: PendingFold) {
+        self.value = value
+        through = value.through
+    }
+
+    func take() -> PendingFold? {
+        defer { value = nil }
+        return value
+    }
 }
 
-/// The fold of a committed input, running off the writing thread.
-final class DeferredFold: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var result: Result<FoldedInput, StoreError>?
+/// One folded journey, ready to be written.
+struct FoldedRow: Sendable {
+    var key: ProjectionUpdater.Key
+    var outcome: FoldOutcome
+    /// Folded again from the log (an outcome without events then removes the row).
+    var fromLog: Bool
+}
 
-    func finish(_ r: Result<FoldedInput, StoreError>) {
+/// The fold of a committed input, running off the writing thread: it hands over its rows a
+/// chunk at a time (at most `capacity` chunks wait, so encoded rows do not pile up), and the
+/// writing thread writes them between the batches of the next input.
+final class DeferredFold: @unchecked Sendable {
+    enum Next {
+        case rows([FoldedRow])
+        case end(Result<ProjectionUpdater.Counts, StoreError>)
+    }
+    private let condition = NSCondition()
+    private var chunks: [[FoldedRow]] = []
+    private var result: Result<ProjectionUpdater.Counts, StoreError>?
+    private var abandoned = false
+    private let capacity = 2
+    /// The watermark once every row is written.
+    let through: Int64
+
+    init(through: Int64) { self.through = through }
+
+    /// On the folding thread: waits while `capacity` chunks wait to be written.
+    func push(_ rows: [FoldedRow]) {
+        condition.lock()
+        defer { condition.unlock() }
+        while chunks.count >= capacity && !abandoned { condition.wait() }
+        if abandoned { return }
+        chunks.append(rows)
+        condition.broadcast()
+    }
+
+    func finish(_ r: Result<ProjectionUpdater.Counts, StoreError>) {
         condition.lock()
         result = r
         condition.broadcast()
         condition.unlock()
     }
 
-    func wait() -> Result<FoldedInput, StoreError> {
+    /// The next chunk or the end; with `wait` false, nil when neither is ready.
+    func next(wait: Bool) -> Next? {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            if let result { return result }
+            if !chunks.isEmpty {
+                condition.broadcast()
+                return .rows(chunks.removeFirst())
+            }
+            if let result { return .end(result) }
+            if !wait { return nil }
             condition.wait()
         }
+    }
+
+    /// Nobody will write the rows (the ingest failed): the folding thread stops waiting.
+    func abandon() {
+        condition.lock()
+        abandoned = true
+        chunks.removeAll()
+        condition.broadcast()
+        condition.unlock()
     }
 }
 
@@ -57,8 +113,9 @@ struct FoldContext: Sendable {
     /// buffered events alone (a user new with this input), going on from its stored fold (which
     /// must cover exactly the earlier events, all before the new ones in fold order), or
     /// again from the log. Hands each outcome to `emit` in `p.order`.
-    func fold(_ p: PendingFold, in db: Database,
-              emit: (ProjectionUpdater.Key, FoldOutcome, _ fromLog: Bool) throws -> Void) throws -> ProjectionUpdater.Counts {
+    /// Each journey's buffered events are let go once planned.
+    func fold(_ p: inout PendingFold, in db: Database,
+              emit: ([FoldedRow]) throws -> Void) throws -> ProjectionUpdater.Counts {
         var counts = ProjectionUpdater.Counts()
         let load = try db.makeStatement(sql: "SELECT definition, data FROM journeys WHERE flow = ? AND user_id = ?")
         // A chunk of journeys at a time (so that resumed folds and encoded rows do not pile
@@ -80,7 +137,7 @@ struct FoldContext: Sendable {
                 }
                 let definition = definitions[key.flow]
                 let context = contexts[key.flow] ?? FlowContext(definition)
-                if let events = p.buffered[key] ?? nil {
+                if let events = p.buffered.removeValue(forKey: key) ?? nil {
                     if p.newUsers.contains(key.user) {
                         plans.append(.fold(nil, events))
                         counts.fromMemory += 1
@@ -101,11 +158,15 @@ struct FoldContext: Sendable {
             let work = FoldWork(plans: plans, keys: Array(p.order[start..<end]), definitions: definitions, contexts: contexts)
             let results = ProjectionStore.foldAll(work, workers: workers)
             defer { results.release() }
+            var rows: [FoldedRow] = []
+            rows.reserveCapacity(end - start)
             for i in 0..<(end - start) {
                 var fromLog = false
                 if case .log = plans[i] { fromLog = true }
-                try emit(work.keys[i], results.take(i) ?? .none, fromLog)
+                rows.append(FoldedRow(key: work.keys[i], outcome: results.take(i) ?? .none, fromLog: fromLog))
             }
+            plans = []
+            try emit(rows)
             start = end
         }
         return counts
@@ -132,16 +193,16 @@ struct FoldContext: Sendable {
 
 extension ProjectionStore {
     /// Writes one folded journey (or removes a journey the log no longer has events for).
-    static func apply(_ outcome: FoldOutcome, key: ProjectionUpdater.Key, fromLog: Bool,
-                      contexts: [String: FlowContext], in db: Database) throws {
-        switch outcome {
+    static func apply(_ row: FoldedRow, contexts: [String: FlowContext], in db: Database) throws {
+        let key = row.key
+        switch row.outcome {
         case .row(let e):
             try write(e, context: contexts[key.flow] ?? FlowContext(nil), in: db)
         case .failed(let message):
             throw StoreError(doing: "folding the journey of \(key.user) in \(key.flow)", reason: message)
         case .none:
             // A plan from buffered events always has events; one from the log may not.
-            if fromLog {
+            if row.fromLog {
                 try db.cachedStatement(sql: "DELETE FROM journeys WHERE flow = ? AND user_id = ?").execute(arguments: [key.flow, key.user])
             }
         }

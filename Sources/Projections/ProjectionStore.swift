@@ -429,7 +429,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     public private(set) var lastCounts = Counts()
     /// The input whose journeys were left for after its commit, and the fold of the one
     /// that committed (running off the writing thread).
-    private var prepared: PendingFold?
+    private var prepared: PendingBox?
     private var running: DeferredFold?
 
     public struct Counts: Sendable, Hashable {
@@ -571,7 +571,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         if !parsedOrder.isEmpty { adoptParsed() }
         // An input folded for later whose transaction did not commit: nothing to write.
         prepared = nil
-        try writeDeferred(in: db)
+        try writeDeferred(in: db, wait: true)
         var pending = PendingFold(order: order, buffered: buffered, firstSeq: firstSeq, newUsers: newUsers,
                                   through: try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0)
         order = []
@@ -580,60 +580,71 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         firstSeq = .max
         try ProjectionStore.addMissing(to: &pending, in: db)
         if more && !pending.order.isEmpty {
-            prepared = pending
+            prepared = PendingBox(pending)
             return
         }
         let context = FoldContext(definitions: definitions, contexts: contexts, workers: 2)
-        let counts = try context.fold(pending, in: db) { key, outcome, fromLog in
-            try ProjectionStore.apply(outcome, key: key, fromLog: fromLog, contexts: contexts, in: db)
+        let counts = try context.fold(&pending, in: db) { rows in
+            for row in rows { try ProjectionStore.apply(row, contexts: contexts, in: db) }
         }
         try ProjectionStore.setWatermark(pending.through, in: db)
         lastCounts = counts
     }
 
+    /// Writes the rows of the input folded beside this one that are ready (between batches).
+    public func betweenBatches(in db: Database) throws {
+        try writeDeferred(in: db, wait: false)
+    }
+
     /// Starts folding the input that just committed, when it was left for later.
     public func didCommit(store: EventStore) {
-        guard let pending = prepared else { return }
+        guard let box = prepared else { return }
         prepared = nil
         let context = FoldContext(definitions: definitions, contexts: contexts, workers: 1)
-        let job = DeferredFold()
+        let job = DeferredFold(through: box.through)
         running = job
-        let thread = Thread {
+        WorkerThread.folding.run {
+            // The box's only reference: events are let go as the fold goes.
+            guard var pending = box.take() else { return }
             do {
                 try store.writer.read { db in
                     // Read through the page cache, not a map of the file: the ingest's memory
                     // stays the same however large the store grows.
                     try db.execute(sql: "PRAGMA mmap_size = 0")
-                    var rows: [(ProjectionUpdater.Key, FoldOutcome, Bool)] = []
-                    let counts = try context.fold(pending, in: db) { key, outcome, fromLog in
-                        rows.append((key, outcome, fromLog))
-                    }
-                    job.finish(.success(FoldedInput(rows: rows, counts: counts, through: pending.through)))
+                    let counts = try context.fold(&pending, in: db) { rows in job.push(rows) }
+                    job.finish(.success(counts))
                 }
             } catch {
                 job.finish(.failure(StoreError(doing: "folding the journeys of an input", reason: "\(error)")))
             }
         }
-        thread.stackSize = 8 << 20
-        thread.start()
     }
 
     /// Writes the journeys still being folded, in their own transaction.
     public func finish(store: EventStore) throws {
         prepared = nil
         guard running != nil else { return }
-        try store.writer.write { db in try writeDeferred(in: db) }
+        try store.writer.write { db in try writeDeferred(in: db, wait: true) }
     }
 
-    /// Waits for the input being folded off the writing thread and writes its journeys.
-    private func writeDeferred(in db: Database) throws {
+    /// Writes what the fold beside the writing thread has handed over (all of it, waiting
+    /// for the end, with `wait`), and the watermark once every row is in.
+    private func writeDeferred(in db: Database, wait: Bool) throws {
         guard let job = running else { return }
-        running = nil
-        let folded = try job.wait().get()
-        for (key, outcome, fromLog) in folded.rows {
-            try ProjectionStore.apply(outcome, key: key, fromLog: fromLog, contexts: contexts, in: db)
+        while let next = job.next(wait: wait) {
+            switch next {
+            case .rows(let rows):
+                for row in rows { try ProjectionStore.apply(row, contexts: contexts, in: db) }
+            case .end(let result):
+                running = nil
+                lastCounts = try result.get()
+                try ProjectionStore.setWatermark(job.through, in: db)
+                return
+            }
         }
-        try ProjectionStore.setWatermark(folded.through, in: db)
-        lastCounts = folded.counts
+    }
+
+    deinit {
+        running?.abandon()
     }
 }

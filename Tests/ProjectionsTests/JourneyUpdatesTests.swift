@@ -1,0 +1,157 @@
+import XCTest
+import Foundation
+import GRDB
+import FunnelModel
+import EventStore
+import EventLog
+import Flows
+import Simulator
+@testable import Projections
+
+/// An ingest of several inputs folds each input's journeys after it commits, beside the next
+/// input, and writes them in the next input's transaction; the watermark says which events the
+/// journeys hold, and a run that stops in between leaves work the next reader or ingest does.
+final class JourneyUpdatesTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("updates-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    var glp1: FlowDefinition {
+        get throws {
+            guard let d = Flows.builtIn.first(where: { $0.id == "glp1" }) else { throw XCTSkip("no glp1") }
+            return d
+        }
+    }
+
+    func dayFiles(users: Int, seed: UInt64, start: String, days: Int, into name: String) throws -> [String] {
+        let definition = try glp1
+        let sim = try Simulation(flow: definition, options: SimulationOptions(users: users, seed: seed, days: days, startDay: start))
+        return try CollectorWriter(seed: seed).write(sim.run().events, to: dir.appendingPathComponent(name).path).files
+    }
+
+    func store(_ name: String) throws -> EventStore {
+        try EventStore(path: dir.appendingPathComponent(name).path, migrations: ProjectionStore.migrations)
+    }
+
+    func ingest(_ files: [String], into store: EventStore, observer: (any IngestObserver)? = nil) throws -> IngestSummary {
+        let definition = try glp1
+        let ingestor = Ingestor(store: store, options: IngestOptions(flows: [definition]),
+                                observer: observer ?? ProjectionUpdater(definitions: [definition]))
+        return try ingestor.ingest(files.map { InputSource(path: $0) })
+    }
+
+    func journeys(_ store: EventStore) throws -> [Journey] {
+        try ProjectionStore.journeys(flow: "glp1", definition: try glp1, store: store)
+    }
+
+    func rebuilt(_ store: EventStore) throws -> [Journey] {
+        try ProjectionStore.rebuild(store: store, definitions: [try glp1])
+        return try journeys(store)
+    }
+
+    /// (watermark, last seq) as the store has them.
+    func marks(_ store: EventStore) throws -> (Int64, Int64) {
+        try store.writer.read { db in
+            (try ProjectionStore.watermark(in: db), try Int64.fetchOne(db, sql: "SELECT max(seq) FROM events") ?? 0)
+        }
+    }
+
+    func assertSame(_ a: [Journey], _ b: [Journey], file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(a.count, b.count, file: file, line: line)
+        for (x, y) in zip(a, b) where x != y || x.binary() != y.binary() {
+            XCTFail("journey of \(x.userID) differs:\n\(x)\n\(y)", file: file, line: line)
+            return
+        }
+    }
+
+    /// Many inputs in one ingest (each folded beside the next one) give the journeys of a
+    /// rebuild, and the watermark ends at the last event.
+    func testInputsFoldedBesideTheNextOneMatchARebuild() throws {
+        var files = try dayFiles(users: 300, seed: 21, start: "2026-10-01", days: 4, into: "a")
+        // Late events for users already folded, in the same run.
+        files += try dayFiles(users: 80, seed: 22, start: "2026-09-28", days: 1, into: "b")
+        XCTAssertGreaterThan(files.count, 3)
+        let st = try store("s.sqlite")
+        let summary = try ingest(files, into: st)
+        XCTAssertGreaterThan(summary.accepted, 1000)
+        let (watermark, last) = try marks(st)
+        XCTAssertEqual(watermark, last)
+        let incremental = try journeys(st)
+        XCTAssertGreaterThan(incremental.count, 250)
+        assertSame(incremental, try rebuilt(st))
+    }
+
+    /// Forwards to a `ProjectionUpdater`, and fails the ingest in the second input's
+    /// transaction, after the journeys of the first were written into it: as if the run was
+    /// killed there, the first input is stored and its journeys are not.
+    final class FailsSecondInput: IngestObserver {
+        let inner: ProjectionUpdater
+        var commits = 0
+        init(_ inner: ProjectionUpdater) { self.inner = inner }
+        func didAppend(_ events: [RecordedEvent], in db: Database) throws { try inner.didAppend(events, in: db) }
+        var wantsLines: Bool { inner.wantsLines }
+        func parsedEventSink() -> ParsedEventSink? { inner.parsedEventSink() }
+        func didAccept(line: Int, seq: Int64, asked: Bool) { inner.didAccept(line: line, seq: seq, asked: asked) }
+        func betweenBatches(in db: Database) throws { try inner.betweenBatches(in: db) }
+        func willCommit(in db: Database, newUsers: Set<String>, more: Bool) throws {
+            try inner.willCommit(in: db, newUsers: newUsers, more: more)
+            commits += 1
+            if commits == 2 { throw StoreError(doing: "ingesting the second input", reason: "stopped by the test") }
+        }
+        func didCommit(store: EventStore) { inner.didCommit(store: store) }
+        func finish(store: EventStore) throws { try inner.finish(store: store) }
+    }
+
+    func testJourneysLeftUnwrittenAreFoldedByTheNextReaderAndTheNextIngest() throws {
+        let files = try dayFiles(users: 250, seed: 31, start: "2026-10-01", days: 3, into: "a")
+        XCTAssertGreaterThan(files.count, 2)
+        let definition = try glp1
+        let st = try store("s.sqlite")
+        XCTAssertThrowsError(try ingest(files, into: st, observer: FailsSecondInput(ProjectionUpdater(definitions: [definition]))))
+        // The first input is in, its journeys are not: the watermark is still at the start.
+        let (watermark, last) = try marks(st)
+        XCTAssertEqual(watermark, 0)
+        XCTAssertGreaterThan(last, 100)
+        XCTAssertEqual(try st.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM journeys") }, 0)
+        // A report folds them on the way: the same journeys as a store that only has that input.
+        let reference = try store("ref.sqlite")
+        _ = try ingest([files[0]], into: reference)
+        let read = try journeys(st)
+        XCTAssertGreaterThan(read.count, 50)
+        assertSame(read, try journeys(reference))
+        // The next ingest folds whatever is past the watermark, and moves it to the end.
+        let again = try store("again.sqlite")
+        XCTAssertThrowsError(try ingest(files, into: again, observer: FailsSecondInput(ProjectionUpdater(definitions: [definition]))))
+        _ = try ingest(Array(files.dropFirst()), into: again)
+        let (w2, last2) = try marks(again)
+        XCTAssertEqual(w2, last2)
+        let all = try journeys(again)
+        assertSame(all, try rebuilt(again))
+        let whole = try store("whole.sqlite")
+        _ = try ingest(files, into: whole)
+        assertSame(all, try journeys(whole))
+    }
+
+    /// A store made before the watermark gets one at its last event (its journeys were
+    /// written with each input then).
+    func testTheWatermarkMigrationStartsAtTheLastEvent() throws {
+        let files = try dayFiles(users: 60, seed: 41, start: "2026-10-01", days: 1, into: "a")
+        let st = try store("s.sqlite")
+        _ = try ingest(files, into: st)
+        try st.writer.writeWithoutTransaction { db in
+            try db.execute(sql: "DROP TABLE journeys_watermark")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'projections-v2-watermark'")
+        }
+        let reopened = try store("s.sqlite")
+        let (watermark, last) = try marks(reopened)
+        XCTAssertGreaterThan(last, 0)
+        XCTAssertEqual(watermark, last)
+    }
+}

@@ -94,5 +94,11 @@ extension EventStore {
         migrator.registerMigration("v2: user runs instead of a per-event user index") { db in
             try EventStore.migrateToUserRuns(db)
         }
+        // The dedupe index: (hash, seq) pairs in hash ranges instead of a unique index on
+        // events(id_hash), which cost a random B-tree insert per event (see EventIDs).
+        // events.id_hash now holds the id's hash itself (never a probed slot).
+        migrator.registerMigration("v3: event ids in hash ranges instead of a unique index") { db in
+            try EventIDs.build(in: db)
+        }
     }
 }

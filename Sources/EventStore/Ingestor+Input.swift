@@ -193,9 +193,24 @@ extension Ingestor {
                 let arrived = startedAt.micros
                 let insertEvent = try RawStatement(db, """
                     INSERT INTO events (id_hash, user, flow, ts_us, ts_offset, input_id, line_no, body)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id_hash) DO NOTHING
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """)
-                let findHash = try RawStatement(db, "SELECT seq, user, flow, body FROM events WHERE id_hash = ?")
+                let findSeq = try RawStatement(db, "SELECT user, flow, body FROM events WHERE seq = ?")
+                let findID = try EventIDs.findStatement(db)
+                // Every stored id hash in a filter (kept from the input before when no other
+                // connection wrote since), and this input's new ones (merged at its end).
+                let dataVersion = try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+                let room = max(1 << 18, Int(content.size / 16))
+                if dataVersion != idFilterVersion || (idFilter.map { $0.count + room > $0.capacity } ?? true) {
+                    idFilter = nil
+                    idFilter = try IDFilter.load(more: room, in: db)
+                }
+                idFilterVersion = dataVersion
+                var filter = idFilter ?? IDFilter(capacity: room)
+                idFilter = nil
+                var newIDs: [EventIDs.Entry] = []
+                var newIDSeqs: [Int64: Int64] = [:]
+                var newIDMore: [Int64: [Int64]] = [:]
                 var atoms = try InternTable(db, table: "atoms", column: "text", blob: false)
                 var shapes = try InternTable(db, table: "shapes", column: "skeleton", blob: true)
                 let atomWatermark = try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM atoms") ?? 0
@@ -246,10 +261,7 @@ extension Ingestor {
                                 UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)])
                             }
                             let lineEnd = line.start + line.count
-                            // The event's slot: its id's 64-bit hash, or the next free one after
-                            // it when a different id holds it (ids never leave the log, so a copy
-                            // always finds its original along the same probe sequence).
-                            var slot = StoredLine.idHash(ref(env.eventID))
+                            let hash = StoredLine.idHash(ref(env.eventID))
                             // Intern (flow, step, event) to classify and normalize once per key.
                             key.removeAll(keepingCapacity: true)
                             key.append(contentsOf: ref(env.flow))
@@ -288,9 +300,46 @@ extension Ingestor {
                             } else {
                                 encoder.verbatim(bytes)
                             }
+                            // nil: a new event; true: a copy of a stored one; false: a stored
+                            // event's id with another body. Only a hash the filter may hold
+                            // is looked up (this input's new ids, then the stored ones).
                             var same: Bool?
-                            while true {
-                                insertEvent.int(1, slot)
+                            if filter.mayContain(hash) {
+                                var candidates: [Int64] = []
+                                if let first = newIDSeqs[hash] {
+                                    candidates.append(first)
+                                    candidates += newIDMore[hash] ?? []
+                                }
+                                candidates += try EventIDs.seqs(of: hash, using: findID)
+                                for seq in candidates {
+                                    findSeq.int(1, seq)
+                                    guard try findSeq.step("looking up event \(String(decoding: ref(env.eventID), as: UTF8.self))") else {
+                                        findSeq.reset()
+                                        throw StoreError(doing: "appending \(label) line \(line.number)", reason: "event \(seq) is indexed but not stored")
+                                    }
+                                    let h = findSeq.handle
+                                    let stored = try lineReader.line(user: sqlite3_column_int64(h, 0), flow: sqlite3_column_int64(h, 1),
+                                                                     body: UnsafeRawBufferPointer(start: sqlite3_column_blob(h, 2),
+                                                                                                  count: Int(sqlite3_column_bytes(h, 2))),
+                                                                     seq: seq)
+                                    findSeq.reset()
+                                    same = stored.withUnsafeBufferPointer { sb -> Bool? in
+                                        var d = EventDecoder()
+                                        guard case .success(let senv) = d.envelope(sb) else { return nil }
+                                        let r = senv.eventID
+                                        let storedID = r.inScratch ? Array(d.scratch[Int(r.start)..<Int(r.end)]) : Array(sb[Int(r.start)..<Int(r.end)])
+                                        guard storedID.elementsEqual(ref(env.eventID)) else { return nil }
+                                        if sb.count == bytes.count, let a = sb.baseAddress, let lb = bytes.baseAddress, memcmp(a, lb, bytes.count) == 0 {
+                                            return true
+                                        }
+                                        let x = EventDecoder.jsonValue(sb)
+                                        return x != nil && x == EventDecoder.jsonValue(bytes)
+                                    }
+                                    if same != nil { break }
+                                }
+                            }
+                            if same == nil {
+                                insertEvent.int(1, hash)
                                 insertEvent.int(2, user.id)
                                 insertEvent.int(3, flowAtom)
                                 insertEvent.int(4, env.time.micros)
@@ -300,38 +349,10 @@ extension Ingestor {
                                 encoder.body.withUnsafeBufferPointer { insertEvent.blob(8, $0) }
                                 try insertEvent.step("appending \(label) line \(line.number)")
                                 insertEvent.reset()
-                                if sqlite3_changes(connection) == 1 { break }
-                                // The slot is taken: by this event id (a re-sent copy, or a
-                                // conflicting body), or by another id with the same hash.
-                                findHash.int(1, slot)
-                                guard try findHash.step("looking up event \(String(decoding: ref(env.eventID), as: UTF8.self))") else {
-                                    findHash.reset()
-                                    throw StoreError(doing: "appending \(label) line \(line.number)", reason: "event slot taken without a stored event")
-                                }
-                                let h = findHash.handle
-                                let seq = sqlite3_column_int64(h, 0)
-                                let stored = try lineReader.line(user: sqlite3_column_int64(h, 1), flow: sqlite3_column_int64(h, 2),
-                                                                 body: UnsafeRawBufferPointer(start: sqlite3_column_blob(h, 3),
-                                                                                              count: Int(sqlite3_column_bytes(h, 3))),
-                                                                 seq: seq)
-                                findHash.reset()
-                                let match = stored.withUnsafeBufferPointer { sb -> Bool? in
-                                    var d = EventDecoder()
-                                    guard case .success(let senv) = d.envelope(sb) else { return nil }
-                                    let r = senv.eventID
-                                    let storedID = r.inScratch ? Array(d.scratch[Int(r.start)..<Int(r.end)]) : Array(sb[Int(r.start)..<Int(r.end)])
-                                    guard storedID.elementsEqual(ref(env.eventID)) else { return nil }
-                                    if sb.count == bytes.count, let a = sb.baseAddress, let lb = bytes.baseAddress, memcmp(a, lb, bytes.count) == 0 {
-                                        return true
-                                    }
-                                    let x = EventDecoder.jsonValue(sb)
-                                    return x != nil && x == EventDecoder.jsonValue(bytes)
-                                }
-                                if let match {
-                                    same = match
-                                    break
-                                }
-                                slot = slot &+ 1
+                                let seq = sqlite3_last_insert_rowid(connection)
+                                filter.insert(hash)
+                                newIDs.append(EventIDs.Entry(hash: hash, seq: seq))
+                                if newIDSeqs[hash] == nil { newIDSeqs[hash] = seq } else { newIDMore[hash, default: []].append(seq) }
                             }
                             if same == nil {
                                 result.counts.accepted += 1
@@ -342,7 +363,7 @@ extension Ingestor {
                                     result.counts.unplanned += 1
                                     result.unplanned[UnplannedKey(flow: keys[id].flow, step: keys[id].step, event: keys[id].normalized), default: 0] += 1
                                 }
-                                let seq = sqlite3_last_insert_rowid(connection)
+                                let seq = newIDs[newIDs.count - 1].seq
                                 runs.add(user: user.id, flow: flowAtom, seq: seq, ts: env.time.micros)
                                 if eventSink != nil {
                                     observer?.didAccept(line: line.number, seq: seq, asked: line.wantsSeq)
@@ -418,6 +439,8 @@ extension Ingestor {
                             first_ts_us = min(first_ts_us, excluded.first_ts_us), last_ts_us = max(last_ts_us, excluded.last_ts_us)
                         """, arguments: [flow, v.0, v.1, v.2])
                 }
+                try EventIDs.merge(newIDs, in: db)
+                idFilter = filter
                 try runs.flush(db)
                 if let observer { try observer.willCommit(in: db, newUsers: newUsers, more: index + 1 < count) }
                 outcome = .read(result)

@@ -14,6 +14,10 @@ public final class Ingestor {
     public let options: IngestOptions
     public let observer: (any IngestObserver)?
     let logger: Logger
+    /// A filter of every stored event id hash, kept from input to input while no other
+    /// connection writes the store (`PRAGMA data_version` tells).
+    var idFilter: IDFilter?
+    var idFilterVersion: Int64 = -1
 
     public init(store: EventStore, options: IngestOptions = IngestOptions(), observer: (any IngestObserver)? = nil) {
         self.store = store

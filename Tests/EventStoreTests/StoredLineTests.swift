@@ -38,15 +38,16 @@ final class StoredLineTests: XCTestCase {
         XCTAssertLessThan(verbatim, stored.count / 20)
     }
 
-    /// A different event already holds the hash slot of an incoming event: the newcomer takes
-    /// the next slot, and its re-sent copy still finds it (and a changed body is a conflict).
-    func testAnEventWhoseSlotIsTakenProbesOnAndIsStillDeduplicated() throws {
+    /// A different event already has the id hash of an incoming event (a collision): the
+    /// newcomer is stored under the same hash, its re-sent copy still finds it, and a changed
+    /// body is a conflict.
+    func testAnEventWhoseHashIsTakenIsStoredAndStillDeduplicated() throws {
         let store = try EventStore(path: dir.appendingPathComponent("s.sqlite").path)
         let decoy = #"{"event_id":"decoy","event":"onboarding.step_viewed","user_id":"u-1","ts":"2026-10-01T10:00:00Z","flow":"glp1","step":"signIn"}"#
         let line = #"{"event_id":"e-1","event":"onboarding.step_viewed","user_id":"u-1","ts":"2026-10-01T10:01:00Z","flow":"glp1","step":"signIn"}"#
         let changed = #"{"event_id":"e-1","event":"onboarding.step_viewed","user_id":"u-1","ts":"2026-10-01T10:02:00Z","flow":"glp1","step":"signIn"}"#
         let slot = Array("e-1".utf8).withUnsafeBufferPointer { StoredLine.idHash($0) }
-        // Plant the decoy in e-1's slot, as a hash collision would.
+        // Plant the decoy under e-1's hash, as a hash collision would.
         try store.writer.write { db in
             try db.execute(sql: """
                 INSERT INTO inputs (path, sha256, size, lines, accepted, duplicates, conflicts, quarantined, unplanned,
@@ -61,6 +62,7 @@ final class StoredLineTests: XCTestCase {
                 VALUES (?, (SELECT id FROM atoms WHERE text = 'u-1'), (SELECT id FROM atoms WHERE text = 'glp1'), 0, 0, ?, 1, ?)
                 """, arguments: [slot, input, Data(body)])
             let seq = db.lastInsertedRowID
+            try EventIDs.merge([EventIDs.Entry(hash: slot, seq: seq)], in: db)
             try db.execute(sql: """
                 INSERT INTO user_runs (user, flow, first_seq, events, last_ts_us, seqs)
                 VALUES ((SELECT id FROM atoms WHERE text = 'u-1'), (SELECT id FROM atoms WHERE text = 'glp1'), ?, 1, 0, ?)
@@ -77,7 +79,7 @@ final class StoredLineTests: XCTestCase {
         let slots = try store.writer.read { db in
             try Row.fetchAll(db, sql: "SELECT id_hash, line_no FROM events ORDER BY seq").map { ($0[0] as Int64, $0[1] as Int) }
         }
-        XCTAssertEqual(slots.map(\.0), [slot, slot &+ 1])
+        XCTAssertEqual(slots.map(\.0), [slot, slot])
         XCTAssertEqual(try store.events(user: "u-1", flow: "glp1").map(\.line), [decoy, line])
         XCTAssertEqual(try store.duplicates(ofEventIDs: ["e-1"])["e-1"]?.count, 1)
         XCTAssertEqual(try store.conflicts(ofEventIDs: ["e-1"])["e-1"]?.map(\.text), [changed])

@@ -1,0 +1,124 @@
+import XCTest
+import Foundation
+import GRDB
+@testable import EventStore
+
+/// The dedupe index: (hash, seq) pairs in hash ranges, and the filter in front of it.
+final class EventIDsTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("eventids-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    /// Merged in several rounds into small ranges, every pair is found again under its hash,
+    /// ranges split without parting pairs of one hash, and each range stays sorted and small.
+    func testMergedPairsAreFoundAgainAcrossSplits() throws {
+        let store = try EventStore(path: dir.appendingPathComponent("s.sqlite").path)
+        var rng = SystemRandomNumberGenerator()
+        var all: [EventIDs.Entry] = []
+        var seq: Int64 = 0
+        try store.writer.write { db in
+            for round in 0..<5 {
+                var new: [EventIDs.Entry] = []
+                for _ in 0..<700 {
+                    seq += 1
+                    new.append(EventIDs.Entry(hash: Int64(bitPattern: rng.next()), seq: seq))
+                }
+                // Hashes shared by several events (collisions), some across rounds.
+                for k in 0..<30 {
+                    seq += 1
+                    new.append(EventIDs.Entry(hash: Int64(k * 1_000_003) - 5_000_000, seq: seq))
+                }
+                new.append(EventIDs.Entry(hash: .min, seq: seq + 1))
+                new.append(EventIDs.Entry(hash: .max, seq: seq + 2))
+                seq += 2
+                XCTAssertEqual(new.count, 732, "round \(round)")
+                try EventIDs.merge(new.shuffled(), maxEntries: 64, in: db)
+                all += new
+            }
+            let find = try EventIDs.findStatement(db)
+            var expected: [Int64: [Int64]] = [:]
+            for e in all { expected[e.hash, default: []].append(e.seq) }
+            for (hash, seqs) in expected {
+                XCTAssertEqual(try EventIDs.seqs(of: hash, using: find), seqs.sorted(), "hash \(hash)")
+            }
+            XCTAssertEqual(try EventIDs.seqs(of: 12345, using: find), [])
+            // Ranges: sorted, within the limit (bar a run of one hash), none empty but the first.
+            let rows = try Row.fetchAll(db, sql: "SELECT lo, entries FROM event_ids ORDER BY lo")
+            XCTAssertGreaterThan(rows.count, 50)
+            XCTAssertEqual(rows.first?["lo"] as Int64?, Int64.min)
+            var previousLast: Int64?
+            var total = 0
+            for row in rows {
+                let data: Data = row["entries"]
+                var entries: [EventIDs.Entry] = []
+                data.withUnsafeBytes { EventIDs.decode($0, into: &entries) }
+                XCTAssertEqual(entries, entries.sorted())
+                XCTAssertLessThanOrEqual(entries.count, 64)
+                if let first = entries.first {
+                    XCTAssertGreaterThanOrEqual(first.hash, row["lo"] as Int64)
+                    if let previousLast { XCTAssertLessThan(previousLast, first.hash) }
+                }
+                previousLast = entries.last?.hash ?? previousLast
+                total += entries.count
+            }
+            XCTAssertEqual(total, all.count)
+        }
+    }
+
+    func testTheFilterHoldsWhatWasAddedAndRarelyMore() {
+        var filter = IDFilter(capacity: 50_000)
+        XCTAssertGreaterThanOrEqual(filter.capacity, 50_000)
+        var rng = SystemRandomNumberGenerator()
+        let added = (0..<50_000).map { _ in Int64(bitPattern: rng.next()) }
+        for h in added { filter.insert(h) }
+        XCTAssertEqual(filter.count, 50_000)
+        XCTAssertTrue(added.allSatisfy { filter.mayContain($0) })
+        let others = (0..<100_000).map { _ in Int64(bitPattern: rng.next()) }
+        let falsePositives = others.filter { filter.mayContain($0) }.count
+        XCTAssertLessThan(falsePositives, 500, "\(falsePositives) of 100000")
+    }
+
+    /// A store whose dedupe was a unique index on events(id_hash), with an event moved to
+    /// the next slot by a collision, gets its index built from the log: copies of every stored
+    /// event, the moved one included, are still duplicates.
+    func testMigrationBuildsTheIndexFromTheLog() throws {
+        let path = dir.appendingPathComponent("old.sqlite").path
+        let first = dir.appendingPathComponent("a.ndjson")
+        var lines: [String] = []
+        for i in 0..<300 {
+            lines.append(#"{"event_id":"e-\#(i)","event":"onboarding.step_viewed","user_id":"u-\#(i % 17)","ts":"2026-10-01T10:\#(String(format: "%02d", i % 60)):00Z","flow":"glp1","step":"signIn"}"#)
+        }
+        try (lines.joined(separator: "\n") + "\n").write(to: first, atomically: true, encoding: .utf8)
+        do {
+            let st = try EventStore(path: path)
+            _ = try Ingestor(store: st).ingest([InputSource(path: first.path)])
+            // Back to the v2 layout: slots in id_hash, a unique index, no event_ids. The event
+            // of line 2 sits one slot after line 1's, as if its hash had been taken.
+            try st.writer.write { db in
+                let firstSlot = try Int64.fetchOne(db, sql: "SELECT id_hash FROM events WHERE line_no = 1") ?? 0
+                try db.execute(sql: "UPDATE events SET id_hash = ? WHERE line_no = 2", arguments: [firstSlot &+ 1])
+                try db.execute(sql: "DROP TABLE event_ids")
+                try db.execute(sql: "CREATE UNIQUE INDEX events_by_id_hash ON events(id_hash)")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v3:%'")
+            }
+        }
+        let st = try EventStore(path: path)
+        try st.writer.read { db in
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'events_by_id_hash'"), 0)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT sum(length(entries)) / 16 FROM event_ids"), 300)
+        }
+        // The same lines again, in another file (another sha256), and one new event.
+        let again = dir.appendingPathComponent("b.ndjson")
+        let extra = #"{"event_id":"e-new","event":"onboarding.step_viewed","user_id":"u-1","ts":"2026-10-01T11:00:00Z","flow":"glp1","step":"signIn"}"#
+        try (lines.reversed().joined(separator: "\n") + "\n" + extra + "\n").write(to: again, atomically: true, encoding: .utf8)
+        let s = try Ingestor(store: st).ingest([InputSource(path: again.path)])
+        XCTAssertEqual([s.accepted, s.duplicates, s.conflicts], [1, 300, 0])
+    }
+}

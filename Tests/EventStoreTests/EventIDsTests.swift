@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import GRDB
+import EventLog
 @testable import EventStore
 
 /// The dedupe index: (hash, seq) pairs in hash ranges, and the filter in front of it.

@@ -80,8 +80,14 @@ enum EventIDs {
     /// Merges `new` (any order) into the ranges, splitting a range that grows past
     /// `maxEntries` (never between two pairs of the same hash).
     static func merge(_ new: [Entry], maxEntries: Int = maxEntries, in db: Database) throws {
-        guard !new.isEmpty else { return }
-        let added = new.sorted()
+        var new = new
+        try merge(sorting: &new, maxEntries: maxEntries, in: db)
+    }
+
+    /// `merge`, sorting `added` in place (no copy of a large input's pairs).
+    static func merge(sorting added: inout [Entry], maxEntries: Int = maxEntries, in db: Database) throws {
+        guard !added.isEmpty else { return }
+        added.sort()
         var los = try Int64.fetchAll(db, sql: "SELECT lo FROM event_ids ORDER BY lo")
         if los.first != Int64.min {
             // The first range starts at the lowest hash there is.
@@ -199,11 +205,11 @@ enum EventIDs {
             previous = slot
             batch.append(Entry(hash: hash, seq: seq))
             if batch.count >= 1 << 20 {
-                try merge(batch, in: db)
+                try merge(sorting: &batch, in: db)
                 batch.removeAll(keepingCapacity: true)
             }
         }
-        try merge(batch, in: db)
+        try merge(sorting: &batch, in: db)
         try db.execute(sql: "DROP INDEX events_by_id_hash")
     }
 }
@@ -211,19 +217,18 @@ enum EventIDs {
 /// A Bloom filter over 64-bit id hashes (4 probes from one mixed hash).
 struct IDFilter {
     private var bits: [UInt64]
-    private let mask: UInt64
+    private let nbits: UInt64
     private(set) var count = 0
 
-    /// Sized for `capacity` hashes at about 16 bits each (a false positive in a few hundred).
+    /// Sized for `capacity` hashes at 12 bits each (about one false positive in 200).
     init(capacity: Int) {
-        var words = 1 << 14
-        while words * 64 < capacity * 16 { words <<= 1 }
+        let words = max(1 << 12, (capacity * 12 + 63) / 64)
         bits = [UInt64](repeating: 0, count: words)
-        mask = UInt64(words * 64 - 1)
+        nbits = UInt64(words * 64)
     }
 
     /// How many hashes it was sized for.
-    var capacity: Int { bits.count * 64 / 16 }
+    var capacity: Int { Int(nbits) / 12 }
 
     @inline(__always)
     private static func mix(_ h: Int64) -> UInt64 {
@@ -239,7 +244,7 @@ struct IDFilter {
         let a = z, b = (z >> 32) | (z << 32)
         bits.withUnsafeMutableBufferPointer { p in
             for i in 0..<4 {
-                let bit = (a &+ UInt64(i) &* b) & mask
+                let bit = (a &+ UInt64(i) &* b).multipliedFullWidth(by: nbits).high
                 p[Int(bit >> 6)] |= 1 << (bit & 63)
             }
         }
@@ -251,7 +256,7 @@ struct IDFilter {
         let a = z, b = (z >> 32) | (z << 32)
         return bits.withUnsafeBufferPointer { p in
             for i in 0..<4 {
-                let bit = (a &+ UInt64(i) &* b) & mask
+                let bit = (a &+ UInt64(i) &* b).multipliedFullWidth(by: nbits).high
                 if p[Int(bit >> 6)] & (1 << (bit & 63)) == 0 { return false }
             }
             return true
@@ -264,5 +269,61 @@ struct IDFilter {
         var filter = IDFilter(capacity: stored + max(more, 1 << 20))
         try EventIDs.forEachHash(in: db) { filter.insert($0) }
         return filter
+    }
+}
+
+/// The ids an input added so far, for finding a copy later in the same input: the pairs in
+/// arrival order, and an open-addressing table of their positions (4 bytes a slot).
+struct NewIDs {
+    private(set) var entries: [EventIDs.Entry] = []
+    private var slots: [Int32] = []
+    private var mask = 0
+
+    init() {
+        slots = [Int32](repeating: -1, count: 1 << 16)
+        mask = slots.count - 1
+    }
+
+    @inline(__always)
+    private static func start(_ hash: Int64, _ mask: Int) -> Int {
+        Int(truncatingIfNeeded: (UInt64(bitPattern: hash) &* 0x9E37_79B9_7F4A_7C15) >> 20) & mask
+    }
+
+    mutating func append(_ e: EventIDs.Entry) {
+        if (entries.count + 1) * 2 > slots.count { grow() }
+        entries.append(e)
+        place(Int32(entries.count - 1))
+    }
+
+    private mutating func place(_ index: Int32) {
+        var i = NewIDs.start(entries[Int(index)].hash, mask)
+        while slots[i] >= 0 { i = (i + 1) & mask }
+        slots[i] = index
+    }
+
+    private mutating func grow() {
+        slots = [Int32](repeating: -1, count: slots.count * 2)
+        mask = slots.count - 1
+        for i in entries.indices { place(Int32(i)) }
+    }
+
+    /// The seqs added under `hash`, in arrival order.
+    func seqs(of hash: Int64) -> [Int64] {
+        var out: [Int64] = []
+        var i = NewIDs.start(hash, mask)
+        while slots[i] >= 0 {
+            let e = entries[Int(slots[i])]
+            if e.hash == hash { out.append(e.seq) }
+            i = (i + 1) & mask
+        }
+        return out.sorted()
+    }
+
+    /// The pairs, handed over (the table is left empty).
+    mutating func take() -> [EventIDs.Entry] {
+        slots = []
+        mask = 0
+        defer { entries = [] }
+        return entries
     }
 }

@@ -13,8 +13,9 @@ public struct IngestOptions: Sendable {
     /// Parse on a second thread while this one writes SQLite.
     public var parallel: Bool
     public var batchLines: Int
-    /// SQLite page cache for the writing connection, in MiB (bounds ingest memory).
-    public var cacheMiB = 64
+    /// SQLite page cache for the writing connection, in MiB (bounds ingest memory). The
+    /// writes are appends and one pass over the id ranges per input: a small cache serves.
+    public var cacheMiB = 24
 
     public init(strict: Bool = false, flows: [FlowDefinition] = [], parallel: Bool = true, batchLines: Int = 8192,
                 now: @escaping @Sendable () -> Timestamp = { Timestamp.now() }) {

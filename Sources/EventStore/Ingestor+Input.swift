@@ -172,7 +172,7 @@ extension Ingestor {
 
         let cachePages = -options.cacheMiB * 1024
         return try store.writer.writeWithoutTransaction { db -> InputOutcome in
-            // A large page cache keeps the event_id and user indexes' hot pages in memory.
+            // The page cache: the writer mostly appends, so a small one serves.
             try db.execute(sql: "PRAGMA cache_size = \(cachePages)")
             // The writer reads through its page cache, not a map of the whole file: its
             // memory stays the same however large the store grows.
@@ -208,9 +208,7 @@ extension Ingestor {
                 idFilterVersion = dataVersion
                 var filter = idFilter ?? IDFilter(capacity: room)
                 idFilter = nil
-                var newIDs: [EventIDs.Entry] = []
-                var newIDSeqs: [Int64: Int64] = [:]
-                var newIDMore: [Int64: [Int64]] = [:]
+                var newIDs = NewIDs()
                 var atoms = try InternTable(db, table: "atoms", column: "text", blob: false)
                 var shapes = try InternTable(db, table: "shapes", column: "skeleton", blob: true)
                 let atomWatermark = try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM atoms") ?? 0
@@ -305,12 +303,7 @@ extension Ingestor {
                             // is looked up (this input's new ids, then the stored ones).
                             var same: Bool?
                             if filter.mayContain(hash) {
-                                var candidates: [Int64] = []
-                                if let first = newIDSeqs[hash] {
-                                    candidates.append(first)
-                                    candidates += newIDMore[hash] ?? []
-                                }
-                                candidates += try EventIDs.seqs(of: hash, using: findID)
+                                let candidates = try EventIDs.seqs(of: hash, using: findID) + newIDs.seqs(of: hash)
                                 for seq in candidates {
                                     findSeq.int(1, seq)
                                     guard try findSeq.step("looking up event \(String(decoding: ref(env.eventID), as: UTF8.self))") else {
@@ -352,7 +345,6 @@ extension Ingestor {
                                 let seq = sqlite3_last_insert_rowid(connection)
                                 filter.insert(hash)
                                 newIDs.append(EventIDs.Entry(hash: hash, seq: seq))
-                                if newIDSeqs[hash] == nil { newIDSeqs[hash] = seq } else { newIDMore[hash, default: []].append(seq) }
                             }
                             if same == nil {
                                 result.counts.accepted += 1
@@ -363,7 +355,7 @@ extension Ingestor {
                                     result.counts.unplanned += 1
                                     result.unplanned[UnplannedKey(flow: keys[id].flow, step: keys[id].step, event: keys[id].normalized), default: 0] += 1
                                 }
-                                let seq = newIDs[newIDs.count - 1].seq
+                                let seq = newIDs.entries[newIDs.entries.count - 1].seq
                                 runs.add(user: user.id, flow: flowAtom, seq: seq, ts: env.time.micros)
                                 if eventSink != nil {
                                     observer?.didAccept(line: line.number, seq: seq, asked: line.wantsSeq)
@@ -439,7 +431,9 @@ extension Ingestor {
                             first_ts_us = min(first_ts_us, excluded.first_ts_us), last_ts_us = max(last_ts_us, excluded.last_ts_us)
                         """, arguments: [flow, v.0, v.1, v.2])
                 }
-                try EventIDs.merge(newIDs, in: db)
+                var added = newIDs.take()
+                try EventIDs.merge(sorting: &added, in: db)
+                added = []
                 idFilter = filter
                 try runs.flush(db)
                 if let observer { try observer.willCommit(in: db, newUsers: newUsers, more: index + 1 < count) }

@@ -9,7 +9,7 @@ import Foundation
 ///
 /// Ingest looks a new line's hash up in a Bloom filter of every stored hash first: almost
 /// every line is a new event, and the filter says so without touching the store. Only a
-/// possible match (a re-sent copy, or one false positive in a few hundred) reads its range.
+/// possible match (a re-sent copy, or a false positive in about 150) reads its range.
 /// The input's new hashes are merged into the ranges once, at the end of the input, in hash
 /// order: about one row write per range instead of one index insert per event.
 enum EventIDs {
@@ -220,7 +220,7 @@ struct IDFilter {
     private let nbits: UInt64
     private(set) var count = 0
 
-    /// Sized for `capacity` hashes at 12 bits each (about one false positive in 200).
+    /// Sized for `capacity` hashes at 12 bits each (a false positive in about 150).
     init(capacity: Int) {
         let words = max(1 << 12, (capacity * 12 + 63) / 64)
         bits = [UInt64](repeating: 0, count: words)

@@ -3,18 +3,22 @@ import GRDB
 import GRDBSQLite
 import Foundation
 
-/// The dedupe index: the id hash and seq of every stored event, kept in `event_ids` as
-/// sorted runs of (hash, seq) pairs, one row per range of hashes (`lo` is the range's lowest
-/// hash; a row holds at most `maxEntries` pairs and splits when it grows past them).
+/// The dedupe index: the id hash and seq of every stored event, kept in sorted runs, as in a
+/// log-structured merge tree. Each input adds its new (hash, seq) pairs as one run, sorted
+/// once; a run is stored as rows of at most `maxEntries` pairs (`event_ids`, one row per
+/// range of hashes, `lo` its lowest: the first row of a run starts at `Int64.min`), listed
+/// with its size in `event_id_runs`. Runs of similar size are merged, so there are few of
+/// them and a pair is rewritten a logarithmic number of times: adding a day to a large store
+/// costs the day, not the store.
 ///
 /// Ingest looks a new line's hash up in a Bloom filter of every stored hash first: almost
 /// every line is a new event, and the filter says so without touching the store. Only a
-/// possible match (a re-sent copy, or a false positive in about 150) reads its range.
-/// The input's new hashes are merged into the ranges once, at the end of the input, in hash
-/// order: about one row write per range instead of one index insert per event.
+/// possible match (a re-sent copy, or a false positive in about 150) reads one row per run.
 enum EventIDs {
-    /// Pairs per range row (16 bytes each): 2048 pairs are 32 KiB.
+    /// Pairs per row (16 bytes each): 2048 pairs are 32 KiB.
     static let maxEntries = 2048
+    /// More runs than this are merged whatever their sizes (each lookup reads every run).
+    static let maxRuns = 8
 
     struct Entry: Comparable {
         var hash: Int64
@@ -22,8 +26,12 @@ enum EventIDs {
         static func < (a: Entry, b: Entry) -> Bool { (a.hash, a.seq) < (b.hash, b.seq) }
     }
 
-    static func createTable(_ db: Database) throws {
-        try db.execute(sql: "CREATE TABLE event_ids (lo INTEGER PRIMARY KEY, entries BLOB NOT NULL)")
+    static func createTables(_ db: Database) throws {
+        try db.execute(sql: "CREATE TABLE event_id_runs (run INTEGER PRIMARY KEY, pairs INTEGER NOT NULL)")
+        try db.execute(sql: """
+            CREATE TABLE event_ids (id INTEGER PRIMARY KEY, run INTEGER NOT NULL, lo INTEGER NOT NULL, entries BLOB NOT NULL)
+            """)
+        try db.execute(sql: "CREATE UNIQUE INDEX event_ids_by_run ON event_ids(run, lo)")
     }
 
     static func encode(_ entries: ArraySlice<Entry>) -> [UInt8] {
@@ -48,120 +56,183 @@ enum EventIDs {
         }
     }
 
-    /// The seqs stored under `hash` (usually none, one for a stored event, more only when
-    /// different ids share a hash).
-    static func seqs(of hash: Int64, using find: RawStatement) throws -> [Int64] {
-        find.int(1, hash)
-        defer { find.reset() }
-        guard try find.step("looking up an event id") else { return [] }
-        let n = Int(sqlite3_column_bytes(find.handle, 0))
-        guard n > 0, let p = sqlite3_column_blob(find.handle, 0) else { return [] }
-        let raw = UnsafeRawBufferPointer(start: p, count: n)
-        let count = n / 16
-        func hashAt(_ i: Int) -> Int64 { Int64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 16, as: Int64.self)) }
-        var lo = 0, hi = count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if hashAt(mid) < hash { lo = mid + 1 } else { hi = mid }
-        }
-        var out: [Int64] = []
-        var i = lo
-        while i < count && hashAt(i) == hash {
-            out.append(Int64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 16 + 8, as: Int64.self)))
-            i += 1
-        }
-        return out
-    }
+    /// Finds the seqs stored under a hash: one row read per run.
+    struct Finder {
+        private let statement: RawStatement
+        private let runs: [Int64]
 
-    static func findStatement(_ db: Database) throws -> RawStatement {
-        try RawStatement(db, "SELECT entries FROM event_ids WHERE lo <= ? ORDER BY lo DESC LIMIT 1")
-    }
-
-    /// Merges `new` (any order) into the ranges, splitting a range that grows past
-    /// `maxEntries` (never between two pairs of the same hash).
-    static func merge(_ new: [Entry], maxEntries: Int = maxEntries, in db: Database) throws {
-        var new = new
-        try merge(sorting: &new, maxEntries: maxEntries, in: db)
-    }
-
-    /// `merge`, sorting `added` in place (no copy of a large input's pairs).
-    static func merge(sorting added: inout [Entry], maxEntries: Int = maxEntries, in db: Database) throws {
-        guard !added.isEmpty else { return }
-        added.sort()
-        var los = try Int64.fetchAll(db, sql: "SELECT lo FROM event_ids ORDER BY lo")
-        if los.first != Int64.min {
-            // The first range starts at the lowest hash there is.
-            if let first = los.first {
-                try db.execute(sql: "UPDATE event_ids SET lo = ? WHERE lo = ?", arguments: [Int64.min, first])
-                los[0] = Int64.min
-            } else {
-                try db.execute(sql: "INSERT INTO event_ids (lo, entries) VALUES (?, zeroblob(0))", arguments: [Int64.min])
-                los = [Int64.min]
-            }
+        init(_ db: Database) throws {
+            statement = try RawStatement(db, "SELECT entries FROM event_ids WHERE run = ? AND lo <= ? ORDER BY lo DESC LIMIT 1")
+            runs = try Int64.fetchAll(db, sql: "SELECT run FROM event_id_runs ORDER BY run")
         }
-        let read = try RawStatement(db, "SELECT entries FROM event_ids WHERE lo = ?")
-        let update = try RawStatement(db, "UPDATE event_ids SET entries = ? WHERE lo = ?")
-        let insert = try RawStatement(db, "INSERT INTO event_ids (lo, entries) VALUES (?, ?)")
-        var next = 0
-        var merged: [Entry] = []
-        for (r, lo) in los.enumerated() {
-            guard next < added.count else { break }
-            let end: Int
-            if r + 1 < los.count {
-                let upper = los[r + 1]
-                var e = next
-                while e < added.count && added[e].hash < upper { e += 1 }
-                end = e
-            } else {
-                end = added.count
-            }
-            guard end > next else { continue }
-            merged.removeAll(keepingCapacity: true)
-            read.int(1, lo)
-            if try read.step("reading event ids") {
-                let n = Int(sqlite3_column_bytes(read.handle, 0))
-                if n > 0, let p = sqlite3_column_blob(read.handle, 0) {
-                    decode(UnsafeRawBufferPointer(start: p, count: n), into: &merged)
+
+        /// The seqs stored under `hash`, ascending (usually none; one for a stored event;
+        /// more only when different ids share a hash).
+        func seqs(of hash: Int64) throws -> [Int64] {
+            var out: [Int64] = []
+            for run in runs {
+                statement.int(1, run)
+                statement.int(2, hash)
+                defer { statement.reset() }
+                guard try statement.step("looking up an event id") else { continue }
+                let n = Int(sqlite3_column_bytes(statement.handle, 0))
+                guard n > 0, let p = sqlite3_column_blob(statement.handle, 0) else { continue }
+                let raw = UnsafeRawBufferPointer(start: p, count: n)
+                let count = n / 16
+                func hashAt(_ i: Int) -> Int64 { Int64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 16, as: Int64.self)) }
+                var lo = 0, hi = count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if hashAt(mid) < hash { lo = mid + 1 } else { hi = mid }
+                }
+                var i = lo
+                while i < count && hashAt(i) == hash {
+                    out.append(Int64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 16 + 8, as: Int64.self)))
+                    i += 1
                 }
             }
-            read.reset()
-            merged.append(contentsOf: added[next..<end])
-            merged.sort()
-            next = end
-            // Pieces of about half the limit, so that a split range has room to grow.
-            var pieces: [Range<Int>] = []
-            if merged.count <= maxEntries {
-                pieces = [0..<merged.count]
-            } else {
-                let target = max(1, maxEntries / 2)
-                var start = 0
-                while start < merged.count {
-                    var cut = min(start + target, merged.count)
-                    while cut < merged.count && merged[cut].hash == merged[cut - 1].hash { cut += 1 }
-                    pieces.append(start..<cut)
-                    start = cut
-                }
-            }
-            for (i, piece) in pieces.enumerated() {
-                let bytes = encode(merged[piece])
-                if i == 0 {
-                    bytes.withUnsafeBufferPointer { update.blob(1, $0) }
-                    update.int(2, lo)
-                    try update.step("writing event ids")
-                    update.reset()
+            return out.sorted()
+        }
+    }
+
+    /// Writes a run's pairs (in order) as rows of at most `maxEntries`, never parting the
+    /// pairs of one hash.
+    struct RunWriter {
+        let run: Int64
+        let maxEntries: Int
+        private let insert: RawStatement
+        private var buffer: [Entry] = []
+        private var first = true
+        private(set) var pairs = 0
+
+        init(run: Int64, maxEntries: Int, in db: Database) throws {
+            self.run = run
+            self.maxEntries = maxEntries
+            insert = try RawStatement(db, "INSERT INTO event_ids (run, lo, entries) VALUES (?, ?, ?)")
+            buffer.reserveCapacity(maxEntries)
+        }
+
+        mutating func append(_ e: Entry) throws {
+            if buffer.count >= maxEntries, let last = buffer.last, last.hash != e.hash { try flush() }
+            buffer.append(e)
+            pairs += 1
+        }
+
+        private mutating func flush() throws {
+            guard let head = buffer.first else { return }
+            insert.int(1, run)
+            insert.int(2, first ? Int64.min : head.hash)
+            encode(buffer[...]).withUnsafeBufferPointer { insert.blob(3, $0) }
+            try insert.step("writing event ids")
+            insert.reset()
+            first = false
+            buffer.removeAll(keepingCapacity: true)
+        }
+
+        /// Writes what is left and lists the run.
+        mutating func finish(in db: Database) throws {
+            try flush()
+            try db.execute(sql: "INSERT INTO event_id_runs (run, pairs) VALUES (?, ?)", arguments: [run, pairs])
+        }
+    }
+
+    /// Reads a run's pairs in order, a row at a time.
+    struct RunReader {
+        private let next: RawStatement
+        private let run: Int64
+        private var lo: Int64?
+        private var chunk: [Entry] = []
+        private var i = 0
+        private var done = false
+
+        init(run: Int64, in db: Database) throws {
+            self.run = run
+            next = try RawStatement(db, "SELECT lo, entries FROM event_ids WHERE run = ? AND lo > ? ORDER BY lo LIMIT 1")
+        }
+
+        mutating func peek() throws -> Entry? {
+            while i >= chunk.count {
+                guard !done else { return nil }
+                next.int(1, run)
+                next.int(2, lo.map { $0 } ?? Int64.min)
+                chunk.removeAll(keepingCapacity: true)
+                i = 0
+                if lo == nil {
+                    // The first row starts at Int64.min, which `lo > ?` cannot reach.
+                    next.reset()
+                    let first = try RawStatement(next.db, "SELECT lo, entries FROM event_ids WHERE run = ? ORDER BY lo LIMIT 1")
+                    first.int(1, run)
+                    try read(first)
                 } else {
-                    insert.int(1, merged[piece.lowerBound].hash)
-                    bytes.withUnsafeBufferPointer { insert.blob(2, $0) }
-                    try insert.step("writing event ids")
-                    insert.reset()
+                    try read(next)
                 }
+            }
+            return chunk[i]
+        }
+
+        private mutating func read(_ s: RawStatement) throws {
+            defer { s.reset() }
+            guard try s.step("reading event ids") else {
+                done = true
+                return
+            }
+            lo = sqlite3_column_int64(s.handle, 0)
+            let n = Int(sqlite3_column_bytes(s.handle, 1))
+            if n > 0, let p = sqlite3_column_blob(s.handle, 1) {
+                EventIDs.decode(UnsafeRawBufferPointer(start: p, count: n), into: &chunk)
+            }
+        }
+
+        mutating func advance() { i += 1 }
+    }
+
+    /// Adds `new` (any order; sorted in place) as a run, then merges runs of similar size.
+    static func add(sorting new: inout [Entry], maxEntries: Int = maxEntries, in db: Database) throws {
+        guard !new.isEmpty else { return }
+        new.sort()
+        var writer = try RunWriter(run: try nextRun(in: db), maxEntries: maxEntries, in: db)
+        for e in new { try writer.append(e) }
+        try writer.finish(in: db)
+        try compact(maxEntries: maxEntries, in: db)
+    }
+
+    private static func nextRun(in db: Database) throws -> Int64 {
+        (try Int64.fetchOne(db, sql: "SELECT coalesce(max(run), 0) + 1 FROM event_id_runs") ?? 0) + 0
+    }
+
+    /// Merges the two smallest runs while the smaller is at least half the other (or there
+    /// are more than `maxRuns`).
+    static func compact(maxEntries: Int = maxEntries, in db: Database) throws {
+        while true {
+            let runs = try Row.fetchAll(db, sql: "SELECT run, pairs FROM event_id_runs ORDER BY pairs, run")
+                .map { (run: $0[0] as Int64, pairs: $0[1] as Int) }
+            guard runs.count >= 2, runs[0].pairs * 2 >= runs[1].pairs || runs.count > maxRuns else { return }
+            var a = try RunReader(run: runs[0].run, in: db)
+            var b = try RunReader(run: runs[1].run, in: db)
+            var writer = try RunWriter(run: try nextRun(in: db), maxEntries: maxEntries, in: db)
+            while true {
+                let x = try a.peek(), y = try b.peek()
+                if let x, y.map({ x <= $0 }) ?? true {
+                    try writer.append(x)
+                    a.advance()
+                } else if let y {
+                    try writer.append(y)
+                    b.advance()
+                } else {
+                    break
+                }
+            }
+            try writer.finish(in: db)
+            for run in [runs[0].run, runs[1].run] {
+                try db.execute(sql: "DELETE FROM event_ids WHERE run = ?", arguments: [run])
+                try db.execute(sql: "DELETE FROM event_id_runs WHERE run = ?", arguments: [run])
             }
         }
     }
 
-    /// Every stored pair, range by range (in hash order).
+    /// Every stored hash (in no particular order).
     static func forEachHash(in db: Database, _ body: (Int64) -> Void) throws {
-        let statement = try RawStatement(db, "SELECT entries FROM event_ids ORDER BY lo")
+        let statement = try RawStatement(db, "SELECT entries FROM event_ids")
         while try statement.step("reading event ids") {
             let n = Int(sqlite3_column_bytes(statement.handle, 0))
             guard n > 0, let p = sqlite3_column_blob(statement.handle, 0) else { continue }
@@ -174,42 +245,45 @@ enum EventIDs {
     /// Builds the index from the events of a store made before it (migration v3), whose
     /// `id_hash` column holds each event's slot: its hash, or the next free value after it
     /// when another id held that one. A slot right after another slot may have moved, so
-    /// its true hash is computed again from the stored line.
+    /// its true hash is computed again from the stored line (those few go to a second run).
     static func build(in db: Database) throws {
-        try createTable(db)
+        try createTables(db)
         let reader = try StoredLineReader(db)
-        var batch: [Entry] = []
+        var writer = try RunWriter(run: 1, maxEntries: maxEntries, in: db)
+        var moved: [Entry] = []
         var previous: Int64?
-        let rows = try Row.fetchCursor(db, sql: "SELECT id_hash, seq, user, flow, body FROM events ORDER BY id_hash")
+        let rows = try Row.fetchCursor(db, sql: "SELECT id_hash, seq, user, flow, body FROM events ORDER BY id_hash, seq")
         while let row = try rows.next() {
             let slot: Int64 = row[0]
             let seq: Int64 = row[1]
-            var hash = slot
-            if let previous, previous &+ 1 == slot {
-                let body: Data = row[4]
-                let user: Int64 = row[2]
-                let flow: Int64 = row[3]
-                let line = try body.withUnsafeBytes { try reader.line(user: user, flow: flow, body: $0, seq: seq) }
-                hash = try line.withUnsafeBufferPointer { b -> Int64 in
-                    var decoder = EventDecoder()
-                    guard case .success(let env) = decoder.envelope(b) else {
-                        throw StoreError(doing: "indexing the event ids of the log", reason: "stored event \(seq) is not a valid line")
-                    }
-                    let r = env.eventID
-                    if r.inScratch {
-                        return decoder.scratch[Int(r.start)..<Int(r.end)].withUnsafeBufferPointer { StoredLine.idHash($0) }
-                    }
-                    return StoredLine.idHash(UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)]))
-                }
+            defer { previous = slot }
+            guard let previous, previous &+ 1 == slot else {
+                try writer.append(Entry(hash: slot, seq: seq))
+                continue
             }
-            previous = slot
-            batch.append(Entry(hash: hash, seq: seq))
-            if batch.count >= 1 << 20 {
-                try merge(sorting: &batch, in: db)
-                batch.removeAll(keepingCapacity: true)
+            let body: Data = row[4]
+            let user: Int64 = row[2]
+            let flow: Int64 = row[3]
+            let line = try body.withUnsafeBytes { try reader.line(user: user, flow: flow, body: $0, seq: seq) }
+            let hash = try line.withUnsafeBufferPointer { b -> Int64 in
+                var decoder = EventDecoder()
+                guard case .success(let env) = decoder.envelope(b) else {
+                    throw StoreError(doing: "indexing the event ids of the log", reason: "stored event \(seq) is not a valid line")
+                }
+                let r = env.eventID
+                if r.inScratch {
+                    return decoder.scratch[Int(r.start)..<Int(r.end)].withUnsafeBufferPointer { StoredLine.idHash($0) }
+                }
+                return StoredLine.idHash(UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)]))
+            }
+            if hash == slot {
+                try writer.append(Entry(hash: slot, seq: seq))
+            } else {
+                moved.append(Entry(hash: hash, seq: seq))
             }
         }
-        try merge(sorting: &batch, in: db)
+        if writer.pairs > 0 { try writer.finish(in: db) }
+        try add(sorting: &moved, in: db)
         try db.execute(sql: "DROP INDEX events_by_id_hash")
     }
 }
@@ -265,7 +339,7 @@ struct IDFilter {
 
     /// A filter of every hash in the store, with room for `more`.
     static func load(more: Int, in db: Database) throws -> IDFilter {
-        let stored = try Int.fetchOne(db, sql: "SELECT coalesce(sum(length(entries)), 0) / 16 FROM event_ids") ?? 0
+        let stored = try Int.fetchOne(db, sql: "SELECT coalesce(sum(pairs), 0) FROM event_id_runs") ?? 0
         var filter = IDFilter(capacity: stored + max(more, 1 << 20))
         try EventIDs.forEachHash(in: db) { filter.insert($0) }
         return filter

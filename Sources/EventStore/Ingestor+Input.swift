@@ -196,7 +196,7 @@ extension Ingestor {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                 let findSeq = try RawStatement(db, "SELECT user, flow, body FROM events WHERE seq = ?")
-                let findID = try EventIDs.findStatement(db)
+                let findID = try EventIDs.Finder(db)
                 // Every stored id hash in a filter (kept from the input before when no other
                 // connection wrote since), and this input's new ones (merged at its end).
                 let dataVersion = try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
@@ -303,7 +303,7 @@ extension Ingestor {
                             // is looked up (this input's new ids, then the stored ones).
                             var same: Bool?
                             if filter.mayContain(hash) {
-                                let candidates = try EventIDs.seqs(of: hash, using: findID) + newIDs.seqs(of: hash)
+                                let candidates = try findID.seqs(of: hash) + newIDs.seqs(of: hash)
                                 for seq in candidates {
                                     findSeq.int(1, seq)
                                     guard try findSeq.step("looking up event \(String(decoding: ref(env.eventID), as: UTF8.self))") else {
@@ -432,7 +432,7 @@ extension Ingestor {
                         """, arguments: [flow, v.0, v.1, v.2])
                 }
                 var added = newIDs.take()
-                try EventIDs.merge(sorting: &added, in: db)
+                try EventIDs.add(sorting: &added, in: db)
                 added = []
                 idFilter = filter
                 try runs.flush(db)

@@ -17,59 +17,70 @@ final class EventIDsTests: XCTestCase {
         try? FileManager.default.removeItem(at: dir)
     }
 
-    /// Merged in several rounds into small ranges, every pair is found again under its hash,
-    /// ranges split without parting pairs of one hash, and each range stays sorted and small.
-    func testMergedPairsAreFoundAgainAcrossSplits() throws {
+    /// Added in many rounds as runs of small rows, every pair is found again under its hash;
+    /// runs of similar size are merged (few runs remain), rows never part the pairs of one
+    /// hash, and each run's rows are sorted and within the limit.
+    func testAddedPairsAreFoundAgainAcrossRunsAndMerges() throws {
         let store = try EventStore(path: dir.appendingPathComponent("s.sqlite").path)
         var rng = SystemRandomNumberGenerator()
         var all: [EventIDs.Entry] = []
         var seq: Int64 = 0
         try store.writer.write { db in
-            for round in 0..<5 {
+            for round in 0..<12 {
                 var new: [EventIDs.Entry] = []
-                for _ in 0..<700 {
+                // Rounds of different sizes: some runs merge, some stay.
+                for _ in 0..<(round % 3 == 0 ? 900 : 150) {
                     seq += 1
                     new.append(EventIDs.Entry(hash: Int64(bitPattern: rng.next()), seq: seq))
                 }
-                // Hashes shared by several events (collisions), some across rounds.
-                for k in 0..<30 {
+                // Hashes shared by several events (collisions), within and across rounds.
+                for k in 0..<20 {
                     seq += 1
                     new.append(EventIDs.Entry(hash: Int64(k * 1_000_003) - 5_000_000, seq: seq))
                 }
                 new.append(EventIDs.Entry(hash: .min, seq: seq + 1))
                 new.append(EventIDs.Entry(hash: .max, seq: seq + 2))
                 seq += 2
-                XCTAssertEqual(new.count, 732, "round \(round)")
-                try EventIDs.merge(new.shuffled(), maxEntries: 64, in: db)
                 all += new
+                new.shuffle()
+                try EventIDs.add(sorting: &new, maxEntries: 64, in: db)
+                let finder = try EventIDs.Finder(db)
+                XCTAssertEqual(try finder.seqs(of: .max).count, round + 1)
             }
-            let find = try EventIDs.findStatement(db)
+            let finder = try EventIDs.Finder(db)
             var expected: [Int64: [Int64]] = [:]
             for e in all { expected[e.hash, default: []].append(e.seq) }
             for (hash, seqs) in expected {
-                XCTAssertEqual(try EventIDs.seqs(of: hash, using: find), seqs.sorted(), "hash \(hash)")
+                XCTAssertEqual(try finder.seqs(of: hash), seqs.sorted(), "hash \(hash)")
             }
-            XCTAssertEqual(try EventIDs.seqs(of: 12345, using: find), [])
-            // Ranges: sorted, within the limit (bar a run of one hash), none empty but the first.
-            let rows = try Row.fetchAll(db, sql: "SELECT lo, entries FROM event_ids ORDER BY lo")
-            XCTAssertGreaterThan(rows.count, 50)
-            XCTAssertEqual(rows.first?["lo"] as Int64?, Int64.min)
-            var previousLast: Int64?
-            var total = 0
-            for row in rows {
-                let data: Data = row["entries"]
-                var entries: [EventIDs.Entry] = []
-                data.withUnsafeBytes { EventIDs.decode($0, into: &entries) }
-                XCTAssertEqual(entries, entries.sorted())
-                XCTAssertLessThanOrEqual(entries.count, 64)
-                if let first = entries.first {
-                    XCTAssertGreaterThanOrEqual(first.hash, row["lo"] as Int64)
-                    if let previousLast { XCTAssertLessThan(previousLast, first.hash) }
+            XCTAssertEqual(try finder.seqs(of: 12345), [])
+            let runs = try Row.fetchAll(db, sql: "SELECT run, pairs FROM event_id_runs")
+            XCTAssertGreaterThan(runs.count, 1)
+            XCTAssertLessThanOrEqual(runs.count, 4)
+            XCTAssertEqual(runs.map { $0["pairs"] as Int }.reduce(0, +), all.count)
+            for run in runs {
+                let rows = try Row.fetchAll(db, sql: "SELECT lo, entries FROM event_ids WHERE run = ? ORDER BY lo",
+                                            arguments: [run["run"] as Int64])
+                XCTAssertEqual(rows.first?["lo"] as Int64?, Int64.min)
+                var previousLast: Int64?
+                var pairs = 0
+                for row in rows {
+                    let data: Data = row["entries"]
+                    var entries: [EventIDs.Entry] = []
+                    data.withUnsafeBytes { EventIDs.decode($0, into: &entries) }
+                    XCTAssertEqual(entries, entries.sorted())
+                    XCTAssertFalse(entries.isEmpty)
+                    // Over the limit only to keep one hash's pairs together.
+                    if entries.count > 64 { XCTAssertEqual(entries[63].hash, entries[64].hash) }
+                    if let first = entries.first {
+                        XCTAssertGreaterThanOrEqual(first.hash, row["lo"] as Int64)
+                        if let previousLast { XCTAssertLessThan(previousLast, first.hash) }
+                    }
+                    previousLast = entries.last?.hash
+                    pairs += entries.count
                 }
-                previousLast = entries.last?.hash ?? previousLast
-                total += entries.count
+                XCTAssertEqual(pairs, run["pairs"] as Int)
             }
-            XCTAssertEqual(total, all.count)
         }
     }
 
@@ -106,6 +117,7 @@ final class EventIDsTests: XCTestCase {
                 let firstSlot = try Int64.fetchOne(db, sql: "SELECT id_hash FROM events WHERE line_no = 1") ?? 0
                 try db.execute(sql: "UPDATE events SET id_hash = ? WHERE line_no = 2", arguments: [firstSlot &+ 1])
                 try db.execute(sql: "DROP TABLE event_ids")
+                try db.execute(sql: "DROP TABLE event_id_runs")
                 try db.execute(sql: "CREATE UNIQUE INDEX events_by_id_hash ON events(id_hash)")
                 try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v3:%'")
             }
@@ -113,7 +125,7 @@ final class EventIDsTests: XCTestCase {
         let st = try EventStore(path: path)
         try st.writer.read { db in
             XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'events_by_id_hash'"), 0)
-            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT sum(length(entries)) / 16 FROM event_ids"), 300)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT sum(pairs) FROM event_id_runs"), 300)
         }
         // The same lines again, in another file (another sha256), and one new event.
         let again = dir.appendingPathComponent("b.ndjson")

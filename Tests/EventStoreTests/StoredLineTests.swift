@@ -62,7 +62,8 @@ final class StoredLineTests: XCTestCase {
                 VALUES (?, (SELECT id FROM atoms WHERE text = 'u-1'), (SELECT id FROM atoms WHERE text = 'glp1'), 0, 0, ?, 1, ?)
                 """, arguments: [slot, input, Data(body)])
             let seq = db.lastInsertedRowID
-            try EventIDs.merge([EventIDs.Entry(hash: slot, seq: seq)], in: db)
+            var planted = [EventIDs.Entry(hash: slot, seq: seq)]
+            try EventIDs.add(sorting: &planted, in: db)
             try db.execute(sql: """
                 INSERT INTO user_runs (user, flow, first_seq, events, last_ts_us, seqs)
                 VALUES ((SELECT id FROM atoms WHERE text = 'u-1'), (SELECT id FROM atoms WHERE text = 'glp1'), ?, 1, 0, ?)

@@ -5,7 +5,8 @@ import GRDB
 import GRDBSQLite
 
 /// The journeys projection in the event store: one row per user and flow, folded from the
-/// log, updated by ingest in the same transaction as the events, rebuildable from the log.
+/// log, updated by ingest (in the input's transaction or the next one's; the watermark says
+/// which events are in), rebuildable from the log.
 public enum ProjectionStore {
     /// The projection's tables, registered after the store's own migrations.
     public static let migrations: [StoreMigration] = [
@@ -390,8 +391,10 @@ struct FlowContext: Sendable {
     }
 }
 
-/// Keeps the journeys projection current during ingest, inside the ingest transaction, so a
-/// late or out-of-order event gives the same journey as a rebuild.
+/// Keeps the journeys projection current during ingest, so a late or out-of-order event gives
+/// the same journey as a rebuild. An input's journeys are written in its own transaction (the
+/// last input of an ingest) or in the next input's (folded beside it after the input
+/// commits); `journeys_watermark` says up to which seq they are complete.
 ///
 /// The input's new events are kept in memory (without their lines). At the end of the input,
 /// each touched user and flow is folded the cheapest exact way:

@@ -88,6 +88,22 @@ final class JourneyUpdatesTests: XCTestCase {
         assertSame(incremental, try rebuilt(st))
     }
 
+    /// An input folded for later whose next input is skipped (already ingested): the end of
+    /// the ingest writes its journeys.
+    func testTheEndOfAnIngestWritesWhatWasLeftForTheNextInput() throws {
+        let files = try dayFiles(users: 120, seed: 51, start: "2026-10-01", days: 2, into: "a")
+        XCTAssertGreaterThanOrEqual(files.count, 2)
+        let st = try store("s.sqlite")
+        _ = try ingest([files[0]], into: st)
+        let summary = try ingest([files[1], files[0]], into: st)
+        XCTAssertEqual(summary.skipped.count, 1)
+        let (watermark, last) = try marks(st)
+        XCTAssertEqual(watermark, last)
+        let incremental = try journeys(st)
+        XCTAssertGreaterThan(incremental.count, 60)
+        assertSame(incremental, try rebuilt(st))
+    }
+
     /// Forwards to a `ProjectionUpdater`, and fails the ingest in the second input's
     /// transaction, after the journeys of the first were written into it: as if the run was
     /// killed there, the first input is stored and its journeys are not.

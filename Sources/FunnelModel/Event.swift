@@ -110,10 +110,36 @@ extension RecordedEvent {
     }
 }
 
-extension Array where Element == RecordedEvent {
+/// What a fold reads of an event: a recorded event, or the lean copy a projection keeps of
+/// one while an input is read (without its id, user, flow and line).
+public protocol FoldableEvent {
+    var seq: Int64 { get }
+    var time: Timestamp { get }
+    var rawName: String { get }
+    var step: String? { get }
+    var properties: [String: JSONValue] { get }
+    var context: EventContext { get }
+}
+
+extension FoldableEvent {
+    /// The canonical (prefixed) name.
+    public var name: String { EventName.normalized(rawName) }
+    /// The known event this is, or nil for an event outside the v1 vocabulary.
+    public var known: EventName? { EventName(normalizing: rawName) }
+}
+
+extension RecordedEvent: FoldableEvent {
+    public var time: Timestamp { event.time }
+    public var rawName: String { event.rawName }
+    public var step: String? { event.step }
+    public var properties: [String: JSONValue] { event.properties }
+    public var context: EventContext { event.context }
+}
+
+extension Array where Element: FoldableEvent {
     /// The indices in fold order. Sorts small keys, not the events: an event is costly to move.
     public var foldOrderIndices: [Int] {
-        var keys = indices.map { (time: self[$0].event.time.micros, seq: self[$0].seq, index: $0) }
+        var keys = indices.map { (time: self[$0].time.micros, seq: self[$0].seq, index: $0) }
         keys.sort { $0.time != $1.time ? $0.time < $1.time : $0.seq < $1.seq }
         return keys.map(\.index)
     }

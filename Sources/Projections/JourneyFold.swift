@@ -82,8 +82,7 @@ public struct JourneyFold: Sendable {
     /// Folds one event; with `explain`, returns notes on what it changed (folding for the
     /// projection writes none: the same changes, without building their text).
     @discardableResult
-    public mutating func apply(_ recorded: RecordedEvent, explain: Bool) -> [String] {
-        let e = recorded.event
+    public mutating func apply<E: FoldableEvent>(_ e: E, explain: Bool) -> [String] {
         var notes: [String] = []
         func note(_ text: @autoclosure () -> String) {
             if explain { notes.append(text()) }
@@ -184,7 +183,7 @@ public struct JourneyFold: Sendable {
         return notes
     }
 
-    private func provider(_ e: Event) -> String {
+    private func provider<E: FoldableEvent>(_ e: E) -> String {
         e.properties["provider"].map { " with \($0.textValue)" } ?? ""
     }
 
@@ -259,6 +258,15 @@ public struct JourneyFold: Sendable {
     public static func journey(of events: [RecordedEvent], definition: FlowDefinition?,
                                until: Timestamp? = nil) -> Journey? {
         fold(events, definition: definition, until: until)?.finish()
+    }
+
+    /// The fold of a user's events in a flow (any order; lean copies), before `finish`; nil
+    /// without events.
+    static func fold<E: FoldableEvent>(_ events: [E], userID: String, flow: String, definition: FlowDefinition?) -> JourneyFold? {
+        guard !events.isEmpty else { return nil }
+        var fold = JourneyFold(userID: userID, flow: flow, definition: definition)
+        for i in events.foldOrderIndices { fold.apply(events[i], explain: false) }
+        return fold
     }
 
     /// The fold of a user's events (any order), before `finish`; nil without events.

@@ -4,11 +4,31 @@ import EventStore
 import GRDB
 import GRDBSQLite
 
+/// An event as a projection keeps it while an input is read: what the fold reads, without
+/// the event's id, user, flow (its key has them) and line.
+struct BufferedEvent: FoldableEvent, Sendable {
+    var seq: Int64
+    var time: Timestamp
+    var rawName: String
+    var step: String?
+    var properties: [String: JSONValue]
+    var context: EventContext
+
+    init(seq: Int64, _ e: Event) {
+        self.seq = seq
+        time = e.time
+        rawName = e.rawName
+        step = e.step
+        properties = e.properties
+        context = e.context
+    }
+}
+
 /// One input's touched journeys, waiting to be folded: the events buffered per user and
 /// flow (nil: fold from the log), in first-touch order.
 struct PendingFold: Sendable {
     var order: [ProjectionUpdater.Key]
-    var buffered: [ProjectionUpdater.Key: [RecordedEvent]?]
+    var buffered: [ProjectionUpdater.Key: [BufferedEvent]?]
     /// The input's first seq (`.max` when it added no events).
     var firstSeq: Int64
     /// Users whose first events in the store came with this input.
@@ -174,9 +194,9 @@ struct FoldContext: Sendable {
 
     /// The stored fold of `key`, when it covers exactly the events before `firstSeq` and
     /// `events` all come after them in fold order.
-    private func resumable(_ key: ProjectionUpdater.Key, events: [RecordedEvent], firstSeq: Int64, fingerprint: String,
+    private func resumable(_ key: ProjectionUpdater.Key, events: [BufferedEvent], firstSeq: Int64, fingerprint: String,
                            definition: FlowDefinition?, load: Statement, in db: Database) throws -> JourneyFold? {
-        guard firstSeq != .max, let minTime = events.map(\.event.time.micros).min() else { return nil }
+        guard firstSeq != .max, let minTime = events.map(\.time.micros).min() else { return nil }
         try load.setArguments([key.flow, key.user])
         let handle = load.sqliteStatement
         defer { sqlite3_reset(handle) }

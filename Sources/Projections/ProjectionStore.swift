@@ -277,7 +277,7 @@ public enum ProjectionStore {
 /// How a touched journey is folded at the end of an input.
 enum FoldPlan: Sendable {
     /// From its buffered events, going on from a stored fold or from nothing.
-    case fold(JourneyFold?, [RecordedEvent])
+    case fold(JourneyFold?, [BufferedEvent])
     /// Again from the log: its stored lines, read on the writing thread, decoded by a worker.
     case log(StoredLines)
 }
@@ -317,7 +317,7 @@ extension ProjectionStore {
                     if fold != nil {
                         for j in events.foldOrderIndices { fold?.apply(events[j], explain: false) }
                     } else {
-                        fold = JourneyFold.fold(events, definition: definition)
+                        fold = JourneyFold.fold(events, userID: key.user, flow: key.flow, definition: definition)
                     }
                 case .log(let stored):
                     do {
@@ -416,14 +416,14 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     /// events buffered for them (nil: fold from the log). Only the ingest thread that owns
     /// the transaction touches it.
     private var order: [Key] = []
-    private var buffered: [Key: [RecordedEvent]?] = [:]
+    private var buffered: [Key: [BufferedEvent]?] = [:]
     private var bufferedCount = 0
     private var firstSeq: Int64 = .max
     /// The fast path (`parsedEventSink`): events grouped on the parsing thread, their seq
     /// holding the line number until the writing thread's `didAccept` gives the real one.
     /// The parsing thread touches these only while it reads the input, before `willCommit`.
     private var parsedOrder: [Key] = []
-    private var parsed: [Key: [RecordedEvent]?] = [:]
+    private var parsed: [Key: [BufferedEvent]?] = [:]
     private var parsedCount = 0
     /// Accepted lines the sink asked about, with their seqs (in line order; the writing thread).
     private var acceptedLines: [Int] = []
@@ -443,7 +443,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
 
     static let logBytesPerChunk = 8 << 20
 
-    public init(definitions: [FlowDefinition], bufferLimit: Int = 150_000) {
+    public init(definitions: [FlowDefinition], bufferLimit: Int = 200_000) {
         self.definitions = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         self.contexts = self.definitions.mapValues { FlowContext($0) }
         self.bufferLimit = bufferLimit
@@ -455,9 +455,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         for r in events {
             firstSeq = min(firstSeq, r.seq)
             let key = Key(flow: r.event.flow, user: r.event.userID)
-            // The fold never reads the event id: keep less per buffered event.
-            var lean = r
-            lean.event.id = ""
+            let lean = BufferedEvent(seq: r.seq, r.event)
             if let slot = buffered[key] {
                 guard let held = slot else { continue }
                 if bufferedCount >= bufferLimit {
@@ -485,9 +483,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     /// On the parsing thread: groups the event by user and flow (within `bufferLimit`).
     private func parsed(line: Int, event: Event) -> Bool {
         let key = Key(flow: event.flow, user: event.userID)
-        // The fold never reads the event id: keep less per buffered event.
-        var lean = RecordedEvent(seq: Int64(line), event: event, line: "")
-        lean.event.id = ""
+        let lean = BufferedEvent(seq: Int64(line), event)
         if let slot = parsed[key] {
             guard let held = slot else { return false }
             if parsedCount >= bufferLimit {

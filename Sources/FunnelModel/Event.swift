@@ -138,6 +138,8 @@ extension RecordedEvent: FoldableEvent {
 
 extension Array where Element: FoldableEvent {
     /// The indices in fold order. Sorts small keys, not the events: an event is costly to move.
+    /// (Inlinable: specialized where it is used, it reads each event without copying it.)
+    @inlinable
     public var foldOrderIndices: [Int] {
         var keys = indices.map { (time: self[$0].time.micros, seq: self[$0].seq, index: $0) }
         keys.sort { $0.time != $1.time ? $0.time < $1.time : $0.seq < $1.seq }

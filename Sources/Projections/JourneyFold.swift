@@ -32,10 +32,15 @@ public struct JourneyFold: Sendable {
     private let knownSteps: Set<String>
 
     public init(userID: String, flow: String, definition: FlowDefinition?) {
+        self.init(userID: userID, flow: flow, definition: definition, knownSteps: nil)
+    }
+
+    /// `knownSteps`: the definition's step ids, when the caller has them already.
+    init(userID: String, flow: String, definition: FlowDefinition?, knownSteps: Set<String>?) {
         self.userID = userID
         self.flow = flow
         self.definition = definition
-        self.knownSteps = Set(definition?.steps.map(\.id) ?? [])
+        self.knownSteps = knownSteps ?? Set(definition?.steps.map(\.id) ?? [])
     }
 
     /// What a fold needs beyond its `Journey` to go on with later events.
@@ -51,7 +56,11 @@ public struct JourneyFold: Sendable {
     /// it had folded the journey's events itself: feed it only events that come after them in
     /// fold order.
     public init(resuming journey: Journey, _ state: Resume, definition: FlowDefinition?) {
-        self.init(userID: journey.userID, flow: journey.flow, definition: definition)
+        self.init(resuming: journey, state, definition: definition, knownSteps: nil)
+    }
+
+    init(resuming journey: Journey, _ state: Resume, definition: FlowDefinition?, knownSteps: Set<String>?) {
+        self.init(userID: journey.userID, flow: journey.flow, definition: definition, knownSteps: knownSteps)
         startedAt = journey.startedAt
         startStep = journey.startStep
         completedAt = journey.completedAt
@@ -262,19 +271,26 @@ public struct JourneyFold: Sendable {
 
     /// The fold of a user's events in a flow (any order; lean copies), before `finish`; nil
     /// without events.
-    static func fold<E: FoldableEvent>(_ events: [E], userID: String, flow: String, definition: FlowDefinition?) -> JourneyFold? {
+    static func fold<E: FoldableEvent>(_ events: [E], userID: String, flow: String, definition: FlowDefinition?,
+                                       knownSteps: Set<String>? = nil) -> JourneyFold? {
         guard !events.isEmpty else { return nil }
-        var fold = JourneyFold(userID: userID, flow: flow, definition: definition)
+        var fold = JourneyFold(userID: userID, flow: flow, definition: definition, knownSteps: knownSteps)
         for i in events.foldOrderIndices { fold.apply(events[i], explain: false) }
         return fold
     }
 
     /// The fold of a user's events (any order), before `finish`; nil without events.
     public static func fold(_ events: [RecordedEvent], definition: FlowDefinition?, until: Timestamp? = nil) -> JourneyFold? {
+        fold(events, definition: definition, until: until, knownSteps: nil)
+    }
+
+    static func fold(_ events: [RecordedEvent], definition: FlowDefinition?, until: Timestamp? = nil,
+                     knownSteps: Set<String>?) -> JourneyFold? {
         // Sort positions by (time, seq), not the events themselves: no copies of events.
         let order = events.foldOrderIndices
         guard let first = order.first else { return nil }
-        var fold = JourneyFold(userID: events[first].event.userID, flow: events[first].event.flow, definition: definition)
+        var fold = JourneyFold(userID: events[first].event.userID, flow: events[first].event.flow, definition: definition,
+                               knownSteps: knownSteps)
         var any = false
         for i in order {
             if let until, events[i].event.time > until { break }

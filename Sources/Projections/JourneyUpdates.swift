@@ -164,7 +164,7 @@ struct FoldContext: Sendable {
                         continue
                     }
                     if let fold = try resumable(key, events: events, firstSeq: p.firstSeq, fingerprint: context.fingerprint,
-                                                definition: definition, load: load, in: db) {
+                                                definition: definition, knownSteps: context.knownSteps, load: load, in: db) {
                         plans.append(.fold(fold, events))
                         counts.resumed += 1
                         continue
@@ -195,7 +195,8 @@ struct FoldContext: Sendable {
     /// The stored fold of `key`, when it covers exactly the events before `firstSeq` and
     /// `events` all come after them in fold order.
     private func resumable(_ key: ProjectionUpdater.Key, events: [BufferedEvent], firstSeq: Int64, fingerprint: String,
-                           definition: FlowDefinition?, load: Statement, in db: Database) throws -> JourneyFold? {
+                           definition: FlowDefinition?, knownSteps: Set<String>, load: Statement,
+                           in db: Database) throws -> JourneyFold? {
         guard firstSeq != .max, let minTime = events.map(\.time.micros).min() else { return nil }
         try load.setArguments([key.flow, key.user])
         let handle = load.sqliteStatement
@@ -207,7 +208,7 @@ struct FoldContext: Sendable {
               let state, journey.lastEventAt.micros <= minTime else { return nil }
         let prior = try EventStore.priorEvents(user: key.user, flow: key.flow, before: firstSeq, in: db)
         guard prior.count == journey.events, prior.lastMicros == journey.lastEventAt.micros else { return nil }
-        return JourneyFold(resuming: journey, state, definition: definition)
+        return JourneyFold(resuming: journey, state, definition: definition, knownSteps: knownSteps)
     }
 }
 

@@ -317,11 +317,12 @@ extension ProjectionStore {
                     if fold != nil {
                         for j in events.foldOrderIndices { fold?.apply(events[j], explain: false) }
                     } else {
-                        fold = JourneyFold.fold(events, userID: key.user, flow: key.flow, definition: definition)
+                        fold = JourneyFold.fold(events, userID: key.user, flow: key.flow, definition: definition,
+                                                knownSteps: context.knownSteps)
                     }
                 case .log(let stored):
                     do {
-                        fold = JourneyFold.fold(try stored.events(), definition: definition)
+                        fold = JourneyFold.fold(try stored.events(), definition: definition, knownSteps: context.knownSteps)
                     } catch {
                         results.set(i, .failed("\(error)"))
                         i += workers
@@ -380,9 +381,12 @@ struct FlowContext: Sendable {
     let definition: FlowDefinition?
     let fingerprint: String
     let slots: [String: Int]
+    /// The definition's step ids (built once, not once per journey folded).
+    let knownSteps: Set<String>
 
     init(_ definition: FlowDefinition?) {
         self.definition = definition
+        knownSteps = Set(definition?.steps.map(\.id) ?? [])
         fingerprint = ProjectionStore.fingerprint(definition)
         var slots: [String: Int] = [:]
         let ordered: [String] = definition.map { JourneyFacts.slots($0) } ?? []
@@ -532,13 +536,13 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
             return lo < acceptedLines.count && acceptedLines[lo] == line ? acceptedSeqs[lo] : nil
         }
         for key in parsedOrder {
-            guard let slot = parsed[key] else { continue }
-            guard var events = slot else {
+            guard let held = parsed[key].map({ $0 != nil }) else { continue }
+            // Taken out of the table (nil left), so that rewriting seqs does not copy them.
+            guard held, var events = parsed.updateValue(nil, forKey: key) ?? nil else {
                 // Over the buffer limit: folded from the log.
                 if buffered.updateValue(nil, forKey: key) == nil { order.append(key) }
                 continue
             }
-            parsed[key] = .some(nil)
             var kept = 0
             for i in events.indices {
                 if let s = seq(ofLine: Int(events[i].seq)) {

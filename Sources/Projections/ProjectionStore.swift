@@ -313,9 +313,9 @@ extension ProjectionStore {
                 var fold: JourneyFold?
                 switch work.plans[i] {
                 case .fold(let resumed, let events):
-                    fold = resumed
-                    if fold != nil {
-                        for j in events.foldOrderIndices { fold?.apply(events[j], explain: false) }
+                    if var going = resumed {
+                        for j in events.foldOrderIndices { going.apply(events[j], explain: false) }
+                        fold = going
                     } else {
                         fold = JourneyFold.fold(events, userID: key.user, flow: key.flow, definition: definition,
                                                 knownSteps: context.knownSteps)
@@ -427,7 +427,9 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     /// holding the line number until the writing thread's `didAccept` gives the real one.
     /// The parsing thread touches these only while it reads the input, before `willCommit`.
     private var parsedOrder: [Key] = []
-    private var parsed: [Key: [BufferedEvent]?] = [:]
+    /// Each key's list in `parsedLists`, or -1: past the buffer limit, folded from the log.
+    private var parsedSlot: [Key: Int] = [:]
+    private var parsedLists: [[BufferedEvent]] = []
     private var parsedCount = 0
     /// Accepted lines the sink asked about, with their seqs (in line order; the writing thread).
     private var acceptedLines: [Int] = []
@@ -487,22 +489,23 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     /// On the parsing thread: groups the event by user and flow (within `bufferLimit`).
     private func parsed(line: Int, event: Event) -> Bool {
         let key = Key(flow: event.flow, user: event.userID)
-        let lean = BufferedEvent(seq: Int64(line), event)
-        if let slot = parsed[key] {
-            guard let held = slot else { return false }
+        if let i = parsedSlot[key] {
+            guard i >= 0 else { return false }
             if parsedCount >= bufferLimit {
-                parsedCount -= held.count
-                parsed[key] = .some(nil)
+                parsedCount -= parsedLists[i].count
+                parsedLists[i] = []
+                parsedSlot[key] = -1
                 return false
             }
-            parsed[key]??.append(lean)
+            parsedLists[i].append(BufferedEvent(seq: Int64(line), event))
         } else {
             parsedOrder.append(key)
             if parsedCount >= bufferLimit {
-                parsed[key] = .some(nil)
+                parsedSlot[key] = -1
                 return false
             }
-            parsed[key] = [lean]
+            parsedSlot[key] = parsedLists.count
+            parsedLists.append([BufferedEvent(seq: Int64(line), event)])
         }
         parsedCount += 1
         return true
@@ -522,7 +525,8 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     private func adoptParsed() {
         defer {
             parsedOrder.removeAll(keepingCapacity: true)
-            parsed.removeAll(keepingCapacity: true)
+            parsedSlot.removeAll(keepingCapacity: true)
+            parsedLists.removeAll()
             parsedCount = 0
             acceptedLines.removeAll(keepingCapacity: true)
             acceptedSeqs.removeAll(keepingCapacity: true)
@@ -536,13 +540,15 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
             return lo < acceptedLines.count && acceptedLines[lo] == line ? acceptedSeqs[lo] : nil
         }
         for key in parsedOrder {
-            guard let held = parsed[key].map({ $0 != nil }) else { continue }
-            // Taken out of the table (nil left), so that rewriting seqs does not copy them.
-            guard held, var events = parsed.updateValue(nil, forKey: key) ?? nil else {
+            guard let i = parsedSlot[key] else { continue }
+            guard i >= 0 else {
                 // Over the buffer limit: folded from the log.
                 if buffered.updateValue(nil, forKey: key) == nil { order.append(key) }
                 continue
             }
+            // Taken out of the list (so that rewriting seqs does not copy them).
+            var events: [BufferedEvent] = []
+            swap(&events, &parsedLists[i])
             var kept = 0
             for i in events.indices {
                 if let s = seq(ofLine: Int(events[i].seq)) {

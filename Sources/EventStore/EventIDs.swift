@@ -265,17 +265,10 @@ enum EventIDs {
             let user: Int64 = row[2]
             let flow: Int64 = row[3]
             let line = try body.withUnsafeBytes { try reader.line(user: user, flow: flow, body: $0, seq: seq) }
-            let hash = try line.withUnsafeBufferPointer { b -> Int64 in
-                var decoder = EventDecoder()
-                guard case .success(let env) = decoder.envelope(b) else {
-                    throw StoreError(doing: "indexing the event ids of the log", reason: "stored event \(seq) is not a valid line")
-                }
-                let r = env.eventID
-                if r.inScratch {
-                    return decoder.scratch[Int(r.start)..<Int(r.end)].withUnsafeBufferPointer { StoredLine.idHash($0) }
-                }
-                return StoredLine.idHash(UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)]))
+            guard let id = line.withUnsafeBufferPointer({ StoredLine.eventID(of: $0) }) else {
+                throw StoreError(doing: "indexing the event ids of the log", reason: "stored event \(seq) is not a valid line")
             }
+            let hash = id.withUnsafeBufferPointer { StoredLine.idHash($0) }
             if hash == slot {
                 try writer.append(Entry(hash: slot, seq: seq))
             } else {

@@ -317,11 +317,7 @@ extension Ingestor {
                                                                      seq: seq)
                                     findSeq.reset()
                                     same = stored.withUnsafeBufferPointer { sb -> Bool? in
-                                        var d = EventDecoder()
-                                        guard case .success(let senv) = d.envelope(sb) else { return nil }
-                                        let r = senv.eventID
-                                        let storedID = r.inScratch ? Array(d.scratch[Int(r.start)..<Int(r.end)]) : Array(sb[Int(r.start)..<Int(r.end)])
-                                        guard storedID.elementsEqual(ref(env.eventID)) else { return nil }
+                                        guard let storedID = StoredLine.eventID(of: sb), storedID.elementsEqual(ref(env.eventID)) else { return nil }
                                         if sb.count == bytes.count, let a = sb.baseAddress, let lb = bytes.baseAddress, memcmp(a, lb, bytes.count) == 0 {
                                             return true
                                         }

@@ -23,6 +23,14 @@ enum StoredLine {
         Int64(bitPattern: ByteInterner.hash(b))
     }
 
+    /// The event id of a stored line (unescaped), or nil when the line is not a valid event.
+    static func eventID(of line: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var decoder = EventDecoder()
+        guard case .success(let env) = decoder.envelope(line) else { return nil }
+        let r = env.eventID
+        return r.inScratch ? Array(decoder.scratch[Int(r.start)..<Int(r.end)]) : Array(line[Int(r.start)..<Int(r.end)])
+    }
+
     static func appendVarint(_ v: UInt64, to out: inout [UInt8]) {
         var v = v
         while v >= 0x80 {

@@ -278,7 +278,7 @@ public enum ProjectionStore {
 enum FoldPlan: Sendable {
     /// From its buffered events, going on from a stored fold or from nothing.
     case fold(JourneyFold?, [BufferedEvent])
-    /// Again from the log: its stored lines, read on the writing thread, decoded by a worker.
+    /// Again from the log: its stored lines, read where the plan is made, decoded by a worker.
     case log(StoredLines)
 }
 
@@ -578,15 +578,17 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     /// says they are missing, and whoever reads the store next folds them from the log.
     public func willCommit(in db: Database, newUsers: Set<String>, more: Bool) throws {
         if !parsedOrder.isEmpty { adoptParsed() }
-        // An input folded for later whose transaction did not commit: nothing to write.
-        prepared = nil
-        try writeDeferred(in: db, wait: true)
-        var pending = PendingFold(order: order, buffered: buffered, firstSeq: firstSeq, newUsers: newUsers,
-                                  through: try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0)
+        // This input's state moves into `pending` first: whatever fails below, the next
+        // input starts clean.
+        var pending = PendingFold(order: order, buffered: buffered, firstSeq: firstSeq, newUsers: newUsers, through: 0)
         order = []
         buffered = [:]
         bufferedCount = 0
         firstSeq = .max
+        // An input folded for later whose transaction did not commit: nothing to write.
+        prepared = nil
+        try writeDeferred(in: db, wait: true)
+        pending.through = try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0
         try ProjectionStore.addMissing(to: &pending, in: db)
         if more && !pending.order.isEmpty {
             prepared = PendingBox(pending)
@@ -640,16 +642,24 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     /// for the end, with `wait`), and the watermark once every row is in.
     private func writeDeferred(in db: Database, wait: Bool) throws {
         guard let job = running else { return }
-        while let next = job.next(wait: wait) {
-            switch next {
-            case .rows(let rows):
-                for row in rows { try ProjectionStore.apply(row, contexts: contexts, in: db) }
-            case .end(let result):
-                running = nil
-                lastCounts = try result.get()
-                try ProjectionStore.setWatermark(job.through, in: db)
-                return
+        do {
+            while let next = job.next(wait: wait) {
+                switch next {
+                case .rows(let rows):
+                    for row in rows { try ProjectionStore.apply(row, contexts: contexts, in: db) }
+                case .end(let result):
+                    running = nil
+                    lastCounts = try result.get()
+                    try ProjectionStore.setWatermark(job.through, in: db)
+                    return
+                }
             }
+        } catch {
+            // The rows written so far go with the failed transaction: the watermark stays
+            // behind them, and whoever reads the store next folds those users from the log.
+            running = nil
+            job.abandon()
+            throw error
         }
     }
 

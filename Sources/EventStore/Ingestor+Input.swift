@@ -341,8 +341,6 @@ extension Ingestor {
                                 let seq = sqlite3_last_insert_rowid(connection)
                                 filter.insert(hash)
                                 newIDs.append(EventIDs.Entry(hash: hash, seq: seq))
-                            }
-                            if same == nil {
                                 result.counts.accepted += 1
                                 keys[id].accepted += 1
                                 keys[id].firstTs = min(keys[id].firstTs, env.time.micros)
@@ -351,7 +349,6 @@ extension Ingestor {
                                     result.counts.unplanned += 1
                                     result.unplanned[UnplannedKey(flow: keys[id].flow, step: keys[id].step, event: keys[id].normalized), default: 0] += 1
                                 }
-                                let seq = newIDs.entries[newIDs.entries.count - 1].seq
                                 runs.add(user: user.id, flow: flowAtom, seq: seq, ts: env.time.micros)
                                 if eventSink != nil {
                                     observer?.didAccept(line: line.number, seq: seq, asked: line.wantsSeq)

@@ -138,8 +138,10 @@ enum EventIDs {
 
     /// Reads a run's pairs in order, a row at a time.
     struct RunReader {
+        private let first: RawStatement
         private let next: RawStatement
         private let run: Int64
+        /// The `lo` of the row read last (nil before the first).
         private var lo: Int64?
         private var chunk: [Entry] = []
         private var i = 0
@@ -147,24 +149,22 @@ enum EventIDs {
 
         init(run: Int64, in db: Database) throws {
             self.run = run
+            first = try RawStatement(db, "SELECT lo, entries FROM event_ids WHERE run = ? ORDER BY lo LIMIT 1")
             next = try RawStatement(db, "SELECT lo, entries FROM event_ids WHERE run = ? AND lo > ? ORDER BY lo LIMIT 1")
         }
 
         mutating func peek() throws -> Entry? {
             while i >= chunk.count {
                 guard !done else { return nil }
-                next.int(1, run)
-                next.int(2, lo.map { $0 } ?? Int64.min)
                 chunk.removeAll(keepingCapacity: true)
                 i = 0
-                if lo == nil {
-                    // The first row starts at Int64.min, which `lo > ?` cannot reach.
-                    next.reset()
-                    let first = try RawStatement(next.db, "SELECT lo, entries FROM event_ids WHERE run = ? ORDER BY lo LIMIT 1")
+                if let lo {
+                    next.int(1, run)
+                    next.int(2, lo)
+                    try read(next)
+                } else {
                     first.int(1, run)
                     try read(first)
-                } else {
-                    try read(next)
                 }
             }
             return chunk[i]
@@ -197,7 +197,7 @@ enum EventIDs {
     }
 
     private static func nextRun(in db: Database) throws -> Int64 {
-        (try Int64.fetchOne(db, sql: "SELECT coalesce(max(run), 0) + 1 FROM event_id_runs") ?? 0) + 0
+        try Int64.fetchOne(db, sql: "SELECT coalesce(max(run), 0) + 1 FROM event_id_runs") ?? 1
     }
 
     /// Merges the two smallest runs while the smaller is at least half the other (or there

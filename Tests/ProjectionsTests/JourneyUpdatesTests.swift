@@ -11,31 +11,7 @@ import Simulator
 /// An ingest of several inputs folds each input's journeys after it commits, beside the next
 /// input, and writes them in the next input's transaction; the watermark says which events the
 /// journeys hold, and a run that stops in between leaves work the next reader or ingest does.
-final class JourneyUpdatesTests: XCTestCase {
-    var dir: URL!
-
-    override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("updates-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: dir)
-    }
-
-    var glp1: FlowDefinition {
-        get throws {
-            guard let d = Flows.builtIn.first(where: { $0.id == "glp1" }) else { throw XCTSkip("no glp1") }
-            return d
-        }
-    }
-
-    func dayFiles(users: Int, seed: UInt64, start: String, days: Int, into name: String) throws -> [String] {
-        let definition = try glp1
-        let sim = try Simulation(flow: definition, options: SimulationOptions(users: users, seed: seed, days: days, startDay: start))
-        return try CollectorWriter(seed: seed).write(sim.run().events, to: dir.appendingPathComponent(name).path).files
-    }
-
+final class JourneyUpdatesTests: DayFilesTestCase {
     func store(_ name: String) throws -> EventStore {
         try EventStore(path: dir.appendingPathComponent(name).path, migrations: ProjectionStore.migrations)
     }
@@ -45,10 +21,6 @@ final class JourneyUpdatesTests: XCTestCase {
         let ingestor = Ingestor(store: store, options: IngestOptions(flows: [definition]),
                                 observer: observer ?? ProjectionUpdater(definitions: [definition]))
         return try ingestor.ingest(files.map { InputSource(path: $0) })
-    }
-
-    func journeys(_ store: EventStore) throws -> [Journey] {
-        try ProjectionStore.journeys(flow: "glp1", definition: try glp1, store: store)
     }
 
     func rebuilt(_ store: EventStore) throws -> [Journey] {

@@ -9,37 +9,7 @@ import Simulator
 
 /// The journeys ingest keeps (folded from memory, resumed from the stored fold, or refolded
 /// from the log) are exactly the journeys a rebuild folds from the log.
-final class ProjectionUpdaterTests: XCTestCase {
-    var dir: URL!
-
-    override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("updater-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: dir)
-    }
-
-    var glp1: FlowDefinition {
-        get throws {
-            guard let d = Flows.builtIn.first(where: { $0.id == "glp1" }) else { throw XCTSkip("no glp1") }
-            return d
-        }
-    }
-
-    /// Day files as a collector writes them (batches out of order, re-sent copies, late events).
-    func dayFiles(users: Int, seed: UInt64, start: String = "2026-10-01", days: Int = 3, into name: String) throws -> [String] {
-        let definition = try glp1
-        let sim = try Simulation(flow: definition, options: SimulationOptions(users: users, seed: seed, days: days, startDay: start))
-        let out = dir.appendingPathComponent(name).path
-        return try CollectorWriter(seed: seed).write(sim.run().events, to: out).files
-    }
-
-    func journeys(_ store: EventStore) throws -> [Journey] {
-        try ProjectionStore.journeys(flow: "glp1", definition: try glp1, store: store)
-    }
-
+final class ProjectionUpdaterTests: DayFilesTestCase {
     func check(files: [String], bufferLimit: Int, expectPaths: Bool) throws {
         let definition = try glp1
         let store = try EventStore(path: dir.appendingPathComponent("s-\(bufferLimit)-\(UUID().uuidString).sqlite").path,

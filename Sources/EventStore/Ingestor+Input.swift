@@ -160,7 +160,18 @@ extension Ingestor {
         return true
     }
 
+    /// Starts parsing `path` on the parsing thread (behind any input parsed before it).
+    func startParse(path: String) -> ParseRun {
+        let sink = observer?.parsedEventSink()
+        // Without a sink, an observer gets decoded events through the batches.
+        return ParseRun(path: path, batchLines: options.batchLines, events: observer != nil && sink == nil, eventSink: sink)
+    }
+
+    /// Ingests one input in one transaction. `prefetched`: its parse, started ahead (else
+    /// one starts here, unless the input is skipped); `readAhead` is called once the input's
+    /// parse is under way and the input is not skipped, to queue the next input's parse.
     func ingestOne(path: String, label: String, content: ContentHash, index: Int, count: Int,
+                   prefetched: ParseRun? = nil, readAhead: () -> Void = {},
                    progress: ((IngestProgress) -> Void)?) throws -> InputOutcome {
         let startedAt = options.now()
         let flowSteps = Dictionary(options.flows.map { ($0.id, Set($0.steps.map(\.id))) }, uniquingKeysWith: { a, _ in a })
@@ -218,7 +229,12 @@ extension Ingestor {
                 var encoder = LineEncoder()
                 let lineReader = try StoredLineReader(db)
                 let wantsLines = observer?.wantsLines ?? false
-                let eventSink = observer?.parsedEventSink()
+                let run = parallel ? (prefetched ?? startParse(path: path)) : nil
+                // Whatever ends this transaction, the parsing thread stops waiting for it.
+                defer { run?.cancel() }
+                readAhead()
+                let eventSink: (any ParsedEventSink)? = if let run { run.eventSink } else { observer?.parsedEventSink() }
+                if let eventSink { observer?.willRead(sink: eventSink) }
                 // Without a sink, an observer gets decoded events through the batches.
                 let batchEvents = observer != nil && eventSink == nil
                 let insertDuplicate = try RawStatement(db, "INSERT INTO duplicates (event_id, input_id, line_no, arrived_us) VALUES (?, ?, ?, ?)")
@@ -386,9 +402,8 @@ extension Ingestor {
                 }
 
                 let end: ParseEnd
-                if parallel {
-                    end = try ParallelLineSource(path: path, batchLines: batchLines, events: batchEvents,
-                                                 eventSink: eventSink).forEach(idle: { try observer?.betweenBatches(in: db) }, handle)
+                if let run {
+                    end = try run.forEach(idle: { try observer?.betweenBatches(in: db) }, handle)
                 } else {
                     end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: 4 << 20,
                                              events: batchEvents, eventSink: eventSink) {

@@ -34,12 +34,21 @@ public final class Ingestor {
         summary.files = inputs.count
         summary.flowsChecked = !options.flows.isEmpty
         var unplanned: [UnplannedKey: Int] = [:]
+        // The next input's parse, started while this one is written and committed.
+        var ahead: (index: Int, content: ContentHash, run: ParseRun)?
+        defer { ahead?.run.cancel() }
         for (index, input) in inputs.enumerated() {
             var spooled: String?
             defer { if let spooled { unlink(spooled) } }
             let content: ContentHash
+            var prefetched: ParseRun?
+            defer { prefetched?.cancel() }
             do {
-                if input.isStandardInput {
+                if let a = ahead, a.index == index {
+                    content = a.content
+                    prefetched = a.run
+                    ahead = nil
+                } else if input.isStandardInput {
                     let (path, hash) = try Ingestor.spoolStandardInput()
                     spooled = path
                     content = hash
@@ -52,7 +61,14 @@ public final class Ingestor {
             }
             let readPath = spooled ?? input.path
             let outcome = try ingestOne(path: readPath, label: input.path, content: content, index: index,
-                                        count: inputs.count, progress: progress)
+                                        count: inputs.count, prefetched: prefetched, readAhead: {
+                // Only a file can be read ahead (standard input is spooled first); one that
+                // cannot be hashed now is reported when its turn comes.
+                let next = index + 1
+                guard options.parallel, next < inputs.count, !inputs[next].isStandardInput,
+                      let hash = try? Ingestor.hash(path: inputs[next].path) else { return }
+                ahead = (next, hash, startParse(path: inputs[next].path))
+            }, progress: progress)
             Ingestor.releaseFreeMemory()
             switch outcome {
             case .skipped(let s): summary.skipped.append(s)

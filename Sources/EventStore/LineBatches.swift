@@ -17,9 +17,12 @@ struct ParsedLine: Sendable {
     var wantsSeq = false
 }
 
-/// Takes each decoded event of an input on the parsing thread, with its line number; true
-/// asks for the line's seq (`IngestObserver.didAccept`) should the line be accepted.
-public typealias ParsedEventSink = @Sendable (_ line: Int, _ event: Event) -> Bool
+/// Takes the decoded events of one input on the parsing thread.
+public protocol ParsedEventSink: AnyObject, Sendable {
+    /// One event with its line number; true asks for the line's seq
+    /// (`IngestObserver.didAccept`) should the line be accepted.
+    func take(line: Int, event: Event) -> Bool
+}
 
 /// A run of parsed lines with their bytes, produced on the parsing thread.
 struct LineBatch: Sendable {
@@ -39,7 +42,7 @@ struct ParseEnd: Sendable {
 /// Decompresses, splits and decodes an input, handing batches to `sink`. Runs on any thread.
 enum LineParser {
     static func run(path: String, batchLines: Int, batchBytes: Int, events: Bool = false,
-                    eventSink: ParsedEventSink? = nil, sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
+                    eventSink: (any ParsedEventSink)? = nil, sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
         let stream: ByteStream
         do { stream = try ByteStream(path: path) } catch let e as InputError { return ParseEnd(error: e) }
         let reader = LineReader(stream: stream)
@@ -66,7 +69,7 @@ enum LineParser {
                     case .failure(let r): parsed.rejection = r
                     case .success(var env):
                         if let eventSink {
-                            parsed.wantsSeq = eventSink(info.number, decoder.event(from: env, in: bytes, cache: &cache))
+                            parsed.wantsSeq = eventSink.take(line: info.number, event: decoder.event(from: env, in: bytes, cache: &cache))
                         } else if events {
                             parsed.event = decoder.event(from: env, in: bytes, cache: &cache)
                         }
@@ -140,6 +143,12 @@ final class BatchQueue: @unchecked Sendable {
         return item
     }
 
+    var isCancelled: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return cancelled
+    }
+
     func cancel() {
         condition.lock()
         cancelled = true
@@ -149,25 +158,30 @@ final class BatchQueue: @unchecked Sendable {
     }
 }
 
-/// Runs `LineParser` on its own thread, so that decompression and parsing use one core while
-/// SQLite writes on another. `forEach` delivers the batches in order on the calling thread.
-struct ParallelLineSource {
-    var path: String
-    var batchLines = 8192
-    var batchBytes = 4 << 20
-    /// Also decode each event on the parsing thread.
-    var events = false
-    /// Hand each decoded event to this on the parsing thread (instead of `events`).
-    var eventSink: ParsedEventSink?
+/// One input parsed by `LineParser` on the parsing thread, so that decompression and parsing
+/// use one core while SQLite writes on another. `start` queues it behind the input being
+/// parsed (the next input is read ahead while the one before commits); `forEach` delivers
+/// the batches in order on the calling thread; `cancel` drops a run that will not be used.
+final class ParseRun: @unchecked Sendable {
+    let path: String
+    /// Where this input's decoded events go (see `IngestObserver.parsedEventSink`).
+    let eventSink: (any ParsedEventSink)?
+    /// At most this many parsed batches wait for the writer.
+    static let capacity = 3
+    private let queue = BatchQueue(capacity: ParseRun.capacity)
+    private let done = DispatchSemaphore(value: 0)
 
-    /// `idle` runs whenever no batch came for a few milliseconds (on the calling thread).
-    func forEach(idle: () throws -> Void = {}, _ body: (LineBatch) throws -> Void) throws -> ParseEnd {
-        let queue = BatchQueue(capacity: 3)
-        let done = DispatchSemaphore(value: 0)
-        let path = self.path, lines = batchLines, bytes = batchBytes, events = self.events, eventSink = self.eventSink
+    /// `events`: also decode each event into its line (when there is no `eventSink`).
+    init(path: String, batchLines: Int = 8192, batchBytes: Int = 4 << 20, events: Bool = false,
+         eventSink: (any ParsedEventSink)? = nil) {
+        self.path = path
+        self.eventSink = eventSink
+        let queue = self.queue, done = self.done
         WorkerThread.parsing.run {
+            defer { done.signal() }
+            if queue.isCancelled { return }
             do {
-                let end = try LineParser.run(path: path, batchLines: lines, batchBytes: bytes, events: events,
+                let end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: batchBytes, events: events,
                                              eventSink: eventSink) { batch in
                     queue.push(.batch(batch))
                 }
@@ -175,8 +189,13 @@ struct ParallelLineSource {
             } catch {
                 _ = queue.push(.failed("\(error)"))
             }
-            done.signal()
         }
+    }
+
+    /// Hands each batch to `body` in order; `idle` runs whenever no batch came for a few
+    /// milliseconds (on the calling thread). Returns once the parsing thread is done with
+    /// the input.
+    func forEach(idle: () throws -> Void = {}, _ body: (LineBatch) throws -> Void) throws -> ParseEnd {
         defer { done.wait() }
         do {
             while true {
@@ -194,5 +213,10 @@ struct ParallelLineSource {
             queue.cancel()
             throw error
         }
+    }
+
+    /// Stops the parse (or keeps it from starting) and drops what it parsed; does not wait.
+    func cancel() {
+        queue.cancel()
     }
 }

@@ -26,11 +26,16 @@ public protocol IngestObserver {
     func willCommit(in db: Database, newUsers: Set<String>) throws
     /// Whether `didAppend` needs each event's line (default true); without, lines are empty.
     var wantsLines: Bool { get }
-    /// The fast path (default nil). When given, the ingestor hands it every decoded event of
-    /// an input on the parsing thread (duplicates included, in line order) and calls
+    /// The fast path (default nil). When given, the ingestor hands the sink every decoded
+    /// event of one input on the parsing thread (duplicates included, in line order) and calls
     /// `didAccept(line:seq:asked:)` on the writing thread for every accepted line, instead of
-    /// `didAppend`. Called once per input, before the input is read.
-    func parsedEventSink() -> ParsedEventSink?
+    /// `didAppend`. Called once per input before it is read: a new sink each time. The next
+    /// input may be read ahead, into its own sink, while this one is still being written; a
+    /// sink whose input is skipped is dropped unused.
+    func parsedEventSink() -> (any ParsedEventSink)?
+    /// Called on the writing thread inside an input's transaction, before its first batch is
+    /// written: its events went to `sink` (one `parsedEventSink()` gave).
+    func willRead(sink: any ParsedEventSink)
     /// An accepted line's seq, for a line the sink asked about (see `parsedEventSink`); and,
     /// with `asked` false, every other accepted line (so the observer knows the input's seqs).
     func didAccept(line: Int, seq: Int64, asked: Bool)
@@ -54,7 +59,8 @@ extension IngestObserver {
     public func willCommit(in db: Database) throws {}
     public func willCommit(in db: Database, newUsers: Set<String>) throws { try willCommit(in: db) }
     public var wantsLines: Bool { true }
-    public func parsedEventSink() -> ParsedEventSink? { nil }
+    public func parsedEventSink() -> (any ParsedEventSink)? { nil }
+    public func willRead(sink: any ParsedEventSink) {}
     public func didAccept(line: Int, seq: Int64, asked: Bool) {}
     public func willCommit(in db: Database, newUsers: Set<String>, more: Bool) throws {
         try willCommit(in: db, newUsers: newUsers)

@@ -395,6 +395,46 @@ struct FlowContext: Sendable {
     }
 }
 
+/// The events of one input grouped by user and flow on the parsing thread (within a buffer
+/// limit), their seq holding the line number until the writing thread's `didAccept` gives
+/// the real one. The parsing thread touches it while it reads the input; the writing thread
+/// adopts it at the input's end (`ProjectionUpdater.willCommit`), after the parse finished.
+final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
+    let bufferLimit: Int
+    /// Users and flows in first-touch order.
+    var order: [ProjectionUpdater.Key] = []
+    /// Each key's list in `lists`, or -1: past the buffer limit, folded from the log.
+    var slot: [ProjectionUpdater.Key: Int] = [:]
+    var lists: [[BufferedEvent]] = []
+    private var count = 0
+
+    init(bufferLimit: Int) { self.bufferLimit = bufferLimit }
+
+    func take(line: Int, event: Event) -> Bool {
+        let key = ProjectionUpdater.Key(flow: event.flow, user: event.userID)
+        if let i = slot[key] {
+            guard i >= 0 else { return false }
+            if count >= bufferLimit {
+                count -= lists[i].count
+                lists[i] = []
+                slot[key] = -1
+                return false
+            }
+            lists[i].append(BufferedEvent(seq: Int64(line), event))
+        } else {
+            order.append(key)
+            if count >= bufferLimit {
+                slot[key] = -1
+                return false
+            }
+            slot[key] = lists.count
+            lists.append([BufferedEvent(seq: Int64(line), event)])
+        }
+        count += 1
+        return true
+    }
+}
+
 /// Keeps the journeys projection current during ingest, so a late or out-of-order event gives
 /// the same journey as a rebuild. An input's journeys are written in its own transaction (the
 /// last input of an ingest) or in the next input's (folded beside it after the input
@@ -423,14 +463,9 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     private var buffered: [Key: [BufferedEvent]?] = [:]
     private var bufferedCount = 0
     private var firstSeq: Int64 = .max
-    /// The fast path (`parsedEventSink`): events grouped on the parsing thread, their seq
-    /// holding the line number until the writing thread's `didAccept` gives the real one.
-    /// The parsing thread touches these only while it reads the input, before `willCommit`.
-    private var parsedOrder: [Key] = []
-    /// Each key's list in `parsedLists`, or -1: past the buffer limit, folded from the log.
-    private var parsedSlot: [Key: Int] = [:]
-    private var parsedLists: [[BufferedEvent]] = []
-    private var parsedCount = 0
+    /// The fast path (`parsedEventSink`): the events of the input being written, grouped on
+    /// the parsing thread.
+    private var parsed: ParsedGroups?
     /// Accepted lines the sink asked about, with their seqs (in line order; the writing thread).
     private var acceptedLines: [Int] = []
     private var acceptedSeqs: [Int64] = []
@@ -482,33 +517,12 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         }
     }
 
-    public func parsedEventSink() -> ParsedEventSink? {
-        { [self] line, event in self.parsed(line: line, event: event) }
+    public func parsedEventSink() -> (any ParsedEventSink)? {
+        ParsedGroups(bufferLimit: bufferLimit)
     }
 
-    /// On the parsing thread: groups the event by user and flow (within `bufferLimit`).
-    private func parsed(line: Int, event: Event) -> Bool {
-        let key = Key(flow: event.flow, user: event.userID)
-        if let i = parsedSlot[key] {
-            guard i >= 0 else { return false }
-            if parsedCount >= bufferLimit {
-                parsedCount -= parsedLists[i].count
-                parsedLists[i] = []
-                parsedSlot[key] = -1
-                return false
-            }
-            parsedLists[i].append(BufferedEvent(seq: Int64(line), event))
-        } else {
-            parsedOrder.append(key)
-            if parsedCount >= bufferLimit {
-                parsedSlot[key] = -1
-                return false
-            }
-            parsedSlot[key] = parsedLists.count
-            parsedLists.append([BufferedEvent(seq: Int64(line), event)])
-        }
-        parsedCount += 1
-        return true
+    public func willRead(sink: any ParsedEventSink) {
+        parsed = sink as? ParsedGroups
     }
 
     public func didAccept(line: Int, seq: Int64, asked: Bool) {
@@ -522,12 +536,8 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     /// Moves what the parsing thread grouped into `order` and `buffered`, with real seqs:
     /// events whose line was not accepted (a duplicate, a conflict) are dropped, and a user
     /// and flow left with none is not touched.
-    private func adoptParsed() {
+    private func adoptParsed(_ groups: ParsedGroups) {
         defer {
-            parsedOrder.removeAll(keepingCapacity: true)
-            parsedSlot.removeAll(keepingCapacity: true)
-            parsedLists.removeAll()
-            parsedCount = 0
             acceptedLines.removeAll(keepingCapacity: true)
             acceptedSeqs.removeAll(keepingCapacity: true)
         }
@@ -539,8 +549,8 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
             }
             return lo < acceptedLines.count && acceptedLines[lo] == line ? acceptedSeqs[lo] : nil
         }
-        for key in parsedOrder {
-            guard let i = parsedSlot[key] else { continue }
+        for key in groups.order {
+            guard let i = groups.slot[key] else { continue }
             guard i >= 0 else {
                 // Over the buffer limit: folded from the log.
                 if buffered.updateValue(nil, forKey: key) == nil { order.append(key) }
@@ -548,7 +558,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
             }
             // Taken out of the list (so that rewriting seqs does not copy them).
             var events: [BufferedEvent] = []
-            swap(&events, &parsedLists[i])
+            swap(&events, &groups.lists[i])
             var kept = 0
             for i in events.indices {
                 if let s = seq(ofLine: Int(events[i].seq)) {
@@ -577,7 +587,10 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     /// written in the next input's transaction (or by `finish`); until then the watermark
     /// says they are missing, and whoever reads the store next folds them from the log.
     public func willCommit(in db: Database, newUsers: Set<String>, more: Bool) throws {
-        if !parsedOrder.isEmpty { adoptParsed() }
+        if let groups = parsed {
+            parsed = nil
+            adoptParsed(groups)
+        }
         // This input's state moves into `pending` first: whatever fails below, the next
         // input starts clean.
         var pending = PendingFold(order: order, buffered: buffered, firstSeq: firstSeq, newUsers: newUsers, through: 0)

@@ -227,6 +227,57 @@ final class IngestTests: XCTestCase {
         XCTAssertEqual(dumps[0].last?.hasPrefix("q 8001 "), true)
     }
 
+    /// Each input is parsed ahead while the one before it is written and committed. An input
+    /// read ahead and then skipped (the same content as the one before it), one whose gzip is
+    /// cut short, and small batches (the read-ahead fills its queue and waits): the store ends
+    /// exactly as when the inputs are read one after the other.
+    func testReadingAheadStoresWhatReadingInTurnStores() throws {
+        var paths: [String] = []
+        for part in 0..<3 {
+            let path = dir.appendingPathComponent("part\(part).ndjson.gz").path
+            let w = try GzipWriter(path: path)
+            var text = ""
+            for i in 0..<1_500 {
+                // Later parts repeat some ids of earlier ones: duplicates across inputs.
+                let n = part * 1_500 + i - (i % 50 == 0 && part > 0 ? 1_500 : 0)
+                text += #"{"event_id":"r-\#(n)","event":"onboarding.step_viewed","user_id":"u-\#(n % 200)","ts":"2026-10-0\#(1 + part)T10:\#(10 + n % 50):00Z","flow":"glp1","step":"s\#(n % 5)"}"# + "\n"
+            }
+            try w.writeMember(text)
+            paths.append(path)
+        }
+        let copy = dir.appendingPathComponent("part0-again.ndjson.gz").path
+        try FileManager.default.copyItem(atPath: paths[0], toPath: copy)
+        // The last part cut short: its lines up to the cut are kept, the input is partial.
+        let cut = dir.appendingPathComponent("part3-cut.ndjson.gz").path
+        let whole = try Data(contentsOf: URL(fileURLWithPath: paths[2]))
+        try whole.prefix(whole.count * 2 / 3).write(to: URL(fileURLWithPath: cut))
+        let inputs = [paths[0], copy, paths[1], cut, paths[2]]
+        func dump(_ st: EventStore) throws -> [String] {
+            try st.storedEvents().map { "\($0.recorded.seq) \($0.recorded.event.id) \($0.inputID) \($0.lineNumber)" }
+            + st.writer.read { db in
+                try Row.fetchAll(db, sql: "SELECT event_id, input_id, line_no FROM duplicates ORDER BY id").map { "d \($0[0] as String) \($0[1] as Int) \($0[2] as Int)" }
+                + Row.fetchAll(db, sql: "SELECT event_id, input_id, line_no FROM conflicts ORDER BY id").map { "c \($0[0] as String) \($0[1] as Int) \($0[2] as Int)" }
+                + Row.fetchAll(db, sql: "SELECT path, lines, accepted, duplicates, outcome FROM inputs ORDER BY id").map { "i \($0[0] as String) \($0[1] as Int) \($0[2] as Int) \($0[3] as Int) \($0[4] as String)" }
+            }
+        }
+        var dumps: [[String]] = []
+        for (i, (parallel, batch)) in [(true, 100), (false, 8192), (true, 8192)].enumerated() {
+            let st = try store("r\(i).sqlite")
+            let s = try ingest(st, inputs, options: IngestOptions(parallel: parallel, batchLines: batch, now: fixedClock(0)))
+            XCTAssertEqual(s.skipped.map(\.path), [copy])
+            XCTAssertEqual(s.failures.map(\.path), [cut])
+            XCTAssertEqual(s.files, 5)
+            // Part 1 repeats 30 ids of part 0 with other times (conflicts); the whole part 2
+            // repeats every line the cut one kept (duplicates).
+            let kept = s.failures.first?.linesKept ?? 0
+            XCTAssertGreaterThan(kept, 100)
+            XCTAssertEqual([s.lines, s.accepted, s.duplicates, s.conflicts], [4_500 + kept, 4_470, kept, 30])
+            dumps.append(try dump(st))
+        }
+        XCTAssertGreaterThan(dumps[0].count, 4_500)
+        for d in dumps.dropFirst() { XCTAssertEqual(d, dumps[0]) }
+    }
+
     func testSummaryJSONHasTheDocumentedKeysAndInvariant() throws {
         let st = try store()
         let s = try ingest(st, [duplicatesFile, sampleData.appendingPathComponent("bad/not-json.ndjson").path])

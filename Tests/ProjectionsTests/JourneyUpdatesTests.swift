@@ -85,7 +85,8 @@ final class JourneyUpdatesTests: DayFilesTestCase {
         init(_ inner: ProjectionUpdater) { self.inner = inner }
         func didAppend(_ events: [RecordedEvent], in db: Database) throws { try inner.didAppend(events, in: db) }
         var wantsLines: Bool { inner.wantsLines }
-        func parsedEventSink() -> ParsedEventSink? { inner.parsedEventSink() }
+        func parsedEventSink() -> (any ParsedEventSink)? { inner.parsedEventSink() }
+        func willRead(sink: any ParsedEventSink) { inner.willRead(sink: sink) }
         func didAccept(line: Int, seq: Int64, asked: Bool) { inner.didAccept(line: line, seq: seq, asked: asked) }
         func betweenBatches(in db: Database) throws { try inner.betweenBatches(in: db) }
         func willCommit(in db: Database, newUsers: Set<String>, more: Bool) throws {

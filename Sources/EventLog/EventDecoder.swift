@@ -43,6 +43,10 @@ public struct EventCache {
     var strings: [String] = []
     var contextKeys = ByteInterner()
     var contexts: [EventContext] = []
+    /// Properties objects by their exact text: events that carry the same values share one
+    /// dictionary.
+    var propertyKeys = ByteInterner()
+    var properties: [[String: JSONValue]] = []
 
     public init() {}
 
@@ -54,6 +58,10 @@ public struct EventCache {
         if contexts.count > 4_096 {
             contextKeys = ByteInterner()
             contexts.removeAll()
+        }
+        if properties.count > 16_384 {
+            propertyKeys = ByteInterner()
+            properties.removeAll()
         }
     }
 }
@@ -72,6 +80,9 @@ public struct EventDecoder {
     public init() {}
 
     private enum Field { case eventID, name, userID, ts, flow, step, properties, context }
+
+    /// The required fields, in the order their type and presence are checked.
+    private static let required = ["event_id", "event", "user_id", "ts", "flow"]
 
     @inline(__always)
     private static func keyMatch(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ key: StaticString) -> Bool {
@@ -115,9 +126,24 @@ public struct EventDecoder {
         var sc = JSONScanner(b)
         // Field state: nil = absent; a type error is remembered and reported after the
         // whole line parsed, so that a syntax error anywhere wins.
-        var refs = [StringRef?](repeating: nil, count: 5)   // eventID, name, userID, ts, flow
-        var wrongType = [Bool](repeating: false, count: 8)
+        // eventID, name, userID, ts, flow (no array: nothing allocated per line).
+        var refs: (StringRef?, StringRef?, StringRef?, StringRef?, StringRef?) = (nil, nil, nil, nil, nil)
+        // Bit k: field k (refs' order, then step, properties, context) had the wrong type.
+        var wrongType: UInt8 = 0
+        func setWrong(_ k: Int, _ wrong: Bool) {
+            if wrong { wrongType |= 1 << k } else { wrongType &= ~(1 << k) }
+        }
         var step: StringRef?
+        func set(_ k: Int, _ ref: StringRef?) {
+            switch k {
+            case 0: refs.0 = ref
+            case 1: refs.1 = ref
+            case 2: refs.2 = ref
+            case 3: refs.3 = ref
+            case 4: refs.4 = ref
+            default: step = ref
+            }
+        }
         var properties: Range<Int>?
         var context: Range<Int>?
         var contextError: Rejection?
@@ -171,28 +197,28 @@ public struct EventDecoder {
                                 let ref = r.escaped
                                     ? StringRef(start: Int32(before), end: Int32(scratch.count), inScratch: true)
                                     : StringRef(start: Int32(r.start), end: Int32(r.end), inScratch: false)
-                                if idx == 5 { step = ref } else { refs[idx] = ref }
-                                wrongType[idx] = false
+                                set(idx, ref)
+                                setWrong(idx, false)
                             } else {
                                 try sc.skipValue()
-                                if idx == 5 { step = nil } else { refs[idx] = nil }
-                                wrongType[idx] = true
+                                set(idx, nil)
+                                setWrong(idx, true)
                             }
                         case .properties:
                             let start = sc.i
                             try sc.skipValue()
-                            if c == 0x7B { properties = start..<sc.i; wrongType[6] = false } else { properties = nil; wrongType[6] = true }
+                            if c == 0x7B { properties = start..<sc.i; setWrong(6, false) } else { properties = nil; setWrong(6, true) }
                         case .context:
                             let start = sc.i
                             if c == 0x7B {
                                 contextError = try EventDecoder.scanContext(&sc)
                                 context = start..<sc.i
-                                wrongType[7] = false
+                                setWrong(7, false)
                             } else {
                                 try sc.skipValue()
                                 context = nil
                                 contextError = nil
-                                wrongType[7] = true
+                                setWrong(7, true)
                             }
                         }
                     } else {
@@ -211,17 +237,20 @@ public struct EventDecoder {
         } catch {
             return .failure(.notJSON(column: sc.i + 1, detail: "\(error)"))
         }
-        let names = ["event_id", "event", "user_id", "ts", "flow"]
-        for k in 0..<5 {
-            if wrongType[k] { return .failure(.notAString(field: names[k])) }
-            if refs[k] == nil { return .failure(.missingField(names[k])) }
+        let missing: UInt8 = (refs.0 == nil ? 1 : 0) | (refs.1 == nil ? 2 : 0) | (refs.2 == nil ? 4 : 0)
+            | (refs.3 == nil ? 8 : 0) | (refs.4 == nil ? 16 : 0)
+        if wrongType != 0 || missing != 0 {
+            for k in 0..<5 {
+                if wrongType & (1 << k) != 0 { return .failure(.notAString(field: EventDecoder.required[k])) }
+                if missing & (1 << k) != 0 { return .failure(.missingField(EventDecoder.required[k])) }
+            }
+            if wrongType & (1 << 5) != 0 { return .failure(.notAString(field: "step")) }
+            if wrongType & (1 << 6) != 0 { return .failure(.notAnObject(field: "properties")) }
+            if wrongType & (1 << 7) != 0 { return .failure(.notAnObject(field: "context")) }
         }
-        if wrongType[5] { return .failure(.notAString(field: "step")) }
-        if wrongType[6] { return .failure(.notAnObject(field: "properties")) }
-        if wrongType[7] { return .failure(.notAnObject(field: "context")) }
         if let contextError { return .failure(contextError) }
-        guard let eventID = refs[0], let name = refs[1], let userID = refs[2], let tsRef = refs[3],
-              let flow = refs[4] else { return .failure(.missingField("event_id")) }
+        guard let eventID = refs.0, let name = refs.1, let userID = refs.2, let tsRef = refs.3,
+              let flow = refs.4 else { return .failure(.missingField("event_id")) }
         if eventID.count == 0 { return .failure(.emptyField("event_id")) }
         if userID.count == 0 { return .failure(.emptyField("user_id")) }
         let time: Timestamp? = withBytes(tsRef, in: b) { tb in
@@ -309,12 +338,20 @@ public struct EventDecoder {
     }
 
     /// Builds the `Event` like `event(from:in:)`, sharing repeated strings (names, steps,
-    /// flows, users) and contexts through `cache`: fewer allocations and less memory per event.
-    public func event(from env: Envelope, in b: UnsafeBufferPointer<UInt8>, cache: inout EventCache) -> Event {
+    /// flows, users), properties and contexts through `cache`: fewer allocations and less
+    /// memory per event. Without `id`, the event's id is left empty (for a caller that does
+    /// not read it).
+    public func event(from env: Envelope, in b: UnsafeBufferPointer<UInt8>, cache: inout EventCache, id: Bool = true) -> Event {
         var properties: [String: JSONValue] = [:]
         if let r = env.properties, r.count > 2 {
-            var sc = JSONScanner(b, at: r.lowerBound)
-            if case .object(let o)? = try? sc.parseValue() { properties = o }
+            let (i, isNew) = cache.propertyKeys.intern(UnsafeBufferPointer(rebasing: b[r]))
+            if isNew {
+                var sc = JSONScanner(b, at: r.lowerBound)
+                if case .object(let o)? = try? sc.parseValue() { properties = o }
+                cache.properties.append(properties)
+            } else {
+                properties = cache.properties[i]
+            }
         }
         var context = EventContext()
         if let r = env.context {
@@ -340,7 +377,7 @@ public struct EventDecoder {
                 return cache.strings[i]
             }
         }
-        let event = Event(id: string(env.eventID, in: b), name: shared(env.name), userID: shared(env.userID), time: env.time,
+        let event = Event(id: id ? string(env.eventID, in: b) : "", name: shared(env.name), userID: shared(env.userID), time: env.time,
                           flow: shared(env.flow), step: env.step.map(shared), properties: properties, context: context)
         cache.trim()
         return event

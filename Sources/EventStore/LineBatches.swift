@@ -19,7 +19,8 @@ struct ParsedLine: Sendable {
 
 /// Takes the decoded events of one input on the parsing thread.
 public protocol ParsedEventSink: AnyObject, Sendable {
-    /// One event with its line number; true asks for the line's seq
+    /// One event with its line number (its `id` left empty: the writer has the line); true
+    /// asks for the line's seq
     /// (`IngestObserver.didAccept`) should the line be accepted.
     func take(line: Int, event: Event) -> Bool
 }
@@ -69,7 +70,7 @@ enum LineParser {
                     case .failure(let r): parsed.rejection = r
                     case .success(var env):
                         if let eventSink {
-                            parsed.wantsSeq = eventSink.take(line: info.number, event: decoder.event(from: env, in: bytes, cache: &cache))
+                            parsed.wantsSeq = eventSink.take(line: info.number, event: decoder.event(from: env, in: bytes, cache: &cache, id: false))
                         } else if events {
                             parsed.event = decoder.event(from: env, in: bytes, cache: &cache)
                         }

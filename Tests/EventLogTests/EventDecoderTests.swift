@@ -28,6 +28,30 @@ final class EventDecoderTests: XCTestCase {
         XCTAssertEqual(event.context.other, ["locale": .string("de")])
     }
 
+    /// Through a cache, events share what repeats (strings, properties, contexts) and still
+    /// decode exactly as one at a time: over 16,384 distinct properties (the cache starts
+    /// over), repeated and new ones interleaved, with and without the id.
+    func testCachedDecodingGivesTheSameEvents() throws {
+        var decoder = EventDecoder()
+        var cache = EventCache()
+        for n in 0..<20_000 {
+            let props = n % 3 == 0 ? #"{"provider":"apple"}"# : #"{"age":\#(n),"goal":"lose"}"#
+            let line = #"{"event_id":"e-\#(n)","event":"onboarding.step_completed","user_id":"u-\#(n % 700)","ts":"2026-10-03T14:22:01Z","flow":"glp1","step":"s\#(n % 4)","properties":\#(props),"context":{"app_version":"3.\#(n % 5).0","flags":{"x":true}}}"#
+            let alone = try decode(line).get()
+            var text = line
+            let (shared, bare) = try text.withUTF8 { b -> (Event, Event) in
+                let env = try decoder.envelope(b).get()
+                return (decoder.event(from: env, in: b, cache: &cache), decoder.event(from: env, in: b, cache: &cache, id: false))
+            }
+            XCTAssertEqual(shared, alone)
+            XCTAssertEqual(bare.id, "")
+            var withID = bare
+            withID.id = alone.id
+            XCTAssertEqual(withID, alone)
+            if n == 19_999 { XCTAssertEqual(shared.properties["age"], .number("19999")) }
+        }
+    }
+
     func testOptionalFieldsMayBeAbsentAndLastDuplicateKeyWins() throws {
         let e = try decode(#" {"event_id":"a","event":"x","user_id":"u","ts":"2026-01-01T00:00:00Z","flow":"f","flow":"g"} "#).get()
         XCTAssertNil(e.step)

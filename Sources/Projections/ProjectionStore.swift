@@ -484,7 +484,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
 
     static let logBytesPerChunk = 8 << 20
 
-    public init(definitions: [FlowDefinition], bufferLimit: Int = 200_000) {
+    public init(definitions: [FlowDefinition], bufferLimit: Int = 250_000) {
         self.definitions = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         self.contexts = self.definitions.mapValues { FlowContext($0) }
         self.bufferLimit = bufferLimit

@@ -41,6 +41,14 @@ struct RawStatement {
         _ = sqlite3_bind_blob(handle, i, b.baseAddress ?? UnsafePointer(bitPattern: 1), Int32(b.count), transient)
         if b.baseAddress == nil { _ = sqlite3_bind_zeroblob(handle, i, 0) }
     }
+    /// Binds bytes without copying them: they must stay valid until `step()` returns.
+    @inline(__always) func staticBlob(_ i: Int32, _ b: UnsafeBufferPointer<UInt8>) {
+        if let base = b.baseAddress {
+            _ = sqlite3_bind_blob(handle, i, base, Int32(b.count), nil)
+        } else {
+            _ = sqlite3_bind_zeroblob(handle, i, 0)
+        }
+    }
     @inline(__always) func int(_ i: Int32, _ v: Int64) { _ = sqlite3_bind_int64(handle, i, v) }
     @inline(__always) func null(_ i: Int32) { _ = sqlite3_bind_null(handle, i) }
 
@@ -115,6 +123,90 @@ struct InternTable {
         // 0: known absent for this input (not created); asked again, it stays absent.
         ids.append(id)
         return id == 0 ? nil : (id, true, created)
+    }
+}
+
+/// Accepted lines on their way into `events`, written many rows to one INSERT: running a
+/// statement once per row cost more than the row itself. Seqs are given here, in line
+/// order, following the store's last one (the writer is the only one appending), and
+/// handed over by `flush` once the rows are written.
+struct PendingEvents {
+    struct Row {
+        var lineIndex: Int
+        var line: Int
+        var hash: Int64
+        var user: Int64
+        var flow: Int64
+        var ts: Int64
+        var offset: Int32
+    }
+    /// Rows per multi-row INSERT (9 parameters a row).
+    static let rowsPerStatement = 32
+    private var rows: [Row] = []
+    private var bodies: [UInt8] = []
+    private var ends: [Int] = []
+    private let many: RawStatement
+    private let one: RawStatement
+    private let inputID: Int64
+    private let label: String
+    /// The seq of the next row written.
+    private var nextSeq: Int64
+
+    init(_ db: Database, inputID: Int64, label: String) throws {
+        let columns = "INSERT INTO events (seq, id_hash, user, flow, ts_us, ts_offset, input_id, line_no, body) VALUES "
+        let values = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        many = try RawStatement(db, columns + Array(repeating: values, count: PendingEvents.rowsPerStatement).joined(separator: ", "))
+        one = try RawStatement(db, columns + values)
+        nextSeq = (try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0) + 1
+        self.inputID = inputID
+        self.label = label
+        rows.reserveCapacity(PendingEvents.rowsPerStatement)
+        bodies.reserveCapacity(PendingEvents.rowsPerStatement * 256)
+    }
+
+    var isFull: Bool { rows.count >= PendingEvents.rowsPerStatement }
+
+    mutating func add(_ row: Row, body: [UInt8]) {
+        rows.append(row)
+        bodies.append(contentsOf: body)
+        ends.append(bodies.count)
+    }
+
+    /// Writes the rows held; `accepted` then gets each row with its seq, in order.
+    mutating func flush(_ accepted: (Row, Int64) throws -> Void) throws {
+        guard !rows.isEmpty else { return }
+        // A full set in one statement; fewer (the end of a batch), one statement each.
+        let perStatement = rows.count == PendingEvents.rowsPerStatement ? rows.count : 1
+        let statement = perStatement > 1 ? many : one
+        let firstSeq = nextSeq
+        try bodies.withUnsafeBufferPointer { all in
+            var first = 0
+            while first < rows.count {
+                for k in 0..<perStatement {
+                    let i = first + k
+                    let row = rows[i]
+                    let base = Int32(k * 9)
+                    statement.int(base + 1, firstSeq + Int64(i))
+                    statement.int(base + 2, row.hash)
+                    statement.int(base + 3, row.user)
+                    statement.int(base + 4, row.flow)
+                    statement.int(base + 5, row.ts)
+                    statement.int(base + 6, Int64(row.offset))
+                    statement.int(base + 7, inputID)
+                    statement.int(base + 8, Int64(row.line))
+                    // Bound in place: the bytes stay put until the statement has run.
+                    statement.staticBlob(base + 9, UnsafeBufferPointer(rebasing: all[(i == 0 ? 0 : ends[i - 1])..<ends[i]]))
+                }
+                try statement.step("appending \(label) line \(rows[first].line)")
+                statement.reset()
+                first += perStatement
+            }
+        }
+        nextSeq += Int64(rows.count)
+        for (i, row) in rows.enumerated() { try accepted(row, firstSeq + Int64(i)) }
+        rows.removeAll(keepingCapacity: true)
+        bodies.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
     }
 }
 
@@ -202,10 +294,7 @@ extension Ingestor {
                     """, arguments: [label, content.sha256, content.size, startedAt.micros, startedAt.micros])
                 let inputID = db.lastInsertedRowID
                 let arrived = startedAt.micros
-                let insertEvent = try RawStatement(db, """
-                    INSERT INTO events (id_hash, user, flow, ts_us, ts_offset, input_id, line_no, body)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
+                var rows = try PendingEvents(db, inputID: inputID, label: label)
                 let findSeq = try RawStatement(db, "SELECT user, flow, body FROM events WHERE seq = ?")
                 let findID = try EventIDs.Finder(db)
                 // Every stored id hash in a filter (kept from the input before when no other
@@ -242,7 +331,6 @@ extension Ingestor {
                 let insertQuarantine = try RawStatement(db, """
                     INSERT INTO quarantine (input_id, path, line_no, byte_offset, reason_code, reason, raw) VALUES (?, ?, ?, ?, ?, ?, ?)
                     """)
-                let connection = db.sqliteConnection
                 var result = InputResult()
                 var interner = ByteInterner()
                 var keys: [KeyInfo] = []
@@ -253,7 +341,22 @@ extension Ingestor {
                 func handle(_ batch: LineBatch) throws {
                     var appended: [RecordedEvent] = []
                     try batch.bytes.withUnsafeBufferPointer { b in
-                        for line in batch.lines {
+                        /// Writes the rows held, then does what waited for their seqs.
+                        func flushRows() throws {
+                            try rows.flush { row, seq in
+                                let line = batch.lines[row.lineIndex]
+                                newIDs.append(EventIDs.Entry(hash: row.hash, seq: seq))
+                                runs.add(user: row.user, flow: row.flow, seq: seq, ts: row.ts)
+                                if eventSink != nil {
+                                    observer?.didAccept(line: line.number, seq: seq, asked: line.wantsSeq)
+                                } else if observer != nil, let env = line.envelope {
+                                    let bytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
+                                    appended.append(RecordedEvent(seq: seq, event: line.event ?? decoder.event(from: env, in: b),
+                                                                  line: wantsLines ? String(decoding: bytes, as: UTF8.self) : ""))
+                                }
+                            }
+                        }
+                        for (lineIndex, line) in batch.lines.enumerated() {
                             let bytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
                             result.counts.lines += 1
                             guard let env = line.envelope else {
@@ -319,6 +422,8 @@ extension Ingestor {
                             // is looked up (this input's new ids, then the stored ones).
                             var same: Bool?
                             if filter.mayContain(hash) {
+                                // The earlier lines of this input are looked up in the table.
+                                try flushRows()
                                 let candidates = try findID.seqs(of: hash) + newIDs.seqs(of: hash)
                                 for seq in candidates {
                                     findSeq.int(1, seq)
@@ -344,19 +449,11 @@ extension Ingestor {
                                 }
                             }
                             if same == nil {
-                                insertEvent.int(1, hash)
-                                insertEvent.int(2, user.id)
-                                insertEvent.int(3, flowAtom)
-                                insertEvent.int(4, env.time.micros)
-                                insertEvent.int(5, Int64(env.time.offsetSeconds))
-                                insertEvent.int(6, inputID)
-                                insertEvent.int(7, Int64(line.number))
-                                encoder.body.withUnsafeBufferPointer { insertEvent.blob(8, $0) }
-                                try insertEvent.step("appending \(label) line \(line.number)")
-                                insertEvent.reset()
-                                let seq = sqlite3_last_insert_rowid(connection)
+                                rows.add(PendingEvents.Row(lineIndex: lineIndex, line: line.number, hash: hash, user: user.id,
+                                                           flow: flowAtom, ts: env.time.micros, offset: env.time.offsetSeconds),
+                                         body: encoder.body)
+                                if rows.isFull { try flushRows() }
                                 filter.insert(hash)
-                                newIDs.append(EventIDs.Entry(hash: hash, seq: seq))
                                 result.counts.accepted += 1
                                 keys[id].accepted += 1
                                 keys[id].firstTs = min(keys[id].firstTs, env.time.micros)
@@ -364,13 +461,6 @@ extension Ingestor {
                                 if !keys[id].planned {
                                     result.counts.unplanned += 1
                                     result.unplanned[UnplannedKey(flow: keys[id].flow, step: keys[id].step, event: keys[id].normalized), default: 0] += 1
-                                }
-                                runs.add(user: user.id, flow: flowAtom, seq: seq, ts: env.time.micros)
-                                if eventSink != nil {
-                                    observer?.didAccept(line: line.number, seq: seq, asked: line.wantsSeq)
-                                } else if observer != nil {
-                                    appended.append(RecordedEvent(seq: seq, event: line.event ?? decoder.event(from: env, in: b),
-                                                                  line: wantsLines ? String(decoding: bytes, as: UTF8.self) : ""))
                                 }
                                 continue
                             }
@@ -393,6 +483,7 @@ extension Ingestor {
                                 result.counts.conflicts += 1
                             }
                         }
+                        try flushRows()
                     }
                     if let observer, !appended.isEmpty { try observer.didAppend(appended, in: db) }
                     try observer?.betweenBatches(in: db)

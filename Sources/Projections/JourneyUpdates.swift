@@ -74,6 +74,7 @@ final class DeferredFold: @unchecked Sendable {
     private var chunks: [[FoldedRow]] = []
     private var result: Result<ProjectionUpdater.Counts, StoreError>?
     private var abandoned = false
+    private var writerWaits = false
     private let capacity = 2
     /// The watermark once every row is written.
     let through: Int64
@@ -108,8 +109,17 @@ final class DeferredFold: @unchecked Sendable {
             }
             if let result { return .end(result) }
             if !wait { return nil }
+            writerWaits = true
             condition.wait()
         }
+    }
+
+    /// Whether the writing thread has waited for this fold: it has nothing else to do, so
+    /// the fold may take both cores.
+    var isAwaited: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return writerWaits
     }
 
     /// Nobody will write the rows (the ingest failed): the folding thread stops waiting.
@@ -128,6 +138,8 @@ struct FoldContext: Sendable {
     let contexts: [String: FlowContext]
     /// Threads that fold: 2 on the writing thread (it waits anyway), 1 beside it.
     let workers: Int
+    /// Beside the writing thread: true once the writer waits for the fold (then 2 fold).
+    var awaited: (@Sendable () -> Bool)? = nil
 
     /// Folds each touched journey of `p` the cheapest exact way, reading only: from its
     /// buffered events alone (a user new with this input), going on from its stored fold (which
@@ -141,7 +153,8 @@ struct FoldContext: Sendable {
         // A chunk of journeys at a time (so that resumed folds and encoded rows do not pile
         // up): 1. decide how each is folded (reads the store); 2. fold and encode them
         // (pure work; each worker writes only its own indices of the results); 3. emit.
-        let chunk = 4_096
+        // (Small enough that a fold beside the writer soon takes both cores once it is awaited.)
+        let chunk = 1_024
         var start = 0
         while start < p.order.count {
             var end = min(start + chunk, p.order.count)
@@ -176,7 +189,7 @@ struct FoldContext: Sendable {
                 counts.fromLog += 1
             }
             let work = FoldWork(plans: plans, keys: Array(p.order[start..<end]), definitions: definitions, contexts: contexts)
-            let results = ProjectionStore.foldAll(work, workers: workers)
+            let results = ProjectionStore.foldAll(work, workers: awaited?() == true ? 2 : workers)
             defer { results.release() }
             var rows: [FoldedRow] = []
             rows.reserveCapacity(end - start)

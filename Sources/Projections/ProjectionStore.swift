@@ -624,8 +624,8 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     public func didCommit(store: EventStore) {
         guard let box = prepared else { return }
         prepared = nil
-        let context = FoldContext(definitions: definitions, contexts: contexts, workers: 1)
         let job = DeferredFold(through: box.through)
+        let context = FoldContext(definitions: definitions, contexts: contexts, workers: 1, awaited: { job.isAwaited })
         running = job
         WorkerThread.folding.run {
             // The box's only reference: events are let go as the fold goes.

@@ -36,33 +36,36 @@ public struct Envelope: Sendable, Hashable {
     public var context: Range<Int>?
 }
 
-/// Shared strings and parsed contexts for `EventDecoder.event(from:in:cache:)`. Bounded: it
-/// starts over once it holds many entries.
+/// Shared strings, properties and contexts for `EventDecoder.event(from:in:cache:)`: a value
+/// built once per distinct text, and shared by every event that has the same text. Bounded:
+/// each table starts over once it holds many entries.
 public struct EventCache {
-    var stringKeys = ByteInterner()
-    var strings: [String] = []
-    var contextKeys = ByteInterner()
-    var contexts: [EventContext] = []
-    /// Properties objects by their exact text: events that carry the same values share one
-    /// dictionary.
-    var propertyKeys = ByteInterner()
-    var properties: [[String: JSONValue]] = []
+    var strings = SharedValues<String>(limit: 65_536)
+    var contexts = SharedValues<EventContext>(limit: 4_096)
+    var properties = SharedValues<[String: JSONValue]>(limit: 16_384)
 
     public init() {}
+}
 
-    mutating func trim() {
-        if strings.count > 65_536 {
-            stringKeys = ByteInterner()
-            strings.removeAll()
+/// Values by the exact bytes they were built from.
+struct SharedValues<Value> {
+    private var keys = ByteInterner()
+    private var values: [Value] = []
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    /// The value for `bytes`: the one built before for the same bytes, else `make()`'s.
+    mutating func value(for bytes: UnsafeBufferPointer<UInt8>, _ make: () -> Value) -> Value {
+        let (i, isNew) = keys.intern(bytes)
+        if !isNew { return values[i] }
+        let value = make()
+        values.append(value)
+        if values.count > limit {
+            keys = ByteInterner()
+            values.removeAll()
         }
-        if contexts.count > 4_096 {
-            contextKeys = ByteInterner()
-            contexts.removeAll()
-        }
-        if properties.count > 16_384 {
-            propertyKeys = ByteInterner()
-            properties.removeAll()
-        }
+        return value
     }
 }
 
@@ -317,24 +320,11 @@ public struct EventDecoder {
 
     /// Builds the `Event` for an envelope `envelope(_:)` just returned for `b`.
     public func event(from env: Envelope, in b: UnsafeBufferPointer<UInt8>) -> Event {
-        var properties: [String: JSONValue] = [:]
-        var context = EventContext()
-        if let r = env.properties {
-            var sc = JSONScanner(b, at: r.lowerBound)
-            if case .object(let o)? = try? sc.parseValue() { properties = o }
-        }
-        if let r = env.context {
-            var sc = JSONScanner(b, at: r.lowerBound)
-            if case .object(var o)? = try? sc.parseValue() {
-                context.appVersion = o.removeValue(forKey: "app_version")?.stringValue
-                context.platform = o.removeValue(forKey: "platform")?.stringValue
-                context.flags = o.removeValue(forKey: "flags")?.objectValue ?? [:]
-                context.other = o
-            }
-        }
-        return Event(id: string(env.eventID, in: b), name: string(env.name, in: b),
-                     userID: string(env.userID, in: b), time: env.time, flow: string(env.flow, in: b),
-                     step: env.step.map { string($0, in: b) }, properties: properties, context: context)
+        Event(id: string(env.eventID, in: b), name: string(env.name, in: b),
+              userID: string(env.userID, in: b), time: env.time, flow: string(env.flow, in: b),
+              step: env.step.map { string($0, in: b) },
+              properties: env.properties.map { EventDecoder.properties(at: $0, in: b) } ?? [:],
+              context: env.context.map { EventDecoder.context(at: $0, in: b) } ?? EventContext())
     }
 
     /// Builds the `Event` like `event(from:in:)`, sharing repeated strings (names, steps,
@@ -344,43 +334,37 @@ public struct EventDecoder {
     public func event(from env: Envelope, in b: UnsafeBufferPointer<UInt8>, cache: inout EventCache, id: Bool = true) -> Event {
         var properties: [String: JSONValue] = [:]
         if let r = env.properties, r.count > 2 {
-            let (i, isNew) = cache.propertyKeys.intern(UnsafeBufferPointer(rebasing: b[r]))
-            if isNew {
-                var sc = JSONScanner(b, at: r.lowerBound)
-                if case .object(let o)? = try? sc.parseValue() { properties = o }
-                cache.properties.append(properties)
-            } else {
-                properties = cache.properties[i]
-            }
+            properties = cache.properties.value(for: UnsafeBufferPointer(rebasing: b[r])) { EventDecoder.properties(at: r, in: b) }
         }
         var context = EventContext()
         if let r = env.context {
-            let raw = UnsafeBufferPointer(rebasing: b[r])
-            let (i, isNew) = cache.contextKeys.intern(raw)
-            if isNew {
-                var sc = JSONScanner(b, at: r.lowerBound)
-                if case .object(var o)? = try? sc.parseValue() {
-                    context.appVersion = o.removeValue(forKey: "app_version")?.stringValue
-                    context.platform = o.removeValue(forKey: "platform")?.stringValue
-                    context.flags = o.removeValue(forKey: "flags")?.objectValue ?? [:]
-                    context.other = o
-                }
-                cache.contexts.append(context)
-            } else {
-                context = cache.contexts[i]
-            }
+            context = cache.contexts.value(for: UnsafeBufferPointer(rebasing: b[r])) { EventDecoder.context(at: r, in: b) }
         }
         func shared(_ ref: StringRef) -> String {
-            withBytes(ref, in: b) { bytes in
-                let (i, isNew) = cache.stringKeys.intern(bytes)
-                if isNew { cache.strings.append(String(decoding: bytes, as: UTF8.self)) }
-                return cache.strings[i]
-            }
+            withBytes(ref, in: b) { bytes in cache.strings.value(for: bytes) { String(decoding: bytes, as: UTF8.self) } }
         }
-        let event = Event(id: id ? string(env.eventID, in: b) : "", name: shared(env.name), userID: shared(env.userID), time: env.time,
-                          flow: shared(env.flow), step: env.step.map(shared), properties: properties, context: context)
-        cache.trim()
-        return event
+        return Event(id: id ? string(env.eventID, in: b) : "", name: shared(env.name), userID: shared(env.userID), time: env.time,
+                     flow: shared(env.flow), step: env.step.map(shared), properties: properties, context: context)
+    }
+
+    /// The properties object at `r` of a validated line.
+    private static func properties(at r: Range<Int>, in b: UnsafeBufferPointer<UInt8>) -> [String: JSONValue] {
+        var sc = JSONScanner(b, at: r.lowerBound)
+        if case .object(let o)? = try? sc.parseValue() { return o }
+        return [:]
+    }
+
+    /// The context object at `r` of a validated line: app version, platform, flags, the rest.
+    private static func context(at r: Range<Int>, in b: UnsafeBufferPointer<UInt8>) -> EventContext {
+        var context = EventContext()
+        var sc = JSONScanner(b, at: r.lowerBound)
+        if case .object(var o)? = try? sc.parseValue() {
+            context.appVersion = o.removeValue(forKey: "app_version")?.stringValue
+            context.platform = o.removeValue(forKey: "platform")?.stringValue
+            context.flags = o.removeValue(forKey: "flags")?.objectValue ?? [:]
+            context.other = o
+        }
+        return context
     }
 
     /// Decodes a line given as text (for reading stored lines back).

@@ -19,9 +19,8 @@ struct ParsedLine: Sendable {
 
 /// Takes the decoded events of one input on the parsing thread.
 public protocol ParsedEventSink: AnyObject, Sendable {
-    /// One event with its line number (its `id` left empty: the writer has the line); true
-    /// asks for the line's seq
-    /// (`IngestObserver.didAccept`) should the line be accepted.
+    /// One event with its line number (its `id` left empty: the writer has the line). True
+    /// asks for the line's seq (`IngestObserver.didAccept`) should the line be accepted.
     func take(line: Int, event: Event) -> Bool
 }
 
@@ -160,9 +159,10 @@ final class BatchQueue: @unchecked Sendable {
 }
 
 /// One input parsed by `LineParser` on the parsing thread, so that decompression and parsing
-/// use one core while SQLite writes on another. `start` queues it behind the input being
-/// parsed (the next input is read ahead while the one before commits); `forEach` delivers
-/// the batches in order on the calling thread; `cancel` drops a run that will not be used.
+/// use one core while SQLite writes on another. Making one queues its parse behind the input
+/// being parsed (so the next input is read ahead while the one before commits); `forEach`
+/// delivers the batches in order on the calling thread; `cancel` drops a run that will not be
+/// used.
 final class ParseRun: @unchecked Sendable {
     let path: String
     /// Where this input's decoded events go (see `IngestObserver.parsedEventSink`).

@@ -268,7 +268,8 @@ public struct EventDecoder {
 
     /// Scans a context object; returns the first type error among its known keys.
     private static func scanContext(_ sc: inout JSONScanner) throws -> Rejection? {
-        var error: [Int: Rejection] = [:]
+        // The last app_version, platform and flags each decide (a repeated key: the last).
+        var wrong: (Rejection?, Rejection?, Rejection?) = (nil, nil, nil)
         try sc.expect(0x7B, "'{'")
         sc.skipWhitespace()
         if sc.peek == 0x7D { sc.i += 1; return nil }
@@ -277,25 +278,27 @@ public struct EventDecoder {
             sc.skipWhitespace()
             keyBuf.removeAll(keepingCapacity: true)
             let r = try withUnsafeMutablePointer(to: &keyBuf) { try sc.scanString(decodeInto: $0) }
-            let key = r.escaped ? String(decoding: keyBuf, as: UTF8.self)
-                                : String(decoding: UnsafeBufferPointer(rebasing: sc.b[r.start..<r.end]), as: UTF8.self)
+            func isKey(_ key: StaticString) -> Bool {
+                r.escaped ? keyBuf.withUnsafeBufferPointer { keyMatch($0, 0, $0.count, key) } : keyMatch(sc.b, r.start, r.end, key)
+            }
             sc.skipWhitespace()
             try sc.expect(0x3A, "':'")
             sc.skipWhitespace()
             let c = sc.peek
             try sc.skipValue()
-            switch key {
-            case "app_version": error[0] = c == 0x22 ? nil : .notAString(field: "context.app_version")
-            case "platform": error[1] = c == 0x22 ? nil : .notAString(field: "context.platform")
-            case "flags": error[2] = c == 0x7B ? nil : .notAnObject(field: "context.flags")
-            default: break
+            if isKey("app_version") {
+                wrong.0 = c == 0x22 ? nil : .notAString(field: "context.app_version")
+            } else if isKey("platform") {
+                wrong.1 = c == 0x22 ? nil : .notAString(field: "context.platform")
+            } else if isKey("flags") {
+                wrong.2 = c == 0x7B ? nil : .notAnObject(field: "context.flags")
             }
             sc.skipWhitespace()
             if sc.peek == 0x2C { sc.i += 1; continue }
             try sc.expect(0x7D, "',' or '}'")
             break
         }
-        return error[0] ?? error[1] ?? error[2]
+        return wrong.0 ?? wrong.1 ?? wrong.2
     }
 
     /// Calls `body` with the bytes of `ref` (from the line `b` or from `scratch`).

@@ -38,11 +38,13 @@ struct JSONScanner {
     /// The byte at the cursor, or nil at the end.
     @inline(__always) var peek: UInt8? { i < b.count ? b[i] : nil }
 
-    mutating func expect(_ c: UInt8, _ what: String) throws {
-        guard i < b.count, b[i] == c else {
-            throw fail(i < b.count ? "expected \(what)" : "unexpected end of line, expected \(what)")
-        }
+    @inline(__always) mutating func expect(_ c: UInt8, _ what: StaticString) throws {
+        guard i < b.count, b[i] == c else { throw missing(what) }
         i += 1
+    }
+
+    private func missing(_ what: StaticString) -> JSONSyntaxError {
+        fail(i < b.count ? "expected \(what)" : "unexpected end of line, expected \(what)")
     }
 
     // MARK: strings
@@ -55,6 +57,15 @@ struct JSONScanner {
         let start = i
         var escaped = false
         while true {
+            // Eight bytes at a time while none is a quote, a backslash or a control character
+            // (and not inside an escaped string, whose bytes are copied one by one).
+            if !escaped, let base = b.baseAddress {
+                while i + 8 <= b.count {
+                    let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                    if JSONScanner.hasSpecialByte(w) { break }
+                    i += 8
+                }
+            }
             guard i < b.count else { throw fail("unterminated string") }
             let c = b[i]
             if c == 0x22 { break }
@@ -73,6 +84,22 @@ struct JSONScanner {
         let end = i
         i += 1
         return (start, end, escaped)
+    }
+
+    /// Whether any byte of `w` is `"` (0x22), `\\` (0x5C) or below 0x20 (bytes of 0x80 and
+    /// above count as ordinary: the line is valid UTF-8 already).
+    @inline(__always)
+    static func hasSpecialByte(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        // A byte of x is zero exactly when the byte of w equals the pattern's; `hasZero` is
+        // exact for the lowest such byte and may flag higher ones only above a true zero.
+        @inline(__always) func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        let quote = hasZero(w ^ (ones &* 0x22))
+        let backslash = hasZero(w ^ (ones &* 0x5C))
+        // Bytes below 0x20: subtracting 0x20 borrows into the high bit (ASCII bytes only).
+        let control = (w &- ones &* 0x20) & ~w & highs
+        return (quote | backslash | control) != 0
     }
 
     private func hexValue(_ c: UInt8) -> UInt32? {

@@ -337,6 +337,8 @@ extension Ingestor {
                 var key: [UInt8] = []
                 key.reserveCapacity(256)
                 let decoder = EventDecoder()
+                var hashes: [Int64] = []
+                var maybe: [Bool] = []
 
                 func handle(_ batch: LineBatch) throws {
                     var appended: [RecordedEvent] = []
@@ -355,6 +357,20 @@ extension Ingestor {
                                                                   line: wantsLines ? String(decoding: bytes, as: UTF8.self) : ""))
                                 }
                             }
+                        }
+                        // Each line's id hash, and whether the filter may hold it (this
+                        // batch's earlier lines included: each is added as it is tested).
+                        hashes.removeAll(keepingCapacity: true)
+                        maybe.removeAll(keepingCapacity: true)
+                        for line in batch.lines {
+                            guard let env = line.envelope else {
+                                hashes.append(0)
+                                maybe.append(false)
+                                continue
+                            }
+                            let h = StoredLine.idHash(UnsafeBufferPointer(rebasing: b[Int(env.eventID.start)..<Int(env.eventID.end)]))
+                            hashes.append(h)
+                            maybe.append(filter.testAndInsert(h))
                         }
                         for (lineIndex, line) in batch.lines.enumerated() {
                             let bytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
@@ -378,7 +394,7 @@ extension Ingestor {
                                 UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)])
                             }
                             let lineEnd = line.start + line.count
-                            let hash = StoredLine.idHash(ref(env.eventID))
+                            let hash = hashes[lineIndex]
                             // Intern (flow, step, event) to classify and normalize once per key.
                             key.removeAll(keepingCapacity: true)
                             key.append(contentsOf: ref(env.flow))
@@ -418,10 +434,10 @@ extension Ingestor {
                                 encoder.verbatim(bytes)
                             }
                             // nil: a new event; true: a copy of a stored one; false: a stored
-                            // event's id with another body. Only a hash the filter may hold
-                            // is looked up (this input's new ids, then the stored ones).
+                            // event's id with another body. Only a hash the filter may have
+                            // held is looked up (this input's new ids, then the stored ones).
                             var same: Bool?
-                            if filter.mayContain(hash) {
+                            if maybe[lineIndex] {
                                 // The earlier lines of this input are looked up in the table.
                                 try flushRows()
                                 let candidates = try findID.seqs(of: hash) + newIDs.seqs(of: hash)
@@ -453,7 +469,6 @@ extension Ingestor {
                                                            flow: flowAtom, ts: env.time.micros, offset: env.time.offsetSeconds),
                                          body: encoder.body)
                                 if rows.isFull { try flushRows() }
-                                filter.insert(hash)
                                 result.counts.accepted += 1
                                 keys[id].accepted += 1
                                 keys[id].firstTs = min(keys[id].firstTs, env.time.micros)

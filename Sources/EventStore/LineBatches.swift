@@ -21,7 +21,7 @@ struct ParsedLine: Sendable {
 public protocol ParsedEventSink: AnyObject, Sendable {
     /// One event with its line number (its `id` left empty: the writer has the line). True
     /// asks for the line's seq (`IngestObserver.didAccept`) should the line be accepted.
-    func take(line: Int, event: Event) -> Bool
+    func take(line: Int, event: consuming Event) -> Bool
 }
 
 /// A run of parsed lines with their bytes, produced on the parsing thread.

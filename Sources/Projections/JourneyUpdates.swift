@@ -14,7 +14,7 @@ struct BufferedEvent: FoldableEvent, Sendable {
     var properties: [String: JSONValue]
     var context: EventContext
 
-    init(seq: Int64, _ e: Event) {
+    init(seq: Int64, _ e: consuming Event) {
         self.seq = seq
         time = e.time
         rawName = e.rawName

@@ -410,7 +410,7 @@ final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
 
     init(bufferLimit: Int) { self.bufferLimit = bufferLimit }
 
-    func take(line: Int, event: Event) -> Bool {
+    func take(line: Int, event: consuming Event) -> Bool {
         let key = ProjectionUpdater.Key(flow: event.flow, user: event.userID)
         if let i = slot[key] {
             guard i >= 0 else { return false }
@@ -420,7 +420,7 @@ final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
                 slot[key] = -1
                 return false
             }
-            lists[i].append(BufferedEvent(seq: Int64(line), event))
+            lists[i].append(BufferedEvent(seq: Int64(line), consume event))
         } else {
             order.append(key)
             if count >= bufferLimit {
@@ -428,7 +428,7 @@ final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
                 return false
             }
             slot[key] = lists.count
-            lists.append([BufferedEvent(seq: Int64(line), event)])
+            lists.append([BufferedEvent(seq: Int64(line), consume event)])
         }
         count += 1
         return true

@@ -84,6 +84,27 @@ final class EventDecoderTests: XCTestCase {
         XCTAssertEqual(try? decode("{\(base),\"properties\":{\"s\":\"\\ud83d\\ude00\"}}").get().properties["s"], .string("😀"))
     }
 
+    /// Strings are scanned eight bytes at a time: a quote, backslash or control character at
+    /// any position of those eight is still found (an escape decoded, a control character
+    /// rejected at its own column), and multi-byte UTF-8 passes.
+    func testStringsAreScannedAlikeAtEveryAlignment() throws {
+        let base = #""event_id":"a","event":"x","user_id":"u","ts":"2026-01-01T00:00:00Z","flow":"f""#
+        let prefix = "{\(base),\"step\":\""
+        for at in 0..<20 {
+            let head = String(repeating: "a", count: at)
+            let tail = "é" + String(repeating: "b", count: 19 - at)
+            XCTAssertEqual(try decode(prefix + head + "\\\"" + tail + "\"}").get().step, head + "\"" + tail, "escape at \(at)")
+            XCTAssertEqual(try decode(prefix + head + "\\\\" + tail + "\"}").get().step, head + "\\" + tail, "backslash at \(at)")
+            XCTAssertEqual(try decode(prefix + head + tail + "\"}").get().step, head + tail, "plain at \(at)")
+            for control in ["\u{01}", "\u{1F}", "\t"] {
+                XCTAssertEqual(rejection(prefix + head + control + tail + "\"}"),
+                               .notJSON(column: prefix.utf8.count + at + 1, detail: "control character in string"), "control at \(at)")
+            }
+        }
+        // The bytes 0x20, 0x7F and above 0x7F are ordinary.
+        XCTAssertEqual(try decode(prefix + " \u{7F}ü漢😀 and 1234567 more\"}").get().step, " \u{7F}ü漢😀 and 1234567 more")
+    }
+
     func testFieldRules() {
         XCTAssertEqual(rejection(#"{"event":"x","user_id":"u","ts":"2026-01-01T00:00:00Z","flow":"f"}"#), .missingField("event_id"))
         XCTAssertEqual(rejection(#"{"event_id":"","event":"x","user_id":"u","ts":"2026-01-01T00:00:00Z","flow":"f"}"#), .emptyField("event_id"))

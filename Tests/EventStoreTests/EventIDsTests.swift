@@ -84,6 +84,31 @@ final class EventIDsTests: XCTestCase {
         }
     }
 
+    /// The radix sort gives the order of a comparison sort: signed hashes (negative first),
+    /// pairs of one hash by seq whatever their arrival order, and a byte the same in every
+    /// hash (here the top one in the second case) skipped without changing the order.
+    func testSortingPairsGivesHashThenSeqOrder() {
+        var rng = SystemRandomNumberGenerator()
+        for mask in [UInt64.max, 0x00FF_FFFF_FFFF_FFFF] {
+            var entries: [EventIDs.Entry] = []
+            for i in 0..<20_000 {
+                let h = Int64(bitPattern: rng.next() & mask)
+                entries.append(EventIDs.Entry(hash: h, seq: Int64(40_000 - i)))
+                // Every 97th hash again, with a lower seq and later in the list.
+                if i % 97 == 0 { entries.append(EventIDs.Entry(hash: h, seq: Int64(i))) }
+            }
+            entries.append(EventIDs.Entry(hash: .min, seq: 5))
+            entries.append(EventIDs.Entry(hash: .max, seq: 1))
+            entries.append(EventIDs.Entry(hash: -1, seq: 9))
+            entries.append(EventIDs.Entry(hash: 0, seq: 3))
+            var sorted = entries
+            EventIDs.sortEntries(&sorted)
+            XCTAssertEqual(sorted, entries.sorted())
+            XCTAssertEqual(sorted.first, EventIDs.Entry(hash: .min, seq: 5))
+            XCTAssertEqual(sorted.last, EventIDs.Entry(hash: .max, seq: 1))
+        }
+    }
+
     func testTheFilterHoldsWhatWasAddedAndRarelyMore() {
         var filter = IDFilter(capacity: 50_000)
         XCTAssertGreaterThanOrEqual(filter.capacity, 50_000)

@@ -180,13 +180,8 @@ public final class WorkerThread: @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [@Sendable () -> Void] = []
 
-    /// `nice`: the thread's nice value (Linux keeps one per thread; 0 leaves it as it is).
-    public init(name: String, nice: Int32 = 0) {
-        let thread = Thread { [self] in
-            // Only raised (a lower priority), which needs no privilege; failing leaves it as is.
-            if nice > 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) }
-            self.loop()
-        }
+    public init(name: String) {
+        let thread = Thread { [self] in self.loop() }
         thread.name = name
         thread.stackSize = 8 << 20
         thread.start()
@@ -211,9 +206,6 @@ public final class WorkerThread: @unchecked Sendable {
 
     /// Parses inputs (one at a time) beside the writing thread.
     public static let parsing = WorkerThread(name: "funnel-parse")
-    /// Folds journeys beside the writing thread, at a lower priority: the writer and the
-    /// parser feeding it are the ingest's critical path, and a fold that falls behind is
-    /// caught up on both cores once the writer waits for it. (Per thread run times showed the
-    /// writer waiting over a second for a core it shared with the fold.)
-    public static let folding = WorkerThread(name: "funnel-fold", nice: 10)
+    /// Folds journeys beside the writing thread.
+    public static let folding = WorkerThread(name: "funnel-fold")
 }

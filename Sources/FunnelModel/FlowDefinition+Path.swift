@@ -109,3 +109,29 @@ extension FlowDefinition {
         return parts.joined(separator: ", ")
     }
 }
+
+extension FlowDefinition {
+    /// Every context key (as `ConditionContext.lookup` names it) that a condition of the flow
+    /// reads, the lane key included. The expected path reads the context only through these
+    /// keys and the flags.
+    public var conditionKeys: Set<String> {
+        var texts = lanes.compactMap(\.when) + steps.compactMap(\.when)
+        texts += lanes.flatMap { $0.steps.compactMap(\.when) }
+        var keys = Set(texts.compactMap { try? Condition(parsing: $0) }.flatMap(\.keys))
+        if let laneKey { keys.insert(laneKey) }
+        return keys
+    }
+
+    /// The part of `ctx` that the expected path can read, given `conditionKeys`: the values,
+    /// app version, platform and start day a condition names, and every flag. Two contexts
+    /// with the same part have the same expected path.
+    public func pathContext(_ ctx: ConditionContext, keys: Set<String>) -> ConditionContext {
+        var values: [String: JSONValue] = [:]
+        for (k, v) in ctx.values where keys.contains(k) { values[k] = v }
+        return ConditionContext(values: values, flags: ctx.flags,
+                                appVersion: keys.contains("app_version") ? ctx.appVersion : nil,
+                                platform: keys.contains("platform") ? ctx.platform : nil,
+                                startDate: keys.contains("start_date") ? ctx.startDate : nil,
+                                flagDefaults: ctx.flagDefaults)
+    }
+}

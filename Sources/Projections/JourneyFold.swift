@@ -1,3 +1,4 @@
+import Foundation
 import FunnelModel
 
 /// The one fold from a user's events to their `Journey`. Reports use it through the
@@ -201,7 +202,10 @@ public struct JourneyFold: Sendable {
     }
 
     /// The journey folded so far, with its expected path and eligibility.
-    public func finish() -> Journey {
+    public func finish() -> Journey { finish(paths: nil) }
+
+    /// `finish()`, taking the expected path from `paths` when it holds one for the context.
+    func finish(paths: ExpectedPaths?) -> Journey {
         var ctx = ConditionContext(values: values, flags: flags, appVersion: appVersion, platform: platform,
                                    startDate: startedAt?.utcDay, flagDefaults: definition?.flagDefaults ?? [:])
         if let d = definition { ctx.flagDefaults = d.flagDefaults }
@@ -210,7 +214,7 @@ public struct JourneyFold: Sendable {
         var laneReason = "no flow definition for \(flow)"
         var deviations = self.deviations
         if let definition {
-            let expected = definition.expectedPath(ctx)
+            let expected = paths?.path(for: ctx) ?? definition.expectedPath(ctx)
             lane = expected.lane
             laneReason = expected.laneReason
             // Steps on the path before the one the user started on are not tracked for them.
@@ -298,5 +302,36 @@ public struct JourneyFold: Sendable {
             any = true
         }
         return any ? fold : nil
+    }
+}
+
+/// Expected paths already worked out for one flow definition, by the part of the context they
+/// read (`FlowDefinition.pathContext`): most journeys share a few lanes, answers and flags.
+/// Shared by the threads that fold; bounded (it starts over past `limit` contexts).
+final class ExpectedPaths: @unchecked Sendable {
+    let definition: FlowDefinition
+    private let keys: Set<String>
+    private let lock = NSLock()
+    private var paths: [ConditionContext: ExpectedPath] = [:]
+    private let limit = 4_096
+
+    init(_ definition: FlowDefinition) {
+        self.definition = definition
+        keys = definition.conditionKeys
+    }
+
+    func path(for ctx: ConditionContext) -> ExpectedPath {
+        let key = definition.pathContext(ctx, keys: keys)
+        lock.lock()
+        let known = paths[key]
+        lock.unlock()
+        if let known { return known }
+        // Worked out from the part alone, so a path is always the same function of its key.
+        let path = definition.expectedPath(key)
+        lock.lock()
+        if paths.count >= limit { paths.removeAll() }
+        paths[key] = path
+        lock.unlock()
+        return path
     }
 }

@@ -67,7 +67,7 @@ public enum ProjectionStore {
             try db.cachedStatement(sql: "DELETE FROM journeys WHERE flow = ? AND user_id = ?").execute(arguments: [flow, user])
             return nil
         }
-        let journey = fold.finish()
+        let journey = fold.finish(paths: context.paths)
         try save(journey, context: context, resume: fold.resume, in: db)
         return journey
     }
@@ -329,7 +329,7 @@ extension ProjectionStore {
                         continue
                     }
                 }
-                results.set(i, fold.map { .row(ProjectionStore.encode($0.finish(), context: context, resume: $0.resume)) } ?? .none)
+                results.set(i, fold.map { .row(ProjectionStore.encode($0.finish(paths: context.paths), context: context, resume: $0.resume)) } ?? .none)
                 i += workers
             }
         }
@@ -383,9 +383,12 @@ struct FlowContext: Sendable {
     let slots: [String: Int]
     /// The definition's step ids (built once, not once per journey folded).
     let knownSteps: Set<String>
+    /// Expected paths worked out so far (nil without a definition).
+    let paths: ExpectedPaths?
 
     init(_ definition: FlowDefinition?) {
         self.definition = definition
+        paths = definition.map(ExpectedPaths.init)
         knownSteps = Set(definition?.steps.map(\.id) ?? [])
         fingerprint = ProjectionStore.fingerprint(definition)
         var slots: [String: Int] = [:]

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import FunnelModel
+import Flows
 @testable import Projections
 
 /// The mini flow of Tests/Fixtures/mini-flow.json.
@@ -159,5 +160,45 @@ final class JourneyFoldTests: XCTestCase {
         XCTAssertEqual(j.currentStep, "signIn")
         XCTAssertEqual(j.events, 2)
         XCTAssertNil(JourneyFold.journey(of: b.events, definition: miniFlow, until: b.start.adding(seconds: -1)))
+    }
+}
+
+/// Expected paths kept by the part of the context they read give what working each out gives,
+/// for every built-in flow and many contexts; values no condition names share one path.
+final class ExpectedPathsTests: XCTestCase {
+    func testKeptPathsAreTheOnesWorkedOutForEachContext() {
+        for flow in Flows.builtIn {
+            let paths = ExpectedPaths(flow)
+            let keys = flow.conditionKeys
+            // Every value a step collects, one answer per key at a time, with flags on and off.
+            var contexts: [ConditionContext] = [ConditionContext()]
+            for step in flow.steps {
+                for c in step.collects {
+                    for v in c.values ?? [] {
+                        var ctx = contexts[contexts.count / 2]
+                        ctx.values[c.key] = .string(v)
+                        contexts.append(ctx)
+                    }
+                }
+            }
+            for base in contexts where contexts.count < 400 {
+                for on in [true, false] {
+                    var ctx = base
+                    for f in flow.flags { ctx.flags[f.id] = .bool(on) }
+                    ctx.appVersion = on ? "3.3.0" : "3.1.0"
+                    ctx.startDate = on ? "2026-10-02" : "2026-09-30"
+                    contexts.append(ctx)
+                }
+            }
+            for ctx in contexts {
+                var noisy = ctx
+                noisy.values["notInAnyCondition"] = .number("\(contexts.count)")
+                XCTAssertEqual(paths.path(for: ctx), flow.expectedPath(ctx), flow.id)
+                XCTAssertEqual(paths.path(for: noisy), flow.expectedPath(ctx), flow.id)
+            }
+            XCTAssertFalse(keys.contains("notInAnyCondition"))
+        }
+        let glp1 = Flows.builtIn.first { $0.id == "glp1" }
+        XCTAssertEqual(glp1.map { $0.conditionKeys.contains("journeyStatus") }, true)
     }
 }

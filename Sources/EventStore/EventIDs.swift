@@ -374,15 +374,9 @@ struct IDFilter {
         return (block * 8, z)
     }
 
+    /// Adds `h`, counting it whether or not its bits were all set already.
     mutating func insert(_ h: Int64) {
-        let (base, z) = probe(h)
-        words.withUnsafeMutableBufferPointer { p in
-            for i in 0..<4 {
-                let bit = Int((z >> (9 * UInt64(i))) & 511)
-                p[base + bit >> 6] |= 1 << UInt64(bit & 63)
-            }
-        }
-        count += 1
+        if testAndInsert(h) { count += 1 }
     }
 
     /// Whether the filter may have held `h` before, which it then holds. (Ingest calls it for

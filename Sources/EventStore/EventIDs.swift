@@ -186,73 +186,21 @@ enum EventIDs {
         mutating func advance() { i += 1 }
     }
 
-    /// Adds `new` (any order; sorted in place) as a run, then merges runs of similar size.
-    static func add(sorting new: inout [Entry], maxEntries: Int = maxEntries, in db: Database) throws {
-        guard !new.isEmpty else { return }
-        sortEntries(&new)
-        var writer = try RunWriter(run: try nextRun(in: db), maxEntries: maxEntries, in: db)
-        for e in new { try writer.append(e) }
-        try writer.finish(in: db)
-        try compact(maxEntries: maxEntries, in: db)
+    /// Adds `new` (any order) as a run, then merges runs of similar size.
+    static func add(_ new: [Entry], maxEntries: Int = maxEntries, in db: Database) throws {
+        var ids = NewIDs()
+        for e in new { ids.append(e) }
+        try add(&ids, maxEntries: maxEntries, in: db)
     }
 
-    /// Sorts pairs by (hash, seq): a radix sort on the hash, a byte a pass (a comparison sort
-    /// of 200,000 random hashes cost the writer 5 times as much), then pairs of one hash by
-    /// seq (they are rare: different ids with one hash, or a hash added twice).
-    static func sortEntries(_ entries: inout [Entry]) {
-        let n = entries.count
-        guard n > 256 else {
-            entries.sort()
-            return
-        }
-        // Counts of each byte of the hash (sign bit flipped: signed order), all passes at once.
-        var counts = [Int](repeating: 0, count: 8 * 256)
-        @inline(__always) func key(_ e: Entry) -> UInt64 { UInt64(bitPattern: e.hash) ^ (1 << 63) }
-        for e in entries {
-            var k = key(e)
-            for pass in 0..<8 {
-                counts[pass &* 256 &+ Int(k & 0xFF)] &+= 1
-                k >>= 8
-            }
-        }
-        var scratch = [Entry](repeating: Entry(hash: 0, seq: 0), count: n)
-        var sourceIsEntries = true
-        for pass in 0..<8 {
-            let base = pass * 256
-            // A byte that is the same in every hash leaves the order as it is.
-            if counts[base..<(base + 256)].contains(n) { continue }
-            var offsets = [Int](repeating: 0, count: 256)
-            var sum = 0
-            for b in 0..<256 {
-                offsets[b] = sum
-                sum += counts[base + b]
-            }
-            let shift = UInt64(8 * pass)
-            func scatter(_ from: UnsafeBufferPointer<Entry>, _ to: UnsafeMutableBufferPointer<Entry>) {
-                offsets.withUnsafeMutableBufferPointer { o in
-                    for e in from {
-                        let b = Int((key(e) >> shift) & 0xFF)
-                        to[o[b]] = e
-                        o[b] &+= 1
-                    }
-                }
-            }
-            if sourceIsEntries {
-                entries.withUnsafeBufferPointer { from in scratch.withUnsafeMutableBufferPointer { scatter(from, $0) } }
-            } else {
-                scratch.withUnsafeBufferPointer { from in entries.withUnsafeMutableBufferPointer { scatter(from, $0) } }
-            }
-            sourceIsEntries.toggle()
-        }
-        if !sourceIsEntries { swap(&entries, &scratch) }
-        // Pairs that share a hash, by seq (stable passes kept their arrival order).
-        var i = 0
-        while i < n {
-            var j = i + 1
-            while j < n && entries[j].hash == entries[i].hash { j += 1 }
-            if j - i > 1 { entries[i..<j].sort() }
-            i = j
-        }
+    /// Adds an input's new pairs as a run (leaving `new` empty), then merges runs of similar
+    /// size.
+    static func add(_ new: inout NewIDs, maxEntries: Int = maxEntries, in db: Database) throws {
+        guard new.count > 0 else { return }
+        var writer = try RunWriter(run: try nextRun(in: db), maxEntries: maxEntries, in: db)
+        try new.drain { try writer.append($0) }
+        try writer.finish(in: db)
+        try compact(maxEntries: maxEntries, in: db)
     }
 
     private static func nextRun(in db: Database) throws -> Int64 {
@@ -335,7 +283,7 @@ enum EventIDs {
             }
         }
         if writer.pairs > 0 { try writer.finish(in: db) }
-        try add(sorting: &moved, in: db)
+        try add(moved, in: db)
         try db.execute(sql: "DROP INDEX events_by_id_hash")
     }
 }
@@ -420,58 +368,110 @@ struct IDFilter {
     }
 }
 
-/// The ids an input added so far, for finding a copy later in the same input: the pairs in
-/// arrival order, and an open-addressing table of their positions (4 bytes a slot).
+/// The ids an input added so far, for finding a copy later in the same input. They are kept
+/// the way the store keeps its runs: a short unsorted tail, and sorted chunks, a new chunk
+/// merged into the one before while that one is no larger (up to `chunkLimit` pairs). A
+/// lookup scans the tail and searches each chunk; an append costs a few moves in order (an
+/// open-addressing table before cost the writer a cache miss a line), and the pairs leave in
+/// order by a merge of the chunks, 16 bytes a pair in memory and no sorted copy.
 struct NewIDs {
-    private(set) var entries: [EventIDs.Entry] = []
-    private var slots: [Int32] = []
-    private var mask = 0
+    let tailLimit: Int
+    let chunkLimit: Int
+    private var chunks: [[EventIDs.Entry]] = []
+    private var tail: [EventIDs.Entry] = []
+    /// Pairs added.
+    private(set) var count = 0
 
-    init() {
-        slots = [Int32](repeating: -1, count: 1 << 16)
-        mask = slots.count - 1
-    }
-
-    @inline(__always)
-    private static func start(_ hash: Int64, _ mask: Int) -> Int {
-        Int(truncatingIfNeeded: (UInt64(bitPattern: hash) &* 0x9E37_79B9_7F4A_7C15) >> 20) & mask
+    init(tailLimit: Int = 256, chunkLimit: Int = 1 << 16) {
+        self.tailLimit = max(1, tailLimit)
+        self.chunkLimit = max(self.tailLimit, chunkLimit)
+        tail.reserveCapacity(self.tailLimit)
     }
 
     mutating func append(_ e: EventIDs.Entry) {
-        if (entries.count + 1) * 2 > slots.count { grow() }
-        entries.append(e)
-        place(Int32(entries.count - 1))
+        tail.append(e)
+        count += 1
+        if tail.count >= tailLimit { settleTail() }
     }
 
-    private mutating func place(_ index: Int32) {
-        var i = NewIDs.start(entries[Int(index)].hash, mask)
-        while slots[i] >= 0 { i = (i + 1) & mask }
-        slots[i] = index
+    /// Sorts the tail into a chunk, merging it into the chunks before while they are no larger.
+    private mutating func settleTail() {
+        var run = tail
+        run.sort()
+        tail.removeAll(keepingCapacity: true)
+        while let last = chunks.last, last.count <= run.count, last.count + run.count <= chunkLimit {
+            run = NewIDs.merge(chunks.removeLast(), run)
+        }
+        chunks.append(run)
     }
 
-    private mutating func grow() {
-        slots = [Int32](repeating: -1, count: slots.count * 2)
-        mask = slots.count - 1
-        for i in entries.indices { place(Int32(i)) }
+    private static func merge(_ a: [EventIDs.Entry], _ b: [EventIDs.Entry]) -> [EventIDs.Entry] {
+        var out: [EventIDs.Entry] = []
+        out.reserveCapacity(a.count + b.count)
+        var i = 0, j = 0
+        while i < a.count && j < b.count {
+            if b[j] < a[i] {
+                out.append(b[j])
+                j += 1
+            } else {
+                out.append(a[i])
+                i += 1
+            }
+        }
+        out.append(contentsOf: a[i...])
+        out.append(contentsOf: b[j...])
+        return out
     }
 
     /// The seqs added under `hash`, in arrival order.
     func seqs(of hash: Int64) -> [Int64] {
         var out: [Int64] = []
-        var i = NewIDs.start(hash, mask)
-        while slots[i] >= 0 {
-            let e = entries[Int(slots[i])]
-            if e.hash == hash { out.append(e.seq) }
-            i = (i + 1) & mask
+        for e in tail where e.hash == hash { out.append(e.seq) }
+        for chunk in chunks {
+            var lo = 0, hi = chunk.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if chunk[mid].hash < hash { lo = mid + 1 } else { hi = mid }
+            }
+            while lo < chunk.count && chunk[lo].hash == hash {
+                out.append(chunk[lo].seq)
+                lo += 1
+            }
         }
         return out.sorted()
     }
 
-    /// The pairs, handed over (the table is left empty).
-    mutating func take() -> [EventIDs.Entry] {
-        slots = []
-        mask = 0
-        defer { entries = [] }
-        return entries
+    /// Hands every pair to `body` in (hash, seq) order, merging the chunks, and leaves the
+    /// set empty.
+    mutating func drain(_ body: (EventIDs.Entry) throws -> Void) rethrows {
+        if !tail.isEmpty { settleTail() }
+        let chunks = self.chunks
+        self = NewIDs(tailLimit: tailLimit, chunkLimit: chunkLimit)
+        // A binary heap of chunk numbers, by each chunk's next pair.
+        var next = [Int](repeating: 0, count: chunks.count)
+        var heap = Array(chunks.indices)
+        func less(_ a: Int, _ b: Int) -> Bool { chunks[a][next[a]] < chunks[b][next[b]] }
+        func siftDown(_ start: Int) {
+            var i = start
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < heap.count && less(heap[l], heap[m]) { m = l }
+                if r < heap.count && less(heap[r], heap[m]) { m = r }
+                if m == i { return }
+                heap.swapAt(i, m)
+                i = m
+            }
+        }
+        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
+        while let top = heap.first {
+            try body(chunks[top][next[top]])
+            next[top] += 1
+            if next[top] == chunks[top].count {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+            }
+            if !heap.isEmpty { siftDown(0) }
+        }
     }
 }

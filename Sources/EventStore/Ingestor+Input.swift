@@ -545,9 +545,7 @@ extension Ingestor {
                             first_ts_us = min(first_ts_us, excluded.first_ts_us), last_ts_us = max(last_ts_us, excluded.last_ts_us)
                         """, arguments: [flow, v.0, v.1, v.2])
                 }
-                var added = newIDs.take()
-                try EventIDs.add(sorting: &added, in: db)
-                added = []
+                try EventIDs.add(&newIDs, in: db)
                 idFilter = filter
                 try runs.flush(db)
                 if let observer { try observer.willCommit(in: db, newUsers: newUsers, more: index + 1 < count) }

@@ -43,7 +43,7 @@ final class EventIDsTests: XCTestCase {
                 seq += 2
                 all += new
                 new.shuffle()
-                try EventIDs.add(sorting: &new, maxEntries: 64, in: db)
+                try EventIDs.add(new, maxEntries: 64, in: db)
                 let finder = try EventIDs.Finder(db)
                 XCTAssertEqual(try finder.seqs(of: .max).count, round + 1)
             }
@@ -84,28 +84,45 @@ final class EventIDsTests: XCTestCase {
         }
     }
 
-    /// The radix sort gives the order of a comparison sort: signed hashes (negative first),
-    /// pairs of one hash by seq whatever their arrival order, and a byte the same in every
-    /// hash (here the top one in the second case) skipped without changing the order.
-    func testSortingPairsGivesHashThenSeqOrder() {
+    /// An input's new pairs, found again under their hash wherever they are held (the unsorted
+    /// tail, a small chunk, a full chunk), and handed over in (hash, seq) order: signed hashes
+    /// negative first, the pairs of one hash by seq though the hash came back later in
+    /// arrival (and in another chunk). Small limits, so every layout occurs.
+    func testNewIDsAreFoundAndLeaveInHashThenSeqOrder() {
         var rng = SystemRandomNumberGenerator()
-        for mask in [UInt64.max, 0x00FF_FFFF_FFFF_FFFF] {
+        for (tail, chunk) in [(4, 16), (256, 1 << 16), (7, 7)] {
+            var ids = NewIDs(tailLimit: tail, chunkLimit: chunk)
             var entries: [EventIDs.Entry] = []
-            for i in 0..<20_000 {
-                let h = Int64(bitPattern: rng.next() & mask)
-                entries.append(EventIDs.Entry(hash: h, seq: Int64(40_000 - i)))
-                // Every 97th hash again, with a lower seq and later in the list.
-                if i % 97 == 0 { entries.append(EventIDs.Entry(hash: h, seq: Int64(i))) }
+            var seq: Int64 = 0
+            func add(_ h: Int64) {
+                seq += 1
+                let e = EventIDs.Entry(hash: h, seq: seq)
+                entries.append(e)
+                ids.append(e)
             }
-            entries.append(EventIDs.Entry(hash: .min, seq: 5))
-            entries.append(EventIDs.Entry(hash: .max, seq: 1))
-            entries.append(EventIDs.Entry(hash: -1, seq: 9))
-            entries.append(EventIDs.Entry(hash: 0, seq: 3))
-            var sorted = entries
-            EventIDs.sortEntries(&sorted)
-            XCTAssertEqual(sorted, entries.sorted())
-            XCTAssertEqual(sorted.first, EventIDs.Entry(hash: .min, seq: 5))
-            XCTAssertEqual(sorted.last, EventIDs.Entry(hash: .max, seq: 1))
+            for i in 0..<5_000 {
+                let h = Int64(bitPattern: rng.next())
+                add(h)
+                // Every 97th hash again, some lines later (another chunk, mostly).
+                if i % 97 == 0 { add(h) }
+                if i % 101 == 0, let earlier = entries.randomElement() { add(earlier.hash) }
+            }
+            add(.min)
+            add(.max)
+            add(-1)
+            add(0)
+            XCTAssertEqual(ids.count, entries.count)
+            var expected: [Int64: [Int64]] = [:]
+            for e in entries { expected[e.hash, default: []].append(e.seq) }
+            for (hash, seqs) in expected { XCTAssertEqual(ids.seqs(of: hash), seqs, "hash \(hash), limits \(tail) \(chunk)") }
+            XCTAssertEqual(ids.seqs(of: 12_345), [])
+            var drained: [EventIDs.Entry] = []
+            ids.drain { drained.append($0) }
+            XCTAssertEqual(drained, entries.sorted(), "limits \(tail) \(chunk)")
+            XCTAssertEqual(drained.first?.hash, .min)
+            XCTAssertEqual(drained.last?.hash, .max)
+            XCTAssertEqual(ids.count, 0)
+            XCTAssertEqual(ids.seqs(of: .max), [])
         }
     }
 

@@ -63,7 +63,7 @@ final class StoredLineTests: XCTestCase {
                 """, arguments: [slot, input, Data(body)])
             let seq = db.lastInsertedRowID
             var planted = [EventIDs.Entry(hash: slot, seq: seq)]
-            try EventIDs.add(sorting: &planted, in: db)
+            try EventIDs.add(planted, in: db)
             try db.execute(sql: """
                 INSERT INTO user_runs (user, flow, first_seq, events, last_ts_us, seqs)
                 VALUES ((SELECT id FROM atoms WHERE text = 'u-1'), (SELECT id FROM atoms WHERE text = 'glp1'), ?, 1, 0, ?)

@@ -353,7 +353,8 @@ extension Ingestor {
                                     observer?.didAccept(line: line.number, seq: seq, asked: line.wantsSeq)
                                 } else if observer != nil, let env = line.envelope {
                                     let bytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
-                                    appended.append(RecordedEvent(seq: seq, event: line.event ?? decoder.event(from: env, in: b),
+                                    let parsed = row.lineIndex < batch.events.count ? batch.events[row.lineIndex] : nil
+                                    appended.append(RecordedEvent(seq: seq, event: parsed ?? decoder.event(from: env, in: b),
                                                                   line: wantsLines ? String(decoding: bytes, as: UTF8.self) : ""))
                                 }
                             }

@@ -11,8 +11,6 @@ struct ParsedLine: Sendable {
     var count: Int
     var envelope: Envelope?
     var rejection: Rejection?
-    /// The decoded event, when the parser was asked to build events.
-    var event: Event?
     /// The parser-side sink asked for this line's seq, should it be accepted.
     var wantsSeq = false
 }
@@ -28,6 +26,9 @@ public protocol ParsedEventSink: AnyObject, Sendable {
 struct LineBatch: Sendable {
     var bytes: [UInt8] = []
     var lines: [ParsedLine] = []
+    /// The decoded events, line by line, when the parser was asked to build them (empty
+    /// otherwise: most ingests hand events to a sink, and a line stays small).
+    var events: [Event?] = []
     /// Compressed bytes read from the input so far.
     var bytesRead: Int64 = 0
 }
@@ -51,6 +52,7 @@ enum LineParser {
         var batch = LineBatch()
         batch.bytes.reserveCapacity(batchBytes + LineReader.maxLineLength)
         batch.lines.reserveCapacity(batchLines)
+        if events { batch.events.reserveCapacity(batchLines) }
         var stopped = false
         struct Stop: Error {}
         func rebase(_ r: StringRef, line: Int, scratch: Int) -> StringRef {
@@ -62,6 +64,7 @@ enum LineParser {
                 let lineStart = batch.bytes.count
                 batch.bytes.append(contentsOf: bytes)
                 var parsed = ParsedLine(number: info.number, offset: info.offset, start: lineStart, count: bytes.count)
+                var event: Event?
                 if info.isOversized {
                     parsed.rejection = .lineTooLong(length: info.length)
                 } else {
@@ -71,7 +74,7 @@ enum LineParser {
                         if let eventSink {
                             parsed.wantsSeq = eventSink.take(line: info.number, event: decoder.event(from: env, in: bytes, cache: &cache, id: false))
                         } else if events {
-                            parsed.event = decoder.event(from: env, in: bytes, cache: &cache)
+                            event = decoder.event(from: env, in: bytes, cache: &cache)
                         }
                         let scratchStart = batch.bytes.count
                         if !decoder.scratch.isEmpty { batch.bytes.append(contentsOf: decoder.scratch) }
@@ -87,11 +90,17 @@ enum LineParser {
                     }
                 }
                 batch.lines.append(parsed)
+                if events { batch.events.append(event) }
                 if batch.lines.count >= batchLines || batch.bytes.count >= batchBytes {
                     batch.bytesRead = stream.bytesRead
+                    let used = batch.bytes.count
                     guard try sink(batch) else { stopped = true; throw Stop() }
-                    batch.bytes.removeAll(keepingCapacity: true)
+                    // The batch went on with its buffers: new ones, sized to the last batch
+                    // with some room (a few batches are held at once, so each is kept snug).
+                    batch.bytes = []
+                    batch.bytes.reserveCapacity(min(batchBytes, used + used / 8) + LineReader.maxLineLength / 16)
                     batch.lines.removeAll(keepingCapacity: true)
+                    batch.events.removeAll(keepingCapacity: true)
                 }
             }
         } catch let e as InputError {

@@ -31,6 +31,9 @@ public struct JourneyFold: Sendable {
     private var signInFailures = 0
     private var deviations: [String] = []
     private let knownSteps: Set<String>
+    /// Whether there is a definition: asked for every event, and `definition != nil` copies
+    /// the whole definition (every array in it retained and released) to answer.
+    private let hasDefinition: Bool
 
     public init(userID: String, flow: String, definition: FlowDefinition?) {
         self.init(userID: userID, flow: flow, definition: definition, knownSteps: nil)
@@ -41,6 +44,7 @@ public struct JourneyFold: Sendable {
         self.userID = userID
         self.flow = flow
         self.definition = definition
+        hasDefinition = definition != nil
         self.knownSteps = knownSteps ?? Set(definition?.steps.map(\.id) ?? [])
     }
 
@@ -106,7 +110,7 @@ public struct JourneyFold: Sendable {
             if let old = flags[k] { note("flag \(k): \(old.textValue) → \(v.textValue)") }
             flags[k] = v
         }
-        if let step = e.step, definition != nil, !knownSteps.contains(step) {
+        if let step = e.step, hasDefinition, !knownSteps.contains(step) {
             unplanned += 1
             note("unknown step \(step): not in flow \(flow)")
             appendDeviation("unknown step \(step)")

@@ -414,7 +414,11 @@ final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
     init(bufferLimit: Int) { self.bufferLimit = bufferLimit }
 
     func take(line: Int, event: consuming Event) -> Bool {
-        let key = ProjectionUpdater.Key(flow: event.flow, user: event.userID)
+        // The key takes the event's user and flow over (see `BufferedEvent.init`).
+        var flow = "", user = ""
+        swap(&flow, &event.flow)
+        swap(&user, &event.userID)
+        let key = ProjectionUpdater.Key(flow: flow, user: user)
         if let i = slot[key] {
             guard i >= 0 else { return false }
             if count >= bufferLimit {

@@ -15,8 +15,8 @@ struct BufferedEvent: FoldableEvent, Sendable {
     var context: EventContext
 
     /// Takes the event's values over: each is swapped out for an empty one, so nothing is
-    /// retained here and released again when the event goes (copying the fields cost the
-    /// parsing thread a tenth of its time).
+    /// retained here and released again when the event goes (those copies and releases were
+    /// about 7 % of the parsing thread's profile).
     init(seq: Int64, _ e: consuming Event) {
         var name = "", step: String? = nil, properties: [String: JSONValue] = [:], context = EventContext()
         swap(&name, &e.rawName)

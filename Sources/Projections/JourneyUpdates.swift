@@ -245,7 +245,7 @@ extension ProjectionStore {
         case .none:
             // A plan from buffered events always has events; one from the log may not.
             if row.fromLog {
-                try db.cachedStatement(sql: "DELETE FROM journeys WHERE flow = ? AND user_id = ?").execute(arguments: [key.flow, key.user])
+                try remove(flow: key.flow, user: key.user, in: db)
             }
         }
     }

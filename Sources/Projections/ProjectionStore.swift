@@ -37,6 +37,21 @@ public enum ProjectionStore {
             try db.execute(sql: "CREATE TABLE journeys_watermark (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)")
             try db.execute(sql: "INSERT INTO journeys_watermark (id, seq) SELECT 1, coalesce(max(seq), 0) FROM events")
         },
+        // The report facts in a narrow table of their own: a report scans about 180 bytes a
+        // journey instead of the whole rows (1.4 KB on average, with the folded journey).
+        StoreMigration(name: "projections-v3-facts-table") { db in
+            try db.execute(sql: """
+                CREATE TABLE journey_facts (
+                    flow TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    last_us INTEGER NOT NULL,
+                    facts BLOB,
+                    PRIMARY KEY (flow, user_id)
+                ) WITHOUT ROWID
+                """)
+            try db.execute(sql: "INSERT INTO journey_facts (flow, user_id, last_us, facts) SELECT flow, user_id, last_us, facts FROM journeys")
+            try db.execute(sql: "ALTER TABLE journeys DROP COLUMN facts")
+        },
     ]
 
     /// A fingerprint of a definition: journeys folded with another one are refolded.
@@ -64,7 +79,7 @@ public enum ProjectionStore {
     static func refold(user: String, flow: String, context: FlowContext, in db: Database) throws -> Journey? {
         let events = try EventStore.events(user: user, flow: flow, in: db)
         guard let fold = JourneyFold.fold(events, definition: context.definition) else {
-            try db.cachedStatement(sql: "DELETE FROM journeys WHERE flow = ? AND user_id = ?").execute(arguments: [flow, user])
+            try remove(flow: flow, user: user, in: db)
             return nil
         }
         let journey = fold.finish(paths: context.paths)
@@ -88,15 +103,26 @@ public enum ProjectionStore {
 
     static func write(_ e: EncodedJourney, context: FlowContext, in db: Database) throws {
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO journeys (flow, user_id, started_us, completed_us, last_us, current_step, lane, definition, data, facts)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO journeys (flow, user_id, started_us, completed_us, last_us, current_step, lane, definition, data)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(flow, user_id) DO UPDATE SET started_us = excluded.started_us,
               completed_us = excluded.completed_us, last_us = excluded.last_us,
               current_step = excluded.current_step, lane = excluded.lane,
-              definition = excluded.definition, data = excluded.data, facts = excluded.facts
+              definition = excluded.definition, data = excluded.data
             """)
         try statement.execute(arguments: [e.flow, e.userID, e.startedUs, e.completedUs, e.lastUs,
-                                          e.currentStep, e.lane, context.fingerprint, e.data, e.facts])
+                                          e.currentStep, e.lane, context.fingerprint, e.data])
+        let facts = try db.cachedStatement(sql: """
+            INSERT INTO journey_facts (flow, user_id, last_us, facts) VALUES (?, ?, ?, ?)
+            ON CONFLICT(flow, user_id) DO UPDATE SET last_us = excluded.last_us, facts = excluded.facts
+            """)
+        try facts.execute(arguments: [e.flow, e.userID, e.lastUs, e.facts])
+    }
+
+    /// Removes a journey (the log has no events for it).
+    static func remove(flow: String, user: String, in db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM journeys WHERE flow = ? AND user_id = ?").execute(arguments: [flow, user])
+        try db.cachedStatement(sql: "DELETE FROM journey_facts WHERE flow = ? AND user_id = ?").execute(arguments: [flow, user])
     }
 
     /// Drops every journey and folds them again from the log. Returns how many journeys.
@@ -107,6 +133,7 @@ public enum ProjectionStore {
         let contexts = byID.mapValues { FlowContext($0) }
         return try store.writer.write { db in
             try db.execute(sql: "DELETE FROM journeys")
+            try db.execute(sql: "DELETE FROM journey_facts")
             var count = 0
             var pending: [(key: ProjectionUpdater.Key, lines: StoredLines)] = []
             var pendingBytes = 0
@@ -179,7 +206,7 @@ public enum ProjectionStore {
         try refoldStale(flow: flow, definition: definition, store: store)
         let slots = FlowContext(definition).slots
         try store.writer.read { db in
-            let statement = try db.makeStatement(sql: "SELECT facts, last_us, user_id FROM journeys WHERE +flow = ?")
+            let statement = try db.makeStatement(sql: "SELECT facts, last_us, user_id FROM journey_facts WHERE flow = ?")
             var facts = JourneyFacts.empty
             try statement.setArguments([flow])
             let handle = statement.sqliteStatement

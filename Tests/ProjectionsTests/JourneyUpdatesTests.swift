@@ -143,4 +143,37 @@ final class JourneyUpdatesTests: DayFilesTestCase {
         XCTAssertGreaterThan(last, 0)
         XCTAssertEqual(watermark, last)
     }
+
+    /// A store made before the facts table kept each journey's facts in its `journeys` row:
+    /// the migration moves every one of them, byte for byte, and drops the column.
+    func testTheFactsMigrationMovesEveryJourneysFacts() throws {
+        let files = try dayFiles(users: 60, seed: 43, start: "2026-10-01", days: 2, into: "a")
+        let st = try store("s.sqlite")
+        _ = try ingest(files, into: st)
+        let sql = "SELECT flow, user_id, last_us, hex(facts) FROM journey_facts ORDER BY flow, user_id"
+        let before = try st.writer.read { db in try Row.fetchAll(db, sql: sql).map(\.description) }
+        let (journeys, withFacts) = try st.writer.read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM journeys") ?? 0,
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM journey_facts WHERE length(facts) > 0") ?? 0)
+        }
+        XCTAssertGreaterThan(journeys, 40)
+        XCTAssertEqual(before.count, journeys)
+        XCTAssertEqual(withFacts, journeys)
+        // Back to the layout before the migration.
+        try st.writer.writeWithoutTransaction { db in
+            try db.execute(sql: "ALTER TABLE journeys ADD COLUMN facts BLOB")
+            try db.execute(sql: """
+                UPDATE journeys SET facts = (SELECT f.facts FROM journey_facts f
+                                             WHERE f.flow = journeys.flow AND f.user_id = journeys.user_id)
+                """)
+            try db.execute(sql: "DROP TABLE journey_facts")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'projections-v3-facts-table'")
+        }
+        let reopened = try store("s.sqlite")
+        let after = try reopened.writer.read { db in try Row.fetchAll(db, sql: sql).map(\.description) }
+        XCTAssertEqual(after, before)
+        let columns = try reopened.writer.read { db in try db.columns(in: "journeys").map(\.name) }
+        XCTAssertFalse(columns.contains("facts"))
+        XCTAssertTrue(columns.contains("data"))
+    }
 }

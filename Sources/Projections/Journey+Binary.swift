@@ -313,8 +313,7 @@ struct BinaryReader {
 
     mutating func double() throws -> Double {
         guard b.count - offset >= 8 else { throw JourneyDecodingError(offset: offset, reason: "unexpected end") }
-        var bits: UInt64 = 0
-        for i in 0..<8 { bits |= UInt64(b[offset + i]) << (8 * UInt64(i)) }
+        let bits = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
         offset += 8
         return Double(bitPattern: bits)
     }

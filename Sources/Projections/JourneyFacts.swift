@@ -135,12 +135,19 @@ public struct JourneyFacts: Sendable, Hashable {
         cohorts = try r.uint()
         flagsOn = try r.uint()
         let n = try r.count()
-        bits.removeAll(keepingCapacity: true)
-        seconds.removeAll(keepingCapacity: true)
-        for _ in 0..<n {
-            let b = try r.byte()
-            bits.append(b & 63)
-            seconds.append(b & 64 != 0 ? try r.double() : .nan)
+        if bits.count != n {
+            bits = [UInt8](repeating: 0, count: n)
+            seconds = [Double](repeating: .nan, count: n)
+        }
+        // Written in place: every journey of a flow has the same number of slots.
+        try bits.withUnsafeMutableBufferPointer { bits in
+            try seconds.withUnsafeMutableBufferPointer { seconds in
+                for k in 0..<n {
+                    let b = try r.byte()
+                    bits[k] = b & 63
+                    seconds[k] = b & 64 != 0 ? try r.double() : .nan
+                }
+            }
         }
         guard r.atEnd else { throw JourneyDecodingError(offset: r.offset, reason: "trailing bytes in facts") }
     }

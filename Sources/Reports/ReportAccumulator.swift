@@ -13,6 +13,9 @@ public struct ReportAccumulator {
     /// Group keys in first-seen order (ties in version order keep it).
     var seen: [String] = []
     var scratch: Facts
+    /// The query's cohort as a bit of `JourneyFacts.cohorts` (0 when the definition has no
+    /// such cohort, so no journey is in it); nil without a cohort.
+    let cohortMask: UInt64?
 
     public init(builder: ReportBuilder, query: ReportQuery) {
         self.builder = builder
@@ -20,6 +23,10 @@ public struct ReportAccumulator {
         layout = Layout(builder.definition)
         all = Figures(layout)
         scratch = Facts(width: layout.slot.count)
+        cohortMask = query.cohort.map { cohort in
+            guard let i = builder.definition.cohorts.firstIndex(of: cohort), i < 64 else { return 0 }
+            return 1 << UInt64(i)
+        }
     }
 
     /// Whether `add(_: JourneyFacts)` can answer this query (no ad hoc filters; a flag
@@ -32,13 +39,10 @@ public struct ReportAccumulator {
 
     /// Counts a journey given by its report facts (see `acceptsFacts`) when the query selects it.
     public mutating func add(_ f: JourneyFacts) {
-        let definition = builder.definition
         guard let started = f.startedAt, started <= query.asOf.micros else { return }
         if let since = query.since, started < since.micros { return }
         if let until = query.until, started >= until.micros { return }
-        if let cohort = query.cohort {
-            guard let i = definition.cohorts.firstIndex(of: cohort), i < 64, f.cohorts & (1 << UInt64(i)) != 0 else { return }
-        }
+        if let mask = cohortMask, f.cohorts & mask == 0 { return }
         scratch.reset()
         scratch.lane = f.lane
         if let c = f.completedAt, c <= query.asOf.micros {
@@ -48,15 +52,27 @@ public struct ReportAccumulator {
             scratch.state = f.lastEventAt >= query.asOf.micros - idleMicros ? .inProgress : .abandoned
         }
         if let s = f.startedAt, let c = f.completedAt { scratch.secondsToComplete = Double(c - s) / 1_000_000 }
-        for k in 0..<min(f.bits.count, scratch.reached.count) {
-            let b = f.bits[k]
-            scratch.reached[k] = b & 1 != 0
-            scratch.seconds[k] = f.seconds[k]
-            scratch.path[k] = b >> 1
+        let width = min(f.bits.count, scratch.reached.count)
+        f.bits.withUnsafeBufferPointer { bits in
+            f.seconds.withUnsafeBufferPointer { seconds in
+                scratch.reached.withUnsafeMutableBufferPointer { reached in
+                    scratch.seconds.withUnsafeMutableBufferPointer { toSeconds in
+                        scratch.path.withUnsafeMutableBufferPointer { path in
+                            for k in 0..<width {
+                                let b = bits[k]
+                                reached[k] = b & 1 != 0
+                                toSeconds[k] = seconds[k]
+                                path[k] = b >> 1
+                            }
+                        }
+                    }
+                }
+            }
         }
         scratch.current = f.current
         all.add(scratch, layout)
         guard let by = query.by else { return }
+        let definition = builder.definition
         let keys: [String]
         switch by {
         case .cohort:
@@ -145,6 +161,13 @@ public struct ReportAccumulator {
         var slot: [String: Int] = [:]
         var blocks: [Block] = []
         var lanes: [String] = []
+        /// The blocks' steps as one run of cells (what `Figures.add` counts per journey):
+        /// block b's cells are `cellStart[b]..<cellStart[b + 1]`, cell j counts slot
+        /// `cellSlot[j]` (-1: none); `blockMember` and `blockPrevious` are -1 for nil.
+        var cellStart: [Int] = [0]
+        var cellSlot: [Int] = []
+        var blockMember: [Int] = []
+        var blockPrevious: [Int] = []
 
         init(_ definition: FlowDefinition) {
             lanes = definition.lanes.map(\.id)
@@ -165,6 +188,12 @@ public struct ReportAccumulator {
                     blocks.append(Block(lane: lane.id, steps: steps, slots: slots(steps), member: index,
                                         previousSlot: shared.last.flatMap { slot[$0] }))
                 }
+            }
+            for block in blocks {
+                cellSlot += block.slots
+                cellStart.append(cellSlot.count)
+                blockMember.append(block.member ?? -1)
+                blockPrevious.append(block.previousSlot ?? -1)
             }
         }
 
@@ -213,11 +242,9 @@ public struct ReportAccumulator {
             lane = -1
             state = .inProgress
             secondsToComplete = nil
-            for i in reached.indices {
-                reached[i] = false
-                seconds[i] = .nan
-                path[i] = 0
-            }
+            reached.withUnsafeMutableBufferPointer { $0.update(repeating: false) }
+            seconds.withUnsafeMutableBufferPointer { $0.update(repeating: .nan) }
+            path.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
             current = -1
         }
     }
@@ -232,12 +259,13 @@ public struct ReportAccumulator {
         var durations: [Double] = []
         var members: [Int]
         var previousReached: [Int]
-        var steps: [[Step]]
+        /// One per cell of the layout (a block's step).
+        var cells: [Step]
 
         init(_ layout: Layout) {
             members = [Int](repeating: 0, count: layout.blocks.count)
             previousReached = [Int](repeating: 0, count: layout.blocks.count)
-            steps = layout.blocks.map { [Step](repeating: Step(), count: $0.steps.count) }
+            cells = [Step](repeating: Step(), count: layout.cellSlot.count)
         }
 
         mutating func add(_ f: Facts, _ layout: Layout) {
@@ -249,25 +277,42 @@ public struct ReportAccumulator {
             case .inProgress: inProgress += 1
             case .abandoned: abandoned += 1
             }
-            for (b, block) in layout.blocks.enumerated() {
-                if let lane = block.member, f.lane != lane { continue }
-                members[b] += 1
-                if let p = block.previousSlot, f.reached[p] { previousReached[b] += 1 }
-                for (i, k) in block.slots.enumerated() where k >= 0 {
-                    if f.reached[k] {
-                        steps[b][i].reached += 1
-                        if !f.seconds[k].isNaN { steps[b][i].dwell.append(f.seconds[k]) }
-                    }
-                    let bits = f.path[k]
-                    if bits != 0 {
-                        if bits & 2 != 0 {
-                            steps[b][i].eligible += 1
-                            if bits & 4 != 0 { steps[b][i].eligibleReached += 1 }
+            // Flat loops over the layout's cells, through buffer pointers: one uniqueness
+            // check per journey, not one per counter.
+            let dropAt = f.state == .abandoned ? f.current : -2
+            let cellSlot = layout.cellSlot, cellStart = layout.cellStart
+            let blockMember = layout.blockMember, blockPrevious = layout.blockPrevious
+            f.reached.withUnsafeBufferPointer { reached in
+                f.seconds.withUnsafeBufferPointer { seconds in
+                    f.path.withUnsafeBufferPointer { path in
+                        cells.withUnsafeMutableBufferPointer { cells in
+                            for b in 0..<blockMember.count {
+                                let member = blockMember[b]
+                                if member >= 0 && f.lane != member { continue }
+                                members[b] += 1
+                                let p = blockPrevious[b]
+                                if p >= 0 && reached[p] { previousReached[b] += 1 }
+                                for j in cellStart[b]..<cellStart[b + 1] {
+                                    let k = cellSlot[j]
+                                    if k < 0 { continue }
+                                    if reached[k] {
+                                        cells[j].reached += 1
+                                        if !seconds[k].isNaN { cells[j].dwell.append(seconds[k]) }
+                                    }
+                                    let bits = path[k]
+                                    if bits != 0 {
+                                        if bits & 2 != 0 {
+                                            cells[j].eligible += 1
+                                            if bits & 4 != 0 { cells[j].eligibleReached += 1 }
+                                        }
+                                        if bits & 8 != 0 { cells[j].skipped += 1 }
+                                        if bits & 16 != 0 { cells[j].before += 1 }
+                                    }
+                                    if k == dropAt { cells[j].dropped += 1 }
+                                }
+                            }
                         }
-                        if bits & 8 != 0 { steps[b][i].skipped += 1 }
-                        if bits & 16 != 0 { steps[b][i].before += 1 }
                     }
-                    if f.current == k && f.state == .abandoned { steps[b][i].dropped += 1 }
                 }
             }
         }
@@ -278,7 +323,7 @@ public struct ReportAccumulator {
                 var previous: Int? = block.previousSlot != nil ? previousReached[b] : nil
                 for (i, ls) in block.steps.enumerated() {
                     let def = definition.step(ls.id)
-                    let c = steps[b][i]
+                    let c = cells[layout.cellStart[b] + i]
                     let conditions = [def?.when, def?.flag.map { "flag:\($0)" }, ls.when, ls.flag.map { "flag:\($0)" }].compactMap { $0 }
                     rows.append(.init(
                         step: ls.id, lane: block.lane,

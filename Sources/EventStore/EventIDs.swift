@@ -294,6 +294,15 @@ struct IDFilter {
     private var words: [UInt64]
     private let blocks: UInt64
     private(set) var count = 0
+    /// The last seq of the saved copy this filter was loaded from or saved as (nil: none).
+    private(set) var savedThrough: Int64?
+
+    /// A saved filter: `blocks` blocks of 8 little-endian words.
+    init(words raw: UnsafeRawBufferPointer, blocks: Int, count: Int) {
+        words = (0..<(blocks * 8)).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
+        self.blocks = UInt64(blocks)
+        self.count = count
+    }
 
     /// Sized for `capacity` hashes at 12 bits each (under 1 % false positives).
     init(capacity: Int) {
@@ -359,12 +368,70 @@ struct IDFilter {
         }
     }
 
-    /// A filter of every hash in the store, with room for `more`.
+    /// A filter of every hash in the store, with room for `more`: the one an ingest saved
+    /// (`id_filter`) plus the events stored after it, else built from every stored hash.
     static func load(more: Int, in db: Database) throws -> IDFilter {
+        if let saved = try loadSaved(more: more, in: db) { return saved }
         let stored = try Int.fetchOne(db, sql: "SELECT coalesce(sum(pairs), 0) FROM event_id_runs") ?? 0
-        var filter = IDFilter(capacity: stored + max(more, 1 << 20))
+        // Room for a quarter more than the store holds: a saved filter serves several inputs
+        // before one is built from every hash again.
+        var filter = IDFilter(capacity: stored + max(more, 1 << 20, stored / 4))
         try EventIDs.forEachHash(in: db) { filter.insert($0) }
         return filter
+    }
+
+    /// The saved filter with the hashes of the events stored after it, when it has room for
+    /// `more`. (A filter holding a hash too many only costs a lookup; one too few would let a
+    /// copy in, so the filter is saved with the seq it covers, in the transaction that stored
+    /// those events, and every later event is added.)
+    static func loadSaved(more: Int, in db: Database) throws -> IDFilter? {
+        let statement = try RawStatement(db, "SELECT through_seq, blocks, count, words FROM id_filter WHERE id = 1")
+        defer { statement.reset() }
+        guard try statement.step("reading the saved id filter") else { return nil }
+        let h = statement.handle
+        let through = sqlite3_column_int64(h, 0)
+        let blocks = Int(sqlite3_column_int64(h, 1))
+        let count = Int(sqlite3_column_int64(h, 2))
+        let n = Int(sqlite3_column_bytes(h, 3))
+        guard blocks > 0, n == blocks * 64, let p = sqlite3_column_blob(h, 3) else { return nil }
+        var filter = IDFilter(words: UnsafeRawBufferPointer(start: p, count: n), blocks: blocks, count: count)
+        filter.savedThrough = through
+        statement.reset()
+        let later = try RawStatement(db, "SELECT id_hash FROM events WHERE seq > ?")
+        later.int(1, through)
+        while try later.step("reading the ids stored after the saved id filter") {
+            filter.insert(sqlite3_column_int64(later.handle, 0))
+        }
+        later.reset()
+        guard filter.count + more <= filter.capacity else { return nil }
+        return filter
+    }
+
+    /// Saves the filter as holding every event up to `through` (in the transaction that
+    /// stored them), unless the saved copy misses fewer events than an eighth of the filter:
+    /// the next load adds those from the log, cheaper than rewriting megabytes each time.
+    mutating func saveIfBehind(through: Int64, in db: Database) throws {
+        if let saved = savedThrough, through - saved <= Int64(count / 8) { return }
+        try save(through: through, in: db)
+    }
+
+    /// Saves the filter as holding every event up to `through` (in the transaction that
+    /// stored them).
+    mutating func save(through: Int64, in db: Database) throws {
+        let statement = try RawStatement(db, """
+            INSERT OR REPLACE INTO id_filter (id, through_seq, blocks, count, words) VALUES (1, ?, ?, ?, ?)
+            """)
+        statement.int(1, through)
+        statement.int(2, Int64(blocks))
+        statement.int(3, Int64(count))
+        // Little-endian words, as loaded (a copy only on a big-endian machine).
+        let le = 1.littleEndian == 1 ? words : words.map(\.littleEndian)
+        try le.withUnsafeBytes { raw in
+            statement.staticBlob(4, UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count))
+            _ = try statement.step("saving the id filter")
+        }
+        statement.reset()
+        savedThrough = through
     }
 }
 

@@ -100,5 +100,19 @@ extension EventStore {
         migrator.registerMigration("v3: event ids in hash ranges instead of a unique index") { db in
             try EventIDs.build(in: db)
         }
+        // The Bloom filter of stored ids, saved by each ingest with the last seq it holds, so
+        // that the next one adds only the events after it instead of reading every stored id
+        // (see IDFilter.load). No row: the filter is built from `event_ids`.
+        migrator.registerMigration("v4: saved id filter") { db in
+            try db.execute(sql: """
+                CREATE TABLE id_filter (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    through_seq INTEGER NOT NULL,
+                    blocks INTEGER NOT NULL,
+                    count INTEGER NOT NULL,
+                    words BLOB NOT NULL
+                )
+                """)
+        }
     }
 }

@@ -547,6 +547,10 @@ extension Ingestor {
                         """, arguments: [flow, v.0, v.1, v.2])
                 }
                 try EventIDs.add(&newIDs, in: db)
+                // The last input of this ingest saves the filter for the next one.
+                if index + 1 == count {
+                    try filter.saveIfBehind(through: try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0, in: db)
+                }
                 idFilter = filter
                 try runs.flush(db)
                 if let observer { try observer.willCommit(in: db, newUsers: newUsers, more: index + 1 < count) }

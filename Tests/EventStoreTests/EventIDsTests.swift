@@ -139,6 +139,33 @@ final class EventIDsTests: XCTestCase {
         XCTAssertLessThan(falsePositives, 1_500, "\(falsePositives) of 100000")
     }
 
+    /// An ingest saves its filter with the last seq it holds; the next one (another process)
+    /// loads it and adds the events stored after it from the log, so copies of those are
+    /// caught too. A small ingest leaves the saved copy as it is.
+    func testTheSavedFilterAndTheEventsAfterItCatchEveryCopy() throws {
+        let path = dir.appendingPathComponent("s.sqlite").path
+        func file(_ name: String, _ range: Range<Int>) throws -> InputSource {
+            let url = dir.appendingPathComponent(name)
+            let lines = range.map { i in
+                #"{"event_id":"e-\#(i)","event":"onboarding.step_viewed","user_id":"u-\#(i % 23)","ts":"2026-10-01T10:\#(String(format: "%02d", i % 60)):00Z","flow":"glp1","step":"signIn"}"#
+            }
+            try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+            return InputSource(path: url.path)
+        }
+        func saved() throws -> Int64? {
+            try EventStore(path: path).writer.read { db in try Int64.fetchOne(db, sql: "SELECT through_seq FROM id_filter") }
+        }
+        _ = try Ingestor(store: try EventStore(path: path)).ingest([try file("a.ndjson", 0..<2000)])
+        XCTAssertEqual(try saved(), 2000)
+        // 100 new events, fewer than an eighth of the filter: the saved copy stays.
+        let b = try Ingestor(store: try EventStore(path: path)).ingest([try file("b.ndjson", 2000..<2100)])
+        XCTAssertEqual(b.accepted, 100)
+        XCTAssertEqual(try saved(), 2000)
+        // Copies of events from both files, and 50 new ones.
+        let c = try Ingestor(store: try EventStore(path: path)).ingest([try file("c.ndjson", 1950..<2150)])
+        XCTAssertEqual([c.accepted, c.duplicates, c.conflicts], [50, 150, 0])
+    }
+
     /// A store whose dedupe was a unique index on events(id_hash), with an event moved to
     /// the next slot by a collision, gets its index built from the log: copies of every stored
     /// event, the moved one included, are still duplicates.

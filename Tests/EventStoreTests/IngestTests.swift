@@ -305,7 +305,8 @@ final class IngestTests: XCTestCase {
             XCTAssertEqual(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"),
                            ["v1: event log, ledger, duplicates, conflicts, quarantine",
                             "v2: user runs instead of a per-event user index",
-                            "v3: event ids in hash ranges instead of a unique index"])
+                            "v3: event ids in hash ranges instead of a unique index",
+                            "v4: saved id filter"])
             // The log has no index: users are found through user_runs, ids through event_ids.
             let indexes = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL")
             XCTAssertEqual(indexes, [])

@@ -150,20 +150,19 @@ public struct ReportAccumulator {
     /// The step table's shape: the steps every lane shares once (lane nil, all users), then
     /// each lane's own steps (the users on that lane). Every lane step has a slot.
     struct Layout {
+        /// A block's heading and rows; what `Figures.add` counts per journey is in the flat
+        /// arrays below.
         struct Block {
             var lane: String?
             var steps: [FlowDefinition.LaneStep]
-            var slots: [Int]
-            /// Users of a lane block are the journeys on that lane; nil: everyone.
-            var member: Int?
-            var previousSlot: Int?
         }
         var slot: [String: Int] = [:]
         var blocks: [Block] = []
         var lanes: [String] = []
-        /// The blocks' steps as one run of cells (what `Figures.add` counts per journey):
-        /// block b's cells are `cellStart[b]..<cellStart[b + 1]`, cell j counts slot
-        /// `cellSlot[j]` (-1: none); `blockMember` and `blockPrevious` are -1 for nil.
+        /// The blocks' steps as one run of cells: block b's cells are
+        /// `cellStart[b]..<cellStart[b + 1]`, cell j counts slot `cellSlot[j]` (-1: none).
+        /// A lane block counts the journeys on lane `blockMember[b]` (-1: everyone), and the
+        /// ones that reached slot `blockPrevious[b]` before it (-1: none).
         var cellStart: [Int] = [0]
         var cellSlot: [Int] = []
         var blockMember: [Int] = []
@@ -174,26 +173,24 @@ public struct ReportAccumulator {
             for lane in definition.lanes {
                 for ls in lane.steps where slot[ls.id] == nil { slot[ls.id] = slot.count }
             }
-            func slots(_ steps: [FlowDefinition.LaneStep]) -> [Int] { steps.map { slot[$0.id] ?? -1 } }
+            func add(lane: String?, _ steps: [FlowDefinition.LaneStep], member: Int?, previousSlot: Int?) {
+                blocks.append(Block(lane: lane, steps: steps))
+                cellSlot += steps.map { slot[$0.id] ?? -1 }
+                cellStart.append(cellSlot.count)
+                blockMember.append(member ?? -1)
+                blockPrevious.append(previousSlot ?? -1)
+            }
             if definition.lanes.count == 1, let only = definition.lanes.first {
-                blocks.append(Block(lane: only.id, steps: only.steps, slots: slots(only.steps), member: nil, previousSlot: nil))
+                add(lane: only.id, only.steps, member: nil, previousSlot: nil)
             } else {
                 let shared = definition.sharedPrefix
                 if let first = definition.lanes.first, !shared.isEmpty {
-                    let steps = Array(first.steps.prefix(shared.count))
-                    blocks.append(Block(lane: nil, steps: steps, slots: slots(steps), member: nil, previousSlot: nil))
+                    add(lane: nil, Array(first.steps.prefix(shared.count)), member: nil, previousSlot: nil)
                 }
                 for (index, lane) in definition.lanes.enumerated() {
-                    let steps = Array(lane.steps.dropFirst(shared.count))
-                    blocks.append(Block(lane: lane.id, steps: steps, slots: slots(steps), member: index,
-                                        previousSlot: shared.last.flatMap { slot[$0] }))
+                    add(lane: lane.id, Array(lane.steps.dropFirst(shared.count)), member: index,
+                        previousSlot: shared.last.flatMap { slot[$0] })
                 }
-            }
-            for block in blocks {
-                cellSlot += block.slots
-                cellStart.append(cellSlot.count)
-                blockMember.append(block.member ?? -1)
-                blockPrevious.append(block.previousSlot ?? -1)
             }
         }
 
@@ -320,7 +317,7 @@ public struct ReportAccumulator {
         func rows(_ definition: FlowDefinition, _ layout: Layout) -> [FunnelReport.StepRow] {
             var rows: [FunnelReport.StepRow] = []
             for (b, block) in layout.blocks.enumerated() {
-                var previous: Int? = block.previousSlot != nil ? previousReached[b] : nil
+                var previous: Int? = layout.blockPrevious[b] >= 0 ? previousReached[b] : nil
                 for (i, ls) in block.steps.enumerated() {
                     let def = definition.step(ls.id)
                     let c = cells[layout.cellStart[b] + i]

@@ -296,7 +296,7 @@ extension Ingestor {
                 let arrived = startedAt.micros
                 var rows = try PendingEvents(db, inputID: inputID, label: label)
                 let findSeq = try RawStatement(db, "SELECT user, flow, body FROM events WHERE seq = ?")
-                let findID = try EventIDs.Finder(db)
+                var findID = try EventIDs.Finder(db)
                 // Every stored id hash in a filter (kept from the input before when no other
                 // connection wrote since), and this input's new ones (merged at its end).
                 let dataVersion = try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
@@ -504,6 +504,12 @@ extension Ingestor {
                     if let observer, !appended.isEmpty { try observer.didAppend(appended, in: db) }
                     try observer?.betweenBatches(in: db)
                     if runs.held >= runs.limit { try runs.flush(db) }
+                    // A long input's new ids go into the index as they pile up (a run each,
+                    // merged as any), so memory does not grow with the input.
+                    if newIDs.count >= NewIDs.heldLimit {
+                        try EventIDs.add(&newIDs, in: db)
+                        findID = try EventIDs.Finder(db)
+                    }
                     progress?(IngestProgress(inputIndex: index, inputCount: count, path: label, bytesRead: batch.bytesRead,
                                              size: content.size, lines: result.counts.lines))
                 }

@@ -4,8 +4,8 @@ import EventStore
 import GRDB
 import GRDBSQLite
 
-/// An event as a projection keeps it while an input is read: what the fold reads, without
-/// the event's id, user, flow (its key has them) and line.
+/// An event as a fold reads it from an input's buffer: what the fold reads, without the
+/// event's id, user, flow (its key has them) and line.
 struct BufferedEvent: FoldableEvent, Sendable {
     var seq: Int64
     var time: Timestamp
@@ -13,22 +13,96 @@ struct BufferedEvent: FoldableEvent, Sendable {
     var step: String?
     var properties: [String: JSONValue]
     var context: EventContext
+}
 
-    /// Takes the event's values over: each is swapped out for an empty one, so nothing is
-    /// retained here and released again when the event goes (those copies and releases were
-    /// about 7 % of the parsing thread's profile).
-    init(seq: Int64, _ e: consuming Event) {
-        var name = "", step: String? = nil, properties: [String: JSONValue] = [:], context = EventContext()
-        swap(&name, &e.rawName)
-        swap(&step, &e.step)
+/// An event as a projection holds it while an input is read: its seq, time and properties,
+/// and the index of its name, step and context in the input's `EventParts` (32 bytes, where
+/// those parts alone take 80: almost every event repeats an earlier event's).
+struct HeldEvent: Sendable {
+    var seq: Int64
+    var time: Timestamp
+    var parts: Int32
+    var properties: [String: JSONValue]
+}
+
+/// The names, steps and contexts of one input's held events, each distinct combination kept
+/// once. The decoder hands equal values over as one shared value, so a combination is
+/// recognised by its bits: equal bits are the same strings and dictionaries (the table keeps
+/// them alive), and equal values with other bits are merely kept twice.
+struct EventParts: Sendable {
+    struct Parts: Sendable {
+        var rawName: String
+        var step: String?
+        var context: EventContext
+    }
+
+    /// A combination's bits (up to 80 bytes: `Parts` is 80 on a 64-bit machine).
+    struct Bits: Hashable, Sendable {
+        var w: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+            = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+        init?(_ parts: Parts) {
+            let size = MemoryLayout<Parts>.size
+            guard size <= 80 else { return nil }
+            withUnsafeMutableBytes(of: &w) { out in
+                withUnsafeBytes(of: parts) { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<size])) }
+            }
+        }
+
+        static func == (a: Bits, b: Bits) -> Bool {
+            withUnsafeBytes(of: a.w) { x in withUnsafeBytes(of: b.w) { y in x.elementsEqual(y) } }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            withUnsafeBytes(of: w) { hasher.combine(bytes: $0) }
+        }
+    }
+
+    private(set) var list: [Parts] = []
+    private var index: [Bits: Int32] = [:]
+
+    var count: Int { list.count }
+
+    /// `e` as held, its values taken over (each is swapped out of the event for an empty
+    /// one, so nothing is retained and released again as the event goes).
+    mutating func hold(seq: Int64, _ e: inout Event) -> HeldEvent {
+        var properties: [String: JSONValue] = [:]
         swap(&properties, &e.properties)
-        swap(&context, &e.context)
-        self.seq = seq
-        time = e.time
-        rawName = name
-        self.step = step
-        self.properties = properties
-        self.context = context
+        return HeldEvent(seq: seq, time: e.time, parts: intern(&e), properties: properties)
+    }
+
+    /// The index of `e`'s name, step and context, taking them over.
+    private mutating func intern(_ e: inout Event) -> Int32 {
+        var parts = Parts(rawName: "", step: nil, context: EventContext())
+        swap(&parts.rawName, &e.rawName)
+        swap(&parts.step, &e.step)
+        swap(&parts.context, &e.context)
+        guard let bits = Bits(parts) else {
+            list.append(parts)
+            return Int32(list.count - 1)
+        }
+        if let i = index[bits] { return i }
+        let i = Int32(list.count)
+        list.append(parts)
+        index[bits] = i
+        return i
+    }
+
+    /// Adds every combination of `other` (without looking for equal ones): an index `i` there
+    /// is `i + offset` here, `offset` the returned count before.
+    mutating func append(_ other: EventParts) -> Int32 {
+        let offset = Int32(list.count)
+        list.append(contentsOf: other.list)
+        return offset
+    }
+
+    /// The held events as a fold reads them.
+    func events(_ held: [HeldEvent]) -> [BufferedEvent] {
+        held.map { h in
+            let p = list[Int(h.parts)]
+            return BufferedEvent(seq: h.seq, time: h.time, rawName: p.rawName, step: p.step,
+                                 properties: h.properties, context: p.context)
+        }
     }
 }
 
@@ -36,7 +110,9 @@ struct BufferedEvent: FoldableEvent, Sendable {
 /// flow (nil: fold from the log), in first-touch order.
 struct PendingFold: Sendable {
     var order: [ProjectionUpdater.Key]
-    var buffered: [ProjectionUpdater.Key: [BufferedEvent]?]
+    var buffered: [ProjectionUpdater.Key: [HeldEvent]?]
+    /// The parts the held events refer to.
+    var parts: EventParts
     /// The input's first seq (`.max` when it added no events).
     var firstSeq: Int64
     /// Users whose first events in the store came with this input.
@@ -178,7 +254,8 @@ struct FoldContext: Sendable {
                 }
                 let definition = definitions[key.flow]
                 let context = contexts[key.flow] ?? FlowContext(definition)
-                if let events = p.buffered.removeValue(forKey: key) ?? nil {
+                if let held = p.buffered.removeValue(forKey: key) ?? nil {
+                    let events = p.parts.events(held)
                     if p.newUsers.contains(key.user) {
                         plans.append(.fold(nil, events))
                         counts.fromMemory += 1

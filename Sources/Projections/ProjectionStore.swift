@@ -435,13 +435,14 @@ final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
     var order: [ProjectionUpdater.Key] = []
     /// Each key's list in `lists`, or -1: past the buffer limit, folded from the log.
     var slot: [ProjectionUpdater.Key: Int] = [:]
-    var lists: [[BufferedEvent]] = []
+    var lists: [[HeldEvent]] = []
+    var parts = EventParts()
     private var count = 0
 
     init(bufferLimit: Int) { self.bufferLimit = bufferLimit }
 
     func take(line: Int, event: consuming Event) -> Bool {
-        // The key takes the event's user and flow over (see `BufferedEvent.init`).
+        // The key takes the event's user and flow over (see `EventParts.intern`).
         var flow = "", user = ""
         swap(&flow, &event.flow)
         swap(&user, &event.userID)
@@ -454,7 +455,7 @@ final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
                 slot[key] = -1
                 return false
             }
-            lists[i].append(BufferedEvent(seq: Int64(line), consume event))
+            lists[i].append(parts.hold(seq: Int64(line), &event))
         } else {
             order.append(key)
             if count >= bufferLimit {
@@ -462,7 +463,7 @@ final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
                 return false
             }
             slot[key] = lists.count
-            lists.append([BufferedEvent(seq: Int64(line), consume event)])
+            lists.append([parts.hold(seq: Int64(line), &event)])
         }
         count += 1
         return true
@@ -494,15 +495,19 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     /// events buffered for them (nil: fold from the log). Only the ingest thread that owns
     /// the transaction touches it.
     private var order: [Key] = []
-    private var buffered: [Key: [BufferedEvent]?] = [:]
+    private var buffered: [Key: [HeldEvent]?] = [:]
+    /// The parts of the events in `buffered`.
+    private var parts = EventParts()
     private var bufferedCount = 0
     private var firstSeq: Int64 = .max
     /// The fast path (`parsedEventSink`): the events of the input being written, grouped on
     /// the parsing thread.
     private var parsed: ParsedGroups?
     /// Accepted lines the sink asked about, with their seqs (in line order; the writing thread).
-    private var acceptedLines: [Int] = []
-    private var acceptedSeqs: [Int64] = []
+    /// Accepted lines with their seqs, as runs of consecutive lines given consecutive seqs
+    /// (in line order; the writing thread). Only a line that is not accepted starts a new
+    /// run, so this stays small however long the input.
+    private var acceptedRuns: [(line: Int, seq: Int64, count: Int)] = []
     /// How the last input's journeys were folded (for tests and tuning).
     public private(set) var lastCounts = Counts()
     /// The input whose journeys were left for after its commit, and the fold of the one
@@ -516,7 +521,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         public var fromLog = 0
     }
 
-    static let logBytesPerChunk = 8 << 20
+    static let logBytesPerChunk = 4 << 20
 
     public init(definitions: [FlowDefinition], bufferLimit: Int = 250_000) {
         self.definitions = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -530,7 +535,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         for r in events {
             firstSeq = min(firstSeq, r.seq)
             let key = Key(flow: r.event.flow, user: r.event.userID)
-            let lean = BufferedEvent(seq: r.seq, r.event)
+            var event = r.event
             if let slot = buffered[key] {
                 guard let held = slot else { continue }
                 if bufferedCount >= bufferLimit {
@@ -538,14 +543,14 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
                     buffered[key] = .some(nil)
                     continue
                 }
-                buffered[key]??.append(lean)
+                buffered[key]??.append(parts.hold(seq: r.seq, &event))
             } else {
                 order.append(key)
                 if bufferedCount >= bufferLimit {
                     buffered[key] = .some(nil)
                     continue
                 }
-                buffered[key] = [lean]
+                buffered[key] = [parts.hold(seq: r.seq, &event)]
             }
             bufferedCount += 1
         }
@@ -561,9 +566,10 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
 
     public func didAccept(line: Int, seq: Int64, asked: Bool) {
         firstSeq = min(firstSeq, seq)
-        if asked {
-            acceptedLines.append(line)
-            acceptedSeqs.append(seq)
+        if let last = acceptedRuns.last, last.line + last.count == line, last.seq + Int64(last.count) == seq {
+            acceptedRuns[acceptedRuns.count - 1].count += 1
+        } else {
+            acceptedRuns.append((line, seq, 1))
         }
     }
 
@@ -571,17 +577,26 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     /// events whose line was not accepted (a duplicate, a conflict) are dropped, and a user
     /// and flow left with none is not touched.
     private func adoptParsed(_ groups: ParsedGroups) {
-        defer {
-            acceptedLines.removeAll(keepingCapacity: true)
-            acceptedSeqs.removeAll(keepingCapacity: true)
-        }
+        defer { acceptedRuns.removeAll(keepingCapacity: true) }
         func seq(ofLine line: Int) -> Int64? {
-            var lo = 0, hi = acceptedLines.count
+            // The last run starting at or before the line.
+            var lo = 0, hi = acceptedRuns.count
             while lo < hi {
                 let mid = (lo + hi) / 2
-                if acceptedLines[mid] < line { lo = mid + 1 } else { hi = mid }
+                if acceptedRuns[mid].line <= line { lo = mid + 1 } else { hi = mid }
             }
-            return lo < acceptedLines.count && acceptedLines[lo] == line ? acceptedSeqs[lo] : nil
+            guard lo > 0 else { return nil }
+            let run = acceptedRuns[lo - 1]
+            return line < run.line + run.count ? run.seq + Int64(line - run.line) : nil
+        }
+        // The parts the groups' events refer to, moved over (after any held already).
+        let offset: Int32
+        if parts.count == 0 {
+            offset = 0
+            swap(&parts, &groups.parts)
+        } else {
+            offset = parts.append(groups.parts)
+            groups.parts = EventParts()
         }
         for key in groups.order {
             guard let i = groups.slot[key] else { continue }
@@ -591,12 +606,13 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
                 continue
             }
             // Taken out of the list (so that rewriting seqs does not copy them).
-            var events: [BufferedEvent] = []
+            var events: [HeldEvent] = []
             swap(&events, &groups.lists[i])
             var kept = 0
             for i in events.indices {
                 if let s = seq(ofLine: Int(events[i].seq)) {
                     events[i].seq = s
+                    events[i].parts += offset
                     if kept != i { events.swapAt(kept, i) }
                     kept += 1
                 }
@@ -627,9 +643,10 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         }
         // This input's state moves into `pending` first: whatever fails below, the next
         // input starts clean.
-        var pending = PendingFold(order: order, buffered: buffered, firstSeq: firstSeq, newUsers: newUsers, through: 0)
+        var pending = PendingFold(order: order, buffered: buffered, parts: parts, firstSeq: firstSeq, newUsers: newUsers, through: 0)
         order = []
         buffered = [:]
+        parts = EventParts()
         bufferedCount = 0
         firstSeq = .max
         // An input folded for later whose transaction did not commit: nothing to write.

@@ -30,6 +30,7 @@ public final class Ingestor {
     /// reported in the summary and the run goes on; store failures throw.
     public func ingest(_ inputs: [InputSource], progress: ((IngestProgress) -> Void)? = nil) throws -> IngestSummary {
         let clockStart = DispatchTime.now().uptimeNanoseconds
+        Ingestor.returnLargeBlocks()
         var summary = IngestSummary()
         summary.files = inputs.count
         summary.flowsChecked = !options.flows.isEmpty
@@ -99,6 +100,23 @@ public final class Ingestor {
         _ = glibcMallocTrim(0)
         #endif
     }
+
+    /// Has every block of 256 KiB or more mapped on its own and unmapped when freed. glibc
+    /// otherwise raises that threshold each time such a block is freed (up to 32 MiB), after
+    /// which the large arrays of one input stay in the heap and its peak grows with the input
+    /// (ingest peak RSS at 160 k users: 176 MB with, 144 MB without). Process-wide, once.
+    static func returnLargeBlocks() {
+        _ = fixedMapThreshold
+    }
+
+    private static let fixedMapThreshold: Bool = {
+        #if canImport(Glibc)
+        // M_MMAP_THRESHOLD
+        return glibcMallopt(-3, 256 << 10) == 1
+        #else
+        return false
+        #endif
+    }()
 
     // MARK: content hash
 
@@ -170,6 +188,10 @@ public final class Ingestor {
 /// glibc's `malloc_trim` (malloc.h is not part of the Glibc module).
 @_silgen_name("malloc_trim")
 private func glibcMallocTrim(_ pad: Int) -> Int32
+
+/// glibc's `mallopt`.
+@_silgen_name("mallopt")
+private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
 #endif
 
 /// A thread that lives as long as the process and runs the closures it is given, in order.

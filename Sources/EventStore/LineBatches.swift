@@ -42,8 +42,10 @@ struct ParseEnd: Sendable {
 
 /// Decompresses, splits and decodes an input, handing batches to `sink`. Runs on any thread.
 enum LineParser {
+    /// `spare`: an emptied batch whose buffers the next batch reuses, when one is back.
     static func run(path: String, batchLines: Int, batchBytes: Int, events: Bool = false,
-                    eventSink: (any ParsedEventSink)? = nil, sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
+                    eventSink: (any ParsedEventSink)? = nil, spare: () -> LineBatch? = { nil },
+                    sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
         let stream: ByteStream
         do { stream = try ByteStream(path: path) } catch let e as InputError { return ParseEnd(error: e) }
         let reader = LineReader(stream: stream)
@@ -95,12 +97,17 @@ enum LineParser {
                     batch.bytesRead = stream.bytesRead
                     let used = batch.bytes.count
                     guard try sink(batch) else { stopped = true; throw Stop() }
-                    // The batch went on with its buffers: new ones, sized to the last batch
-                    // with some room (a few batches are held at once, so each is kept snug).
-                    batch.bytes = []
-                    batch.bytes.reserveCapacity(min(batchBytes, used + used / 8) + LineReader.maxLineLength / 16)
-                    batch.lines.removeAll(keepingCapacity: true)
-                    batch.events.removeAll(keepingCapacity: true)
+                    // The batch went on with its buffers: those of one the writer is done
+                    // with, else new ones, sized to the last batch with some room (a few
+                    // batches are held at once, so each is kept snug).
+                    if let reused = spare() {
+                        batch = reused
+                    } else {
+                        batch = LineBatch()
+                        batch.bytes.reserveCapacity(min(batchBytes, used + used / 8) + LineReader.maxLineLength / 16)
+                        batch.lines.reserveCapacity(batchLines)
+                        if events { batch.events.reserveCapacity(batchLines) }
+                    }
                 }
             }
         } catch let e as InputError {
@@ -125,6 +132,8 @@ final class BatchQueue: @unchecked Sendable {
     private var items: [Item] = []
     private let capacity: Int
     private var cancelled = false
+    /// Batches the consumer is done with, emptied, for the producer to fill again.
+    private var spares: [LineBatch] = []
 
     init(capacity: Int) { self.capacity = capacity }
 
@@ -152,6 +161,25 @@ final class BatchQueue: @unchecked Sendable {
         return item
     }
 
+    /// Keeps `batch`'s buffers for the producer (at most two are kept).
+    func recycle(_ batch: consuming LineBatch) {
+        var b = batch
+        b.bytes.removeAll(keepingCapacity: true)
+        b.lines.removeAll(keepingCapacity: true)
+        b.events.removeAll(keepingCapacity: true)
+        b.bytesRead = 0
+        condition.lock()
+        if spares.count < 2 && !cancelled { spares.append(b) }
+        condition.unlock()
+    }
+
+    /// A batch to fill again, when one is back.
+    func spare() -> LineBatch? {
+        condition.lock()
+        defer { condition.unlock() }
+        return spares.popLast()
+    }
+
     var isCancelled: Bool {
         condition.lock()
         defer { condition.unlock() }
@@ -162,6 +190,7 @@ final class BatchQueue: @unchecked Sendable {
         condition.lock()
         cancelled = true
         items.removeAll()
+        spares.removeAll()
         condition.broadcast()
         condition.unlock()
     }
@@ -192,7 +221,7 @@ final class ParseRun: @unchecked Sendable {
             if queue.isCancelled { return }
             do {
                 let end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: batchBytes, events: events,
-                                             eventSink: eventSink) { batch in
+                                             eventSink: eventSink, spare: { queue.spare() }) { batch in
                     queue.push(.batch(batch))
                 }
                 _ = queue.push(.end(end))
@@ -213,8 +242,12 @@ final class ParseRun: @unchecked Sendable {
                     try idle()
                     continue
                 }
-                switch item {
-                case .batch(let batch): try body(batch)
+                // Consumed, so that the batch's buffers have one owner again once `body` is
+                // done with them (and are kept, not copied, when recycled).
+                switch consume item {
+                case .batch(let batch):
+                    try body(batch)
+                    queue.recycle(consume batch)
                 case .end(let end): return end
                 case .failed(let message): throw StoreError(doing: "reading \(path)", reason: message)
                 }

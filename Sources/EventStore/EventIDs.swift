@@ -442,8 +442,6 @@ struct IDFilter {
 /// open-addressing table before cost the writer a cache miss a line), and the pairs leave in
 /// order by a merge of the chunks, 16 bytes a pair in memory and no sorted copy.
 struct NewIDs {
-    /// Pairs an input holds before it writes them to the index (4 MiB).
-    static let heldLimit = 1 << 18
     let tailLimit: Int
     let chunkLimit: Int
     private var chunks: [[EventIDs.Entry]] = []

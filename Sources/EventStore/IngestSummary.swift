@@ -16,6 +16,9 @@ public struct IngestOptions: Sendable {
     /// SQLite page cache for the writing connection, in MiB (bounds ingest memory). The
     /// writes are appends and one pass over the id ranges per input: a small cache serves.
     public var cacheMiB = 24
+    /// New event ids an input holds before it writes them to the dedupe index (16 bytes
+    /// each): a longer input writes them as several runs, so its memory stays the same.
+    public var heldIDs = 1 << 18
 
     public init(strict: Bool = false, flows: [FlowDefinition] = [], parallel: Bool = true, batchLines: Int = 8192,
                 now: @escaping @Sendable () -> Timestamp = { Timestamp.now() }) {

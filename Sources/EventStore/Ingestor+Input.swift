@@ -274,6 +274,7 @@ extension Ingestor {
         let now = options.now
 
         let cachePages = -options.cacheMiB * 1024
+        let heldIDs = max(1, options.heldIDs)
         return try store.writer.writeWithoutTransaction { db -> InputOutcome in
             // The page cache: the writer mostly appends, so a small one serves.
             try db.execute(sql: "PRAGMA cache_size = \(cachePages)")
@@ -506,7 +507,7 @@ extension Ingestor {
                     if runs.held >= runs.limit { try runs.flush(db) }
                     // A long input's new ids go into the index as they pile up (a run each,
                     // merged as any), so memory does not grow with the input.
-                    if newIDs.count >= NewIDs.heldLimit {
+                    if newIDs.count >= heldIDs {
                         try EventIDs.add(&newIDs, in: db)
                         findID = try EventIDs.Finder(db)
                     }

@@ -166,6 +166,34 @@ final class EventIDsTests: XCTestCase {
         XCTAssertEqual([c.accepted, c.duplicates, c.conflicts], [50, 150, 0])
     }
 
+    /// An input longer than the ids it may hold writes them to the index as it goes: copies
+    /// of events from before and after each write, within the input and in a later one, are
+    /// duplicates, and the index ends up with every event's pair once.
+    func testALongInputWritesItsIdsAsItGoesAndStillCatchesEveryCopy() throws {
+        let path = dir.appendingPathComponent("s.sqlite").path
+        func line(_ i: Int) -> String {
+            #"{"event_id":"e-\#(i)","event":"onboarding.step_viewed","user_id":"u-\#(i % 23)","ts":"2026-10-01T10:\#(String(format: "%02d", i % 60)):00Z","flow":"glp1","step":"signIn"}"#
+        }
+        // 1000 events, then copies of 0..<300 (written to the index by then) and of 900..<1000
+        // (the last of them still held), then 200 new ones.
+        let url = dir.appendingPathComponent("a.ndjson")
+        let lines = (0..<1000).map(line) + (0..<300).map(line) + (900..<1000).map(line) + (1000..<1200).map(line)
+        try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+        var options = IngestOptions(batchLines: 64)
+        options.heldIDs = 100
+        let a = try Ingestor(store: try EventStore(path: path), options: options).ingest([InputSource(path: url.path)])
+        XCTAssertEqual([a.accepted, a.duplicates, a.conflicts], [1200, 400, 0])
+        try EventStore(path: path).writer.read { db in
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT sum(pairs) FROM event_id_runs"), 1200)
+            XCTAssertLessThanOrEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM event_id_runs") ?? 99, EventIDs.maxRuns)
+        }
+        // Copies of all of it in another file (another sha256), with one new event.
+        let again = dir.appendingPathComponent("b.ndjson")
+        try (((0..<1200).reversed().map(line) + [line(5000)]).joined(separator: "\n") + "\n").write(to: again, atomically: true, encoding: .utf8)
+        let b = try Ingestor(store: try EventStore(path: path), options: options).ingest([InputSource(path: again.path)])
+        XCTAssertEqual([b.accepted, b.duplicates, b.conflicts], [1, 1200, 0])
+    }
+
     /// A store whose dedupe was a unique index on events(id_hash), with an event moved to
     /// the next slot by a collision, gets its index built from the log: copies of every stored
     /// event, the moved one included, are still duplicates.

@@ -62,7 +62,7 @@ final class StoredLineTests: XCTestCase {
                 VALUES (?, (SELECT id FROM atoms WHERE text = 'u-1'), (SELECT id FROM atoms WHERE text = 'glp1'), 0, 0, ?, 1, ?)
                 """, arguments: [slot, input, Data(body)])
             let seq = db.lastInsertedRowID
-            var planted = [EventIDs.Entry(hash: slot, seq: seq)]
+            let planted = [EventIDs.Entry(hash: slot, seq: seq)]
             try EventIDs.add(planted, in: db)
             try db.execute(sql: """
                 INSERT INTO user_runs (user, flow, first_seq, events, last_ts_us, seqs)

@@ -45,6 +45,52 @@ final class JourneyUpdatesTests: DayFilesTestCase {
 
     /// Many inputs in one ingest (each folded beside the next one) give the journeys of a
     /// rebuild, and the watermark ends at the last event.
+    /// Held events keep each distinct name, step and context once (the decoder shares equal
+    /// values, as it does for an input) and give every event back as it was decoded.
+    func testHeldEventsKeepEachNameStepAndContextOnceAndGiveTheEventsBack() throws {
+        let context = #""context":{"app_version":"3.2.1","flags":{"trackingStyleQuestion":true},"platform":"ios"}"#
+        let lines = [
+            #"{"event_id":"a","event":"onboarding.step_viewed","user_id":"u-1","ts":"2026-10-01T10:00:00Z","flow":"glp1","step":"goalWeight",\#(context)}"#,
+            #"{"event_id":"b","event":"onboarding.step_completed","user_id":"u-1","ts":"2026-10-01T10:00:05Z","flow":"glp1","step":"goalWeight","properties":{"goalWeightKg":81.5},\#(context)}"#,
+            #"{"event_id":"c","event":"onboarding.step_viewed","user_id":"u-2","ts":"2026-10-01T10:00:07+02:00","flow":"glp1","step":"goalWeight",\#(context)}"#,
+            #"{"event_id":"d","event":"onboarding.step_completed","user_id":"u-2","ts":"2026-10-01T10:00:09Z","flow":"glp1","step":"goalWeight","properties":{"goalWeightKg":70},\#(context)}"#,
+            #"{"event_id":"e","event":"onboarding.started","user_id":"u-3","ts":"2026-10-01T10:00:10Z","flow":"glp1","context":{"platform":"android"}}"#,
+        ]
+        var decoder = EventDecoder()
+        var cache = EventCache()
+        var decoded: [Event] = []
+        for line in lines {
+            let bytes = Array(line.utf8)
+            let event = try bytes.withUnsafeBufferPointer { b -> Event in
+                guard case .success(let env) = decoder.envelope(b) else { throw CocoaError(.coderReadCorrupt) }
+                return decoder.event(from: env, in: b, cache: &cache, id: false)
+            }
+            decoded.append(event)
+        }
+        var parts = EventParts()
+        var held: [HeldEvent] = []
+        for (i, e) in decoded.enumerated() {
+            var copy = e
+            held.append(parts.hold(seq: Int64(i + 1), &copy))
+        }
+        // viewed/goalWeight, completed/goalWeight and started/android: three, whatever the
+        // properties and the user.
+        XCTAssertEqual(parts.count, 3)
+        XCTAssertEqual(held.map(\.parts), [0, 1, 0, 1, 2])
+        let back = parts.events(held)
+        XCTAssertEqual(back.count, decoded.count)
+        for (i, (b, e)) in zip(back, decoded).enumerated() {
+            XCTAssertEqual(b.seq, Int64(i + 1))
+            XCTAssertEqual(b.time, e.time)
+            XCTAssertEqual(b.rawName, e.rawName)
+            XCTAssertEqual(b.step, e.step)
+            XCTAssertEqual(b.properties, e.properties)
+            XCTAssertEqual(b.context, e.context)
+        }
+        XCTAssertEqual(back[3].properties["goalWeightKg"], .number("70"))
+        XCTAssertEqual(back[4].context.platform, "android")
+    }
+
     func testInputsFoldedBesideTheNextOneMatchARebuild() throws {
         var files = try dayFiles(users: 300, seed: 21, start: "2026-10-01", days: 4, into: "a")
         // Late events for users already folded, in the same run.

@@ -442,7 +442,7 @@ final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
     init(bufferLimit: Int) { self.bufferLimit = bufferLimit }
 
     func take(line: Int, event: consuming Event) -> Bool {
-        // The key takes the event's user and flow over (see `EventParts.intern`).
+        // The key takes the event's user and flow over (see `EventParts.hold`).
         var flow = "", user = ""
         swap(&flow, &event.flow)
         swap(&user, &event.userID)

@@ -299,7 +299,8 @@ extension Ingestor {
                 let findSeq = try RawStatement(db, "SELECT user, flow, body FROM events WHERE seq = ?")
                 var findID = try EventIDs.Finder(db)
                 // Every stored id hash in a filter (kept from the input before when no other
-                // connection wrote since), and this input's new ones (merged at its end).
+                // connection wrote since), and this input's new ones (written to the index at
+                // its end, or as they pile up).
                 let dataVersion = try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
                 let room = max(1 << 18, Int(content.size / 16))
                 if dataVersion != idFilterVersion || (idFilter.map { $0.count + room > $0.capacity } ?? true) {
@@ -351,7 +352,7 @@ extension Ingestor {
                                 newIDs.append(EventIDs.Entry(hash: row.hash, seq: seq))
                                 runs.add(user: row.user, flow: row.flow, seq: seq, ts: row.ts)
                                 if eventSink != nil {
-                                    observer?.didAccept(line: line.number, seq: seq, asked: line.wantsSeq)
+                                    observer?.didAccept(line: line.number, seq: seq)
                                 } else if observer != nil, let env = line.envelope {
                                     let bytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
                                     let parsed = row.lineIndex < batch.events.count ? batch.events[row.lineIndex] : nil

@@ -11,15 +11,13 @@ struct ParsedLine: Sendable {
     var count: Int
     var envelope: Envelope?
     var rejection: Rejection?
-    /// The parser-side sink asked for this line's seq, should it be accepted.
-    var wantsSeq = false
 }
 
 /// Takes the decoded events of one input on the parsing thread.
 public protocol ParsedEventSink: AnyObject, Sendable {
-    /// One event with its line number (its `id` left empty: the writer has the line). True
-    /// asks for the line's seq (`IngestObserver.didAccept`) should the line be accepted.
-    func take(line: Int, event: consuming Event) -> Bool
+    /// One event with its line number (its `id` left empty: the writer has the line). Should
+    /// the line be accepted, `IngestObserver.didAccept` gives its seq.
+    func take(line: Int, event: consuming Event)
 }
 
 /// A run of parsed lines with their bytes, produced on the parsing thread.
@@ -74,7 +72,7 @@ enum LineParser {
                     case .failure(let r): parsed.rejection = r
                     case .success(var env):
                         if let eventSink {
-                            parsed.wantsSeq = eventSink.take(line: info.number, event: decoder.event(from: env, in: bytes, cache: &cache, id: false))
+                            eventSink.take(line: info.number, event: decoder.event(from: env, in: bytes, cache: &cache, id: false))
                         } else if events {
                             event = decoder.event(from: env, in: bytes, cache: &cache)
                         }

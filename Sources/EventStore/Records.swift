@@ -28,7 +28,7 @@ public protocol IngestObserver {
     var wantsLines: Bool { get }
     /// The fast path (default nil). When given, the ingestor hands the sink every decoded
     /// event of one input on the parsing thread (duplicates included, in line order) and calls
-    /// `didAccept(line:seq:asked:)` on the writing thread for every accepted line, instead of
+    /// `didAccept(line:seq:)` on the writing thread for every accepted line, instead of
     /// `didAppend`. Called once per input before it is read: a new sink each time. The next
     /// input may be read ahead, into its own sink, while this one is still being written; a
     /// sink whose input is skipped is dropped unused.
@@ -36,9 +36,8 @@ public protocol IngestObserver {
     /// Called on the writing thread inside an input's transaction, before its first batch is
     /// written: its events went to `sink` (one `parsedEventSink()` gave).
     func willRead(sink: any ParsedEventSink)
-    /// An accepted line's seq, for a line the sink asked about (see `parsedEventSink`); and,
-    /// with `asked` false, every other accepted line (so the observer knows the input's seqs).
-    func didAccept(line: Int, seq: Int64, asked: Bool)
+    /// An accepted line's seq (see `parsedEventSink`): every accepted line, in line order.
+    func didAccept(line: Int, seq: Int64)
     /// Like `willCommit(in:newUsers:)`; `more` is true when another input of the same ingest
     /// follows. The observer may then leave the input's work for later (`didCommit` starts
     /// it off the writing thread, the next `willCommit` or `finish` writes it), provided the
@@ -61,7 +60,7 @@ extension IngestObserver {
     public var wantsLines: Bool { true }
     public func parsedEventSink() -> (any ParsedEventSink)? { nil }
     public func willRead(sink: any ParsedEventSink) {}
-    public func didAccept(line: Int, seq: Int64, asked: Bool) {}
+    public func didAccept(line: Int, seq: Int64) {}
     public func willCommit(in db: Database, newUsers: Set<String>, more: Bool) throws {
         try willCommit(in: db, newUsers: newUsers)
     }

@@ -441,32 +441,31 @@ final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
 
     init(bufferLimit: Int) { self.bufferLimit = bufferLimit }
 
-    func take(line: Int, event: consuming Event) -> Bool {
+    func take(line: Int, event: consuming Event) {
         // The key takes the event's user and flow over (see `EventParts.hold`).
         var flow = "", user = ""
         swap(&flow, &event.flow)
         swap(&user, &event.userID)
         let key = ProjectionUpdater.Key(flow: flow, user: user)
         if let i = slot[key] {
-            guard i >= 0 else { return false }
+            guard i >= 0 else { return }
             if count >= bufferLimit {
                 count -= lists[i].count
                 lists[i] = []
                 slot[key] = -1
-                return false
+                return
             }
             lists[i].append(parts.hold(seq: Int64(line), &event))
         } else {
             order.append(key)
             if count >= bufferLimit {
                 slot[key] = -1
-                return false
+                return
             }
             slot[key] = lists.count
             lists.append([parts.hold(seq: Int64(line), &event)])
         }
         count += 1
-        return true
     }
 }
 
@@ -503,7 +502,6 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     /// The fast path (`parsedEventSink`): the events of the input being written, grouped on
     /// the parsing thread.
     private var parsed: ParsedGroups?
-    /// Accepted lines the sink asked about, with their seqs (in line order; the writing thread).
     /// Accepted lines with their seqs, as runs of consecutive lines given consecutive seqs
     /// (in line order; the writing thread). Only a line that is not accepted starts a new
     /// run, so this stays small however long the input.
@@ -564,7 +562,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         parsed = sink as? ParsedGroups
     }
 
-    public func didAccept(line: Int, seq: Int64, asked: Bool) {
+    public func didAccept(line: Int, seq: Int64) {
         firstSeq = min(firstSeq, seq)
         if let last = acceptedRuns.last, last.line + last.count == line, last.seq + Int64(last.count) == seq {
             acceptedRuns[acceptedRuns.count - 1].count += 1

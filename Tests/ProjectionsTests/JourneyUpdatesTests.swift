@@ -133,7 +133,7 @@ final class JourneyUpdatesTests: DayFilesTestCase {
         var wantsLines: Bool { inner.wantsLines }
         func parsedEventSink() -> (any ParsedEventSink)? { inner.parsedEventSink() }
         func willRead(sink: any ParsedEventSink) { inner.willRead(sink: sink) }
-        func didAccept(line: Int, seq: Int64, asked: Bool) { inner.didAccept(line: line, seq: seq, asked: asked) }
+        func didAccept(line: Int, seq: Int64) { inner.didAccept(line: line, seq: seq) }
         func betweenBatches(in db: Database) throws { try inner.betweenBatches(in: db) }
         func willCommit(in db: Database, newUsers: Set<String>, more: Bool) throws {
             try inner.willCommit(in: db, newUsers: newUsers, more: more)

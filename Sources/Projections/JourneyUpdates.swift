@@ -255,15 +255,14 @@ struct FoldContext: Sendable {
                 let definition = definitions[key.flow]
                 let context = contexts[key.flow] ?? FlowContext(definition)
                 if let held = p.buffered.removeValue(forKey: key) ?? nil {
-                    let events = p.parts.events(held)
                     if p.newUsers.contains(key.user) {
-                        plans.append(.fold(nil, events))
+                        plans.append(.fold(nil, p.parts.events(held)))
                         counts.fromMemory += 1
                         continue
                     }
-                    if let fold = try resumable(key, events: events, firstSeq: p.firstSeq, fingerprint: context.fingerprint,
+                    if let fold = try resumable(key, events: held, firstSeq: p.firstSeq, fingerprint: context.fingerprint,
                                                 definition: definition, knownSteps: context.knownSteps, load: load, in: db) {
-                        plans.append(.fold(fold, events))
+                        plans.append(.fold(fold, p.parts.events(held)))
                         counts.resumed += 1
                         continue
                     }
@@ -292,7 +291,7 @@ struct FoldContext: Sendable {
 
     /// The stored fold of `key`, when it covers exactly the events before `firstSeq` and
     /// `events` all come after them in fold order.
-    private func resumable(_ key: ProjectionUpdater.Key, events: [BufferedEvent], firstSeq: Int64, fingerprint: String,
+    private func resumable(_ key: ProjectionUpdater.Key, events: [HeldEvent], firstSeq: Int64, fingerprint: String,
                            definition: FlowDefinition?, knownSteps: Set<String>, load: Statement,
                            in db: Database) throws -> JourneyFold? {
         guard firstSeq != .max, let minTime = events.map(\.time.micros).min() else { return nil }

@@ -313,6 +313,25 @@ final class IngestTests: XCTestCase {
         }
     }
 
+    /// Ingest writes the log with SQLite's foreign key checks off (three lookups a row, and
+    /// they made every multi-row INSERT keep a statement journal): every reference it writes
+    /// must still hold, and the checks are back on once it is done.
+    func testIngestKeepsEveryReferenceAndTurnsForeignKeysBackOn() throws {
+        let st = try store()
+        let s = try ingest(st, [sampleData.appendingPathComponent("glp1").path, duplicatesFile,
+                                sampleData.appendingPathComponent("bad").path])
+        XCTAssertGreaterThan(s.accepted, 1000)
+        XCTAssertGreaterThan(s.quarantined, 0)
+        try st.writer.writeWithoutTransaction { db in
+            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA foreign_keys"), 1)
+            XCTAssertEqual(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count, 0)
+            // The check can fail: a row naming an input that is not there is reported.
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.execute(sql: "UPDATE events SET input_id = 999999 WHERE seq = 1")
+            XCTAssertEqual(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count, 1)
+        }
+    }
+
     /// Each input adds one run per user and flow; a user's events are read back through them.
     func testUserRunsListEachUsersEventsPerInput() throws {
         let st = try store()

@@ -8,12 +8,17 @@ public struct SimulationOptions: Sendable, Hashable {
     public var days: Int
     /// The first day, `YYYY-MM-DD`.
     public var startDay: String
+    /// The number in the first user's id (`u-000001` for 1); the others count on from it. A
+    /// later run given the number after an earlier run's last user simulates new users
+    /// (the same seed and index give the same journey, whatever the number).
+    public var firstUser: Int
 
-    public init(users: Int, seed: UInt64 = 1, days: Int = 7, startDay: String = "2026-10-01") {
+    public init(users: Int, seed: UInt64 = 1, days: Int = 7, startDay: String = "2026-10-01", firstUser: Int = 1) {
         self.users = users
         self.seed = seed
         self.days = days
         self.startDay = startDay
+        self.firstUser = firstUser
     }
 }
 
@@ -99,6 +104,9 @@ public struct Simulation: Sendable {
         guard options.users >= 0 else { throw SimulationError.invalidOption("--users must not be negative") }
         guard options.users < 1 << 40 else { throw SimulationError.invalidOption("--users is too large") }
         guard options.days >= 1 else { throw SimulationError.invalidOption("--days must be at least 1") }
+        guard options.firstUser >= 1, options.firstUser < 1 << 40 else {
+            throw SimulationError.invalidOption("--first-user must be at least 1")
+        }
         guard let t = Timestamp.parse(options.startDay), options.startDay.count == 10 else {
             throw SimulationError.invalidOption("--start \(options.startDay) is not a date YYYY-MM-DD")
         }
@@ -116,7 +124,7 @@ public struct Simulation: Sendable {
         users.reserveCapacity(options.users)
         let startMicros = (Timestamp.parse(options.startDay)?.micros ?? 0)
         for u in 0..<options.users {
-            users.append(plan.simulate(user: u, firstDayMicros: startMicros, days: options.days, into: &events))
+            users.append(plan.simulate(user: u, number: options.firstUser + u, firstDayMicros: startMicros, days: options.days, into: &events))
         }
         return SimulationResult(users: users, events: events)
     }
@@ -217,9 +225,10 @@ struct Plan {
         return path
     }
 
-    mutating func simulate(user u: Int, firstDayMicros: Int64, days: Int, into out: inout SimulatedEvents) -> SimulatedUser {
+    /// User `u` of the run (its journey), with the id `u-` and `number` (at least six digits).
+    mutating func simulate(user u: Int, number: Int, firstDayMicros: Int64, days: Int, into out: inout SimulatedEvents) -> SimulatedUser {
         var rng = SplitMix64(seed: SplitMix64.mix(seed ^ 0x5EED_0000_0000_0000) ^ UInt64(u) &* 0x9E37_79B9_7F4A_7C15)
-        let userID = "u-" + String(repeating: "0", count: max(0, 6 - String(u + 1).count)) + String(u + 1)
+        let userID = "u-" + String(repeating: "0", count: max(0, 6 - String(number).count)) + String(number)
         let platform = Plan.pick(Simulation.platforms, rng.unit())
         let version = Plan.pick(Simulation.appVersions, rng.unit())
         let offset = Simulation.offsets[rng.int(0...(Simulation.offsets.count - 1))]

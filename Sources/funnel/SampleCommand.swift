@@ -20,17 +20,21 @@ struct SampleCommand: ParsableCommand {
     @Option(help: "Users start over this many days.") var days: Int = 7
     @Option(help: "The first day, YYYY-MM-DD.") var start: String = "2026-10-01"
     @Option(help: "The output directory (created if missing).") var out: String
+    @Option(name: .customLong("first-user"),
+            help: "The number in the first user's id (u-000001 for 1); give the number after an earlier run's last user to simulate new users.")
+    var firstUser: Int = 1
     @Option(name: .customLong("compression-level"), help: "zlib level 1-9.") var compressionLevel: Int32 = 6
 
     func validate() throws {
         guard users >= 1 else { throw ValidationError("--users must be at least 1") }
         guard days >= 1 else { throw ValidationError("--days must be at least 1") }
+        guard firstUser >= 1 else { throw ValidationError("--first-user must be at least 1") }
         guard (1...9).contains(compressionLevel) else { throw ValidationError("--compression-level must be 1-9") }
     }
 
     func run() throws {
         let definition = try flows.catalog().flow(flow)
-        let simulation = try Simulation(flow: definition, options: SimulationOptions(users: users, seed: seed, days: days, startDay: start))
+        let simulation = try Simulation(flow: definition, options: SimulationOptions(users: users, seed: seed, days: days, startDay: start, firstUser: firstUser))
         let result = simulation.run()
         var writer = CollectorWriter(seed: seed)
         writer.compressionLevel = compressionLevel

@@ -61,6 +61,33 @@ final class SimulatorTests: XCTestCase {
         XCTAssertNotEqual(a, c)
     }
 
+    /// `firstUser` renames the users and changes nothing else: a day simulated after a history
+    /// of 300 users brings 300 new users, none of them sharing an id with the history.
+    func testFirstUserNumbersNewUsersAndKeepsTheirJourneys() throws {
+        let glp1 = try flow("glp1")
+        let history = try Simulation(flow: glp1, options: SimulationOptions(users: 300, seed: 7, days: 3)).run()
+        let base = try Simulation(flow: glp1, options: SimulationOptions(users: 300, seed: 8, days: 1, startDay: "2026-10-04")).run()
+        let later = try Simulation(flow: glp1, options: SimulationOptions(users: 300, seed: 8, days: 1, startDay: "2026-10-04",
+                                                                          firstUser: 301)).run()
+        XCTAssertEqual(history.users.first?.userID, "u-000001")
+        XCTAssertEqual(later.users.map(\.userID).first, "u-000301")
+        XCTAssertEqual(later.users.map(\.userID).last, "u-000600")
+        XCTAssertTrue(Set(history.users.map(\.userID)).isDisjoint(with: later.users.map(\.userID)))
+        // Without firstUser the day's users would be the history's users again.
+        XCTAssertEqual(Set(base.users.map(\.userID)), Set(history.users.map(\.userID)))
+        // The same journeys, line for line, but for the user id (wherever a line names it).
+        XCTAssertEqual(later.events.count, base.events.count)
+        XCTAssertGreaterThan(later.events.count, 1000)
+        func id(_ n: Int) -> String { "\"u-" + String(repeating: "0", count: 6 - String(n).count) + String(n) + "\"" }
+        for i in 0..<later.events.count {
+            let line = base.events.line(i)
+            let found = try XCTUnwrap(line.range(of: #""user_id":"u-[0-9]+""#, options: .regularExpression))
+            let n = try XCTUnwrap(Int(line[found].dropFirst(13).dropLast()))
+            XCTAssertEqual(later.events.line(i), line.replacingOccurrences(of: id(n), with: id(n + 300)))
+        }
+        XCTAssertThrowsError(try Simulation(flow: glp1, options: SimulationOptions(users: 1, firstUser: 0)))
+    }
+
     // MARK: every line is a v1 event
 
     func testEveryLineIsAValidV1Event() throws {

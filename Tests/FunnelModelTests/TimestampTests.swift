@@ -1,0 +1,61 @@
+import XCTest
+@testable import FunnelModel
+
+final class TimestampTests: XCTestCase {
+    /// 2026-10-03T12:22:01Z in seconds since the epoch.
+    let noonish: Int64 = 1_791_030_121
+
+    func testOffsetsAreTakenOffAndKept() throws {
+        let utc = try XCTUnwrap(Timestamp.parse("2026-10-03T12:22:01Z"))
+        XCTAssertEqual(utc.micros, noonish * 1_000_000)
+        XCTAssertEqual(utc.offsetSeconds, 0)
+        let east = try XCTUnwrap(Timestamp.parse("2026-10-03T14:22:01+02:00"))
+        XCTAssertEqual(east.micros, utc.micros)
+        XCTAssertEqual(east.offsetSeconds, 7200)
+        let west = try XCTUnwrap(Timestamp.parse("2026-10-03T04:52:01-07:30"))
+        XCTAssertEqual(west.micros, utc.micros)
+        XCTAssertEqual(west.offsetSeconds, -27_000)
+        // Lower-case separators and a space are accepted.
+        XCTAssertEqual(Timestamp.parse("2026-10-03 12:22:01z")?.micros, utc.micros)
+        XCTAssertEqual(Timestamp.parse("2026-10-03t12:22:01Z")?.micros, utc.micros)
+    }
+
+    func testFractionsAreTruncatedToMicroseconds() {
+        XCTAssertEqual(Timestamp.parse("2026-10-03T12:22:01.5Z")?.micros, noonish * 1_000_000 + 500_000)
+        XCTAssertEqual(Timestamp.parse("2026-10-03T12:22:01.123Z")?.micros, noonish * 1_000_000 + 123_000)
+        XCTAssertEqual(Timestamp.parse("2026-10-03T12:22:01.1234569Z")?.micros, noonish * 1_000_000 + 123_456)
+        XCTAssertNil(Timestamp.parse("2026-10-03T12:22:01.Z"))
+    }
+
+    func testDatesAloneAndImpossibleDates() {
+        XCTAssertEqual(Timestamp.parse("2026-10-03")?.micros, (noonish - (12 * 3600 + 22 * 60 + 1)) * 1_000_000)
+        XCTAssertNotNil(Timestamp.parse("2028-02-29T00:00:00Z"))
+        XCTAssertNil(Timestamp.parse("2026-02-29T00:00:00Z"))
+        XCTAssertNil(Timestamp.parse("2026-02-30"))
+        XCTAssertNil(Timestamp.parse("2026-13-01"))
+        XCTAssertNil(Timestamp.parse("2026-10-03T24:00:00Z"))
+        XCTAssertNil(Timestamp.parse("2026-10-03T12:22:01"), "no offset")
+        XCTAssertNil(Timestamp.parse("2026-10-03T12:22:01+0200"), "offset without a colon")
+        XCTAssertNil(Timestamp.parse("2026-10-03T12:22:01Z "), "trailing text")
+        XCTAssertNil(Timestamp.parse(""))
+    }
+
+    func testWritingGivesBackWhatWasRead() throws {
+        for text in ["2026-10-03T14:22:01.123+02:00", "2026-10-03T12:22:01.000Z", "1969-12-31T23:59:59.999999Z",
+                     "2026-10-03T04:52:01.000250-07:30"] {
+            let t = try XCTUnwrap(Timestamp.parse(text), text)
+            XCTAssertEqual(t.rfc3339(), text)
+            XCTAssertEqual(Timestamp.parse(t.rfc3339(utc: true))?.micros, t.micros)
+        }
+        XCTAssertEqual(Timestamp.parse("2026-10-03T14:22:01+02:00")?.description, "2026-10-03T12:22:01.000Z")
+        XCTAssertEqual(Timestamp.parse("2026-10-03T23:30:00-05:00")?.utcDay, "2026-10-04")
+    }
+
+    func testOrderIsByInstantNotByOffset() throws {
+        let a = try XCTUnwrap(Timestamp.parse("2026-10-03T14:00:00+02:00"))
+        let b = try XCTUnwrap(Timestamp.parse("2026-10-03T12:00:00.001Z"))
+        XCTAssertLessThan(a, b)
+        XCTAssertEqual(a, try XCTUnwrap(Timestamp.parse("2026-10-03T12:00:00Z")))
+        XCTAssertEqual(a.adding(seconds: 1.5).micros - a.micros, 1_500_000)
+    }
+}

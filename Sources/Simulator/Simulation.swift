@@ -104,9 +104,8 @@ public struct Simulation: Sendable {
         guard options.users >= 0 else { throw SimulationError.invalidOption("--users must not be negative") }
         guard options.users < 1 << 40 else { throw SimulationError.invalidOption("--users is too large") }
         guard options.days >= 1 else { throw SimulationError.invalidOption("--days must be at least 1") }
-        guard options.firstUser >= 1, options.firstUser < 1 << 40 else {
-            throw SimulationError.invalidOption("--first-user must be at least 1")
-        }
+        guard options.firstUser >= 1 else { throw SimulationError.invalidOption("--first-user must be at least 1") }
+        guard options.firstUser < 1 << 40 else { throw SimulationError.invalidOption("--first-user is too large") }
         guard let t = Timestamp.parse(options.startDay), options.startDay.count == 10 else {
             throw SimulationError.invalidOption("--start \(options.startDay) is not a date YYYY-MM-DD")
         }

@@ -119,6 +119,11 @@ public protocol FoldableEvent {
     var step: String? { get }
     var properties: [String: JSONValue] { get }
     var context: EventContext { get }
+    /// The known event this is, or nil for an event outside the v1 vocabulary.
+    var known: EventName? { get }
+    /// A number for the event's context: an event with the same number as the event folded
+    /// before it has the same context (so the fold need not apply it again); -1 when unknown.
+    var contextID: Int32 { get }
 }
 
 extension FoldableEvent {
@@ -126,6 +131,7 @@ extension FoldableEvent {
     public var name: String { EventName.normalized(rawName) }
     /// The known event this is, or nil for an event outside the v1 vocabulary.
     public var known: EventName? { EventName(normalizing: rawName) }
+    public var contextID: Int32 { -1 }
 }
 
 extension RecordedEvent: FoldableEvent {

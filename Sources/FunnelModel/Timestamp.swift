@@ -58,7 +58,18 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// The calendar day (UTC) as `YYYY-MM-DD`.
-    public var utcDay: String { String(rfc3339(utc: true).prefix(10)) }
+    public var utcDay: String {
+        let (days, _, _) = Timestamp.wallClock(micros: micros, offsetSeconds: 0)
+        let (y, m, d) = Timestamp.civil(fromDays: days)
+        // Years 0...9999 written digit by digit (asked once or twice per journey folded);
+        // any other the way `rfc3339` writes it (the date is all before its `T`).
+        guard (0...9999).contains(y) else { return String(rfc3339(utc: true).prefix { $0 != "T" }) }
+        func digit(_ v: Int64) -> UInt8 { UInt8(truncatingIfNeeded: v) &+ 0x30 }
+        let dash: UInt8 = 0x2D
+        let text: [UInt8] = [digit(y / 1000), digit(y / 100 % 10), digit(y / 10 % 10), digit(y % 10), dash,
+                             digit(m / 10), digit(m % 10), dash, digit(d / 10), digit(d % 10)]
+        return String(decoding: text, as: UTF8.self)
+    }
 
     /// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
     public static func days(year: Int64, month: Int64, day: Int64) -> Int64 {

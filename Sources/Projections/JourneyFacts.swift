@@ -40,7 +40,23 @@ public struct JourneyFacts: Sendable, Hashable {
         definition.cohorts.count <= 64 && definition.flags.count <= 64
     }
 
+    /// What facts need of a definition, worked out once for many journeys: its flag
+    /// defaults and its cohorts' conditions, parsed (nil: one that does not parse).
+    struct Prepared: Sendable {
+        let flagDefaults: [String: Bool]
+        let cohorts: [Condition?]
+
+        init(_ definition: FlowDefinition) {
+            flagDefaults = definition.flagDefaults
+            cohorts = definition.cohorts.map { try? Condition(parsing: $0.where) }
+        }
+    }
+
     public init(_ j: Journey, definition: FlowDefinition, slots: [String: Int]) {
+        self.init(j, definition: definition, slots: slots, prepared: Prepared(definition))
+    }
+
+    init(_ j: Journey, definition: FlowDefinition, slots: [String: Int], prepared: Prepared) {
         startedAt = j.startedAt?.micros
         completedAt = j.completedAt?.micros
         firstEventAt = j.firstEventAt.micros
@@ -48,10 +64,10 @@ public struct JourneyFacts: Sendable, Hashable {
         lane = j.lane.flatMap { l in definition.lanes.firstIndex { $0.id == l } } ?? -1
         current = j.currentStep.flatMap { slots[$0] } ?? -1
         appVersion = j.appVersion
-        let ctx = j.conditionContext(flagDefaults: definition.flagDefaults)
+        let ctx = j.conditionContext(flagDefaults: prepared.flagDefaults)
         cohorts = 0
-        for (i, c) in definition.cohorts.enumerated() where i < 64 {
-            if let cond = try? Condition(parsing: c.where), cond.evaluate(ctx) == true { cohorts |= 1 << UInt64(i) }
+        for (i, cond) in prepared.cohorts.enumerated() where i < 64 {
+            if let cond, cond.evaluate(ctx) == true { cohorts |= 1 << UInt64(i) }
         }
         flagsOn = 0
         for (i, f) in definition.flags.enumerated() where i < 64 && ctx.isFlagOn(f.id) { flagsOn |= 1 << UInt64(i) }

@@ -30,6 +30,8 @@ public struct JourneyFold: Sendable {
     private var backNavigations = 0
     private var signInFailures = 0
     private var deviations: [String] = []
+    /// The context number of the last event folded (`FoldableEvent.contextID`).
+    private var lastContextID: Int32 = -1
     private let knownSteps: Set<String>
     /// Whether there is a definition: asked for every event, and `definition != nil` copies
     /// the whole definition (every array in it retained and released) to answer.
@@ -104,11 +106,17 @@ public struct JourneyFold: Sendable {
         events += 1
         if firstEventAt == nil { firstEventAt = e.time }
         if lastEventAt.map({ e.time > $0 }) ?? true { lastEventAt = e.time }
-        if let v = e.context.appVersion { appVersion = v }
-        if let p = e.context.platform { platform = p }
-        for (k, v) in e.context.flags where flags[k] != v {
-            if let old = flags[k] { note("flag \(k): \(old.textValue) → \(v.textValue)") }
-            flags[k] = v
+        // The same context as the event before changes nothing: applied once.
+        let contextID = e.contextID
+        if contextID < 0 || contextID != lastContextID {
+            let context = e.context
+            if let v = context.appVersion { appVersion = v }
+            if let p = context.platform { platform = p }
+            for (k, v) in context.flags where flags[k] != v {
+                if let old = flags[k] { note("flag \(k): \(old.textValue) → \(v.textValue)") }
+                flags[k] = v
+            }
+            lastContextID = contextID
         }
         if let step = e.step, hasDefinition, !knownSteps.contains(step) {
             unplanned += 1
@@ -210,9 +218,9 @@ public struct JourneyFold: Sendable {
 
     /// `finish()`, taking the expected path from `paths` when it holds one for the context.
     func finish(paths: ExpectedPaths?) -> Journey {
-        var ctx = ConditionContext(values: values, flags: flags, appVersion: appVersion, platform: platform,
-                                   startDate: startedAt?.utcDay, flagDefaults: definition?.flagDefaults ?? [:])
-        if let d = definition { ctx.flagDefaults = d.flagDefaults }
+        let flagDefaults = paths.map(\.flagDefaults) ?? definition?.flagDefaults ?? [:]
+        let ctx = ConditionContext(values: values, flags: flags, appVersion: appVersion, platform: platform,
+                                   startDate: startedAt?.utcDay, flagDefaults: flagDefaults)
         var path: [Journey.PathStep] = []
         var lane: String?
         var laneReason = "no flow definition for \(flow)"
@@ -314,6 +322,8 @@ public struct JourneyFold: Sendable {
 /// Shared by the threads that fold; bounded (it starts over past `limit` contexts).
 final class ExpectedPaths: @unchecked Sendable {
     let definition: FlowDefinition
+    /// The definition's flag defaults (built once, not once per journey finished).
+    let flagDefaults: [String: Bool]
     private let keys: Set<String>
     private let lock = NSLock()
     private var paths: [ConditionContext: ExpectedPath] = [:]
@@ -321,6 +331,7 @@ final class ExpectedPaths: @unchecked Sendable {
 
     init(_ definition: FlowDefinition) {
         self.definition = definition
+        flagDefaults = definition.flagDefaults
         keys = definition.conditionKeys
     }
 

@@ -4,15 +4,22 @@ import EventStore
 import GRDB
 import GRDBSQLite
 
-/// An event as a fold reads it from an input's buffer: what the fold reads, without the
-/// event's id, user, flow (its key has them) and line.
-struct BufferedEvent: FoldableEvent, Sendable {
-    var seq: Int64
-    var time: Timestamp
-    var rawName: String
-    var step: String?
-    var properties: [String: JSONValue]
-    var context: EventContext
+/// A held event as a fold reads it: the input's held events and parts, and a position. Reads
+/// each value where it is (a fold reads few of them per event) instead of copying them all.
+struct HeldView: FoldableEvent {
+    let held: [HeldEvent]
+    let parts: [EventParts.Parts]
+    let derived: [EventParts.Derived]
+    let i: Int
+
+    var seq: Int64 { held[i].seq }
+    var time: Timestamp { held[i].time }
+    var rawName: String { parts[Int(held[i].parts)].rawName }
+    var step: String? { parts[Int(held[i].parts)].step }
+    var properties: [String: JSONValue] { held[i].properties }
+    var context: EventContext { parts[Int(held[i].parts)].context }
+    var known: EventName? { derived[Int(held[i].parts)].known }
+    var contextID: Int32 { derived[Int(held[i].parts)].contextID }
 }
 
 /// An event as a projection holds it while an input is read: its seq, time and properties,
@@ -36,16 +43,25 @@ struct EventParts: Sendable {
         var context: EventContext
     }
 
+    /// What a fold reads of a combination besides its values: the known event its name is,
+    /// and its context's number (equal numbers are the same context; see `contextID`).
+    struct Derived: Sendable {
+        var known: EventName?
+        var contextID: Int32
+    }
+
     /// A combination's bits (up to 80 bytes: `Parts` is 80 on a 64-bit machine).
     struct Bits: Hashable, Sendable {
         var w: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
             = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
-        init?(_ parts: Parts) {
-            let size = MemoryLayout<Parts>.size
+        init() {}
+
+        init?<T>(_ value: T) {
+            let size = MemoryLayout<T>.size
             guard size <= 80 else { return nil }
             withUnsafeMutableBytes(of: &w) { out in
-                withUnsafeBytes(of: parts) { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<size])) }
+                withUnsafeBytes(of: value) { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<size])) }
             }
         }
 
@@ -54,12 +70,34 @@ struct EventParts: Sendable {
         }
 
         func hash(into hasher: inout Hasher) {
-            withUnsafeBytes(of: w) { hasher.combine(bytes: $0) }
+            hasher.combine(mix)
+        }
+
+        /// A cheap mix of the words (the hash, and the slot in `EventParts.recent`).
+        var mix: UInt64 {
+            var h: UInt64 = 0x9E37_79B9_7F4A_7C15
+            withUnsafeBytes(of: w) { raw in
+                for i in 0..<10 {
+                    h = (h ^ raw.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self)) &* 0x100_0000_01B3
+                    h ^= h >> 29
+                }
+            }
+            return h
         }
     }
 
     private(set) var list: [Parts] = []
+    private(set) var derived: [Derived] = []
     private var index: [Bits: Int32] = [:]
+    /// The last combination seen in each of 1,024 slots (by `Bits.mix`), with its bits: most
+    /// events find theirs here without a dictionary lookup.
+    private var recent = [Int32](repeating: -1, count: EventParts.recentSlots)
+    private var recentBits = [Bits](repeating: Bits(), count: EventParts.recentSlots)
+    private static let recentSlots = 1_024
+    /// Contexts numbered by their bits, as combinations are: a fold skips an event's context
+    /// when the event before had the same number (applying a context twice changes nothing).
+    private var contexts: [Bits: Int32] = [:]
+    private var contextCount: Int32 = 0
 
     var count: Int { list.count }
 
@@ -78,14 +116,37 @@ struct EventParts: Sendable {
         swap(&parts.step, &e.step)
         swap(&parts.context, &e.context)
         guard let bits = Bits(parts) else {
-            list.append(parts)
+            add(parts)
             return Int32(list.count - 1)
         }
-        if let i = index[bits] { return i }
-        let i = Int32(list.count)
-        list.append(parts)
-        index[bits] = i
+        let slot = Int(truncatingIfNeeded: bits.mix >> 1) & (EventParts.recentSlots - 1)
+        if recent[slot] >= 0 && recentBits[slot] == bits { return recent[slot] }
+        let i: Int32
+        if let known = index[bits] {
+            i = known
+        } else {
+            i = Int32(list.count)
+            add(parts)
+            index[bits] = i
+        }
+        recent[slot] = i
+        recentBits[slot] = bits
         return i
+    }
+
+    private mutating func add(_ parts: Parts) {
+        var contextID: Int32 = -1
+        if let bits = Bits(parts.context) {
+            if let c = contexts[bits] {
+                contextID = c
+            } else {
+                contextID = contextCount
+                contexts[bits] = contextID
+                contextCount += 1
+            }
+        }
+        list.append(parts)
+        derived.append(Derived(known: EventName(normalizing: parts.rawName), contextID: contextID))
     }
 
     /// Adds every combination of `other` (without looking for equal ones): an index `i` there
@@ -93,16 +154,20 @@ struct EventParts: Sendable {
     mutating func append(_ other: EventParts) -> Int32 {
         let offset = Int32(list.count)
         list.append(contentsOf: other.list)
+        // The other's contexts are numbered after this one's (never the same number).
+        let contextOffset = contextCount
+        derived.append(contentsOf: other.derived.map { d in
+            Derived(known: d.known, contextID: d.contextID < 0 ? -1 : d.contextID + contextOffset)
+        })
+        contextCount += other.contextCount
         return offset
     }
 
-    /// The held events as a fold reads them.
-    func events(_ held: [HeldEvent]) -> [BufferedEvent] {
-        held.map { h in
-            let p = list[Int(h.parts)]
-            return BufferedEvent(seq: h.seq, time: h.time, rawName: p.rawName, step: p.step,
-                                 properties: h.properties, context: p.context)
-        }
+    /// Positions of `held` in fold order (time, then seq).
+    static func foldOrder(_ held: [HeldEvent]) -> [Int] {
+        var keys = held.indices.map { (time: held[$0].time.micros, seq: held[$0].seq, index: $0) }
+        keys.sort { $0.time != $1.time ? $0.time < $1.time : $0.seq < $1.seq }
+        return keys.map(\.index)
     }
 }
 
@@ -256,13 +321,13 @@ struct FoldContext: Sendable {
                 let context = contexts[key.flow] ?? FlowContext(definition)
                 if let held = p.buffered.removeValue(forKey: key) ?? nil {
                     if p.newUsers.contains(key.user) {
-                        plans.append(.fold(nil, p.parts.events(held)))
+                        plans.append(.fold(nil, held))
                         counts.fromMemory += 1
                         continue
                     }
                     if let fold = try resumable(key, events: held, firstSeq: p.firstSeq, fingerprint: context.fingerprint,
                                                 definition: definition, knownSteps: context.knownSteps, load: load, in: db) {
-                        plans.append(.fold(fold, p.parts.events(held)))
+                        plans.append(.fold(fold, held))
                         counts.resumed += 1
                         continue
                     }
@@ -272,7 +337,8 @@ struct FoldContext: Sendable {
                 plans.append(.log(stored))
                 counts.fromLog += 1
             }
-            let work = FoldWork(plans: plans, keys: Array(p.order[start..<end]), definitions: definitions, contexts: contexts)
+            let work = FoldWork(plans: plans, keys: Array(p.order[start..<end]), parts: p.parts.list, derived: p.parts.derived,
+                                definitions: definitions, contexts: contexts)
             let results = ProjectionStore.foldAll(work, workers: awaited?() == true ? 2 : workers)
             defer { results.release() }
             var rows: [FoldedRow] = []

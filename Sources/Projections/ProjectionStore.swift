@@ -94,7 +94,9 @@ public enum ProjectionStore {
     /// A journey's row values, computed off the writing thread.
     static func encode(_ j: Journey, context: FlowContext, resume: JourneyFold.Resume?) -> EncodedJourney {
         let facts = context.definition.flatMap { d in
-            JourneyFacts.supports(d) ? Data(JourneyFacts(j, definition: d, slots: context.slots).binary()) : nil
+            JourneyFacts.supports(d)
+                ? Data(JourneyFacts(j, definition: d, slots: context.slots, prepared: context.facts ?? JourneyFacts.Prepared(d)).binary())
+                : nil
         }
         return EncodedJourney(flow: j.flow, userID: j.userID, startedUs: j.startedAt?.micros, completedUs: j.completedAt?.micros,
                               lastUs: j.lastEventAt.micros, currentStep: j.currentStep, lane: j.lane,
@@ -139,7 +141,7 @@ public enum ProjectionStore {
             var pendingBytes = 0
             func flush() throws {
                 guard !pending.isEmpty else { return }
-                let work = FoldWork(plans: pending.map { .log($0.lines) }, keys: pending.map(\.key),
+                let work = FoldWork(plans: pending.map { .log($0.lines) }, keys: pending.map(\.key), parts: [], derived: [],
                                     definitions: byID, contexts: contexts)
                 let results = foldAll(work)
                 defer { results.release() }
@@ -303,8 +305,8 @@ public enum ProjectionStore {
 
 /// How a touched journey is folded at the end of an input.
 enum FoldPlan: Sendable {
-    /// From its buffered events, going on from a stored fold or from nothing.
-    case fold(JourneyFold?, [BufferedEvent])
+    /// From its held events (parts in `FoldWork`), going on from a stored fold or from nothing.
+    case fold(JourneyFold?, [HeldEvent])
     /// Again from the log: its stored lines, read where the plan is made, decoded by a worker.
     case log(StoredLines)
 }
@@ -321,6 +323,9 @@ enum FoldOutcome: Sendable {
 struct FoldWork: Sendable {
     let plans: [FoldPlan]
     let keys: [ProjectionUpdater.Key]
+    /// The parts the plans' held events refer to.
+    let parts: [EventParts.Parts]
+    let derived: [EventParts.Derived]
     let definitions: [String: FlowDefinition]
     let contexts: [String: FlowContext]
 }
@@ -332,6 +337,7 @@ extension ProjectionStore {
         let results = DisjointResults<FoldOutcome>(count: work.plans.count)
         let workers = work.plans.count >= 64 ? most : 1
         DispatchQueue.concurrentPerform(iterations: workers) { w in
+            let parts = work.parts, derived = work.derived
             var i = w
             while i < work.plans.count {
                 let key = work.keys[i]
@@ -339,13 +345,14 @@ extension ProjectionStore {
                 let context = work.contexts[key.flow] ?? FlowContext(definition)
                 var fold: JourneyFold?
                 switch work.plans[i] {
-                case .fold(let resumed, let events):
-                    if var going = resumed {
-                        for j in events.foldOrderIndices { going.apply(events[j], explain: false) }
+                case .fold(let resumed, let held):
+                    if resumed != nil || !held.isEmpty {
+                        var going = resumed ?? JourneyFold(userID: key.user, flow: key.flow, definition: definition,
+                                                           knownSteps: context.knownSteps)
+                        for j in EventParts.foldOrder(held) {
+                            going.apply(HeldView(held: held, parts: parts, derived: derived, i: j), explain: false)
+                        }
                         fold = going
-                    } else {
-                        fold = JourneyFold.fold(events, userID: key.user, flow: key.flow, definition: definition,
-                                                knownSteps: context.knownSteps)
                     }
                 case .log(let stored):
                     do {
@@ -412,10 +419,13 @@ struct FlowContext: Sendable {
     let knownSteps: Set<String>
     /// Expected paths worked out so far (nil without a definition).
     let paths: ExpectedPaths?
+    /// What facts need of the definition (nil without one).
+    let facts: JourneyFacts.Prepared?
 
     init(_ definition: FlowDefinition?) {
         self.definition = definition
         paths = definition.map(ExpectedPaths.init)
+        facts = definition.map(JourneyFacts.Prepared.init)
         knownSteps = Set(definition?.steps.map(\.id) ?? [])
         fingerprint = ProjectionStore.fingerprint(definition)
         var slots: [String: Int] = [:]

@@ -51,6 +51,24 @@ final class TimestampTests: XCTestCase {
         XCTAssertEqual(Timestamp.parse("2026-10-03T23:30:00-05:00")?.utcDay, "2026-10-04")
     }
 
+    func testTheUTCDayIsTheDateOfTheUTCReading() throws {
+        XCTAssertEqual(Timestamp.parse("1969-12-31T23:59:59.999999Z")?.utcDay, "1969-12-31")
+        XCTAssertEqual(Timestamp.parse("0001-01-01T00:00:00+01:00")?.utcDay, "0000-12-31")
+        XCTAssertEqual(Timestamp.parse("9999-12-31T23:59:59-01:00")?.utcDay, "10000-01-01")
+        // Every day from 1600 to 2400, at each end of the day, against the full reading.
+        var micros = try XCTUnwrap(Timestamp.parse("1600-01-01T00:00:00Z")).micros
+        let end = try XCTUnwrap(Timestamp.parse("2400-01-01T00:00:00Z")).micros
+        var days = 0
+        while micros < end {
+            for t in [Timestamp(micros: micros), Timestamp(micros: micros + 86_399_999_999)] {
+                XCTAssertEqual(t.utcDay, String(t.rfc3339(utc: true).prefix(10)))
+            }
+            micros += 86_400_000_000
+            days += 1
+        }
+        XCTAssertEqual(days, 292_194)
+    }
+
     func testOrderIsByInstantNotByOffset() throws {
         let a = try XCTUnwrap(Timestamp.parse("2026-10-03T14:00:00+02:00"))
         let b = try XCTUnwrap(Timestamp.parse("2026-10-03T12:00:00.001Z"))

@@ -77,7 +77,7 @@ final class JourneyUpdatesTests: DayFilesTestCase {
         // properties and the user.
         XCTAssertEqual(parts.count, 3)
         XCTAssertEqual(held.map(\.parts), [0, 1, 0, 1, 2])
-        let back = parts.events(held)
+        let back = held.indices.map { HeldView(held: held, parts: parts.list, derived: parts.derived, i: $0) }
         XCTAssertEqual(back.count, decoded.count)
         for (i, (b, e)) in zip(back, decoded).enumerated() {
             XCTAssertEqual(b.seq, Int64(i + 1))
@@ -86,7 +86,16 @@ final class JourneyUpdatesTests: DayFilesTestCase {
             XCTAssertEqual(b.step, e.step)
             XCTAssertEqual(b.properties, e.properties)
             XCTAssertEqual(b.context, e.context)
+            XCTAssertEqual(b.known, e.known)
         }
+        XCTAssertEqual(back.map(\.known), [.stepViewed, .stepCompleted, .stepViewed, .stepCompleted, .started])
+        // One number for the context the first four share, another for the last one's.
+        XCTAssertEqual(Set(back.prefix(4).map(\.contextID)).count, 1)
+        XCTAssertGreaterThanOrEqual(back[0].contextID, 0)
+        XCTAssertNotEqual(back[4].contextID, back[0].contextID)
+        XCTAssertEqual(EventParts.foldOrder(held), [0, 1, 2, 3, 4].sorted {
+            (held[$0].time.micros, held[$0].seq) < (held[$1].time.micros, held[$1].seq)
+        })
         XCTAssertEqual(back[3].properties["goalWeightKg"], .number("70"))
         XCTAssertEqual(back[4].context.platform, "android")
     }

@@ -345,10 +345,11 @@ extension Ingestor {
                     INSERT INTO quarantine (input_id, path, line_no, byte_offset, reason_code, reason, raw) VALUES (?, ?, ?, ?, ?, ?, ?)
                     """)
                 var result = InputResult()
-                var interner = ByteInterner()
                 var keys: [KeyInfo] = []
-                var key: [UInt8] = []
-                key.reserveCapacity(256)
+                // The atom of each user and the id of each shape (nil: kept verbatim), by the
+                // parser's numbers.
+                var userAtoms: [Int64] = []
+                var shapeIDs: [Int64?] = []
                 let decoder = EventDecoder()
                 var hashes: [Int64] = []
                 var maybe: [Bool] = []
@@ -377,12 +378,12 @@ extension Ingestor {
                         hashes.removeAll(keepingCapacity: true)
                         maybe.removeAll(keepingCapacity: true)
                         for line in batch.lines {
-                            guard let env = line.envelope else {
+                            guard line.envelope != nil else {
                                 hashes.append(0)
                                 maybe.append(false)
                                 continue
                             }
-                            let h = StoredLine.idHash(UnsafeBufferPointer(rebasing: b[Int(env.eventID.start)..<Int(env.eventID.end)]))
+                            let h = line.keys.idHash
                             hashes.append(h)
                             maybe.append(filter.testAndInsert(h))
                         }
@@ -409,15 +410,16 @@ extension Ingestor {
                             }
                             let lineEnd = line.start + line.count
                             let hash = hashes[lineIndex]
-                            // Intern (flow, step, event) to classify and normalize once per key.
-                            key.removeAll(keepingCapacity: true)
-                            key.append(contentsOf: ref(env.flow))
-                            key.append(0xFF)
-                            if let s = env.step { key.append(contentsOf: ref(s)) } else { key.append(0xFE) }
-                            key.append(0xFF)
-                            key.append(contentsOf: ref(env.name))
-                            let (id, isNew) = key.withUnsafeBufferPointer { interner.intern($0) }
-                            if isNew {
+                            // The parser numbered the line's (flow, step, event) key, its user and
+                            // its shape in first-seen order: a number met for the first time is
+                            // the next one, looked up here once.
+                            func outOfOrder(_ what: String, _ n: Int32) -> StoreError {
+                                StoreError(doing: "appending \(label) line \(line.number)", reason: "\(what) number \(n) is out of order")
+                            }
+                            let id = Int(line.keys.key)
+                            guard id >= 0 && id <= keys.count else { throw outOfOrder("key", line.keys.key) }
+                            if id == keys.count {
+                                // Classified and normalized once per key.
                                 let raw = String(decoding: ref(env.name), as: UTF8.self)
                                 let flow = String(decoding: ref(env.flow), as: UTF8.self)
                                 let step = env.step.map { String(decoding: ref($0), as: UTF8.self) }
@@ -427,20 +429,33 @@ extension Ingestor {
                                                     flowAtom: try atoms.id(ref(env.flow)).id, nameAtom: try atoms.id(ref(env.name)).id,
                                                     stepAtom: try env.step.map { try atoms.id(ref($0)).id } ?? 0))
                             }
-                            let user = try atoms.id(ref(env.userID))
-                            if user.first && user.id > atomWatermark && observer != nil {
-                                newUsers.insert(String(decoding: ref(env.userID), as: UTF8.self))
-                            }
-                            let flowAtom = keys[id].flowAtom
-                            encoder.shape(env, lineStart: line.start, lineEnd: lineEnd, in: b)
-                            var shapeID: Int64?
-                            if !encoder.cuts.isEmpty {
-                                shapeID = try encoder.skeleton.withUnsafeBufferPointer { sk in
-                                    try shapes.id(sk, create: newShapeBudget > 0)
-                                }.map { r in
-                                    if r.created { newShapeBudget -= 1 }
-                                    return r.id
+                            let u = Int(line.keys.user)
+                            guard u >= 0 && u <= userAtoms.count else { throw outOfOrder("user", line.keys.user) }
+                            if u == userAtoms.count {
+                                let user = try atoms.id(ref(env.userID))
+                                userAtoms.append(user.id)
+                                if user.first && user.id > atomWatermark && observer != nil {
+                                    newUsers.insert(String(decoding: ref(env.userID), as: UTF8.self))
                                 }
+                            }
+                            let userAtom = userAtoms[u]
+                            let flowAtom = keys[id].flowAtom
+                            var shapeID: Int64?
+                            let shape = Int(line.keys.shape)
+                            if shape >= 0 {
+                                guard shape <= shapeIDs.count else { throw outOfOrder("shape", line.keys.shape) }
+                                if shape == shapeIDs.count {
+                                    encoder.shape(env, lineStart: line.start, lineEnd: lineEnd, in: b)
+                                    shapeIDs.append(try encoder.skeleton.withUnsafeBufferPointer { sk in
+                                        try shapes.id(sk, create: newShapeBudget > 0)
+                                    }.map { r in
+                                        if r.created { newShapeBudget -= 1 }
+                                        return r.id
+                                    })
+                                } else {
+                                    encoder.pickCuts(env, lineStart: line.start, lineEnd: lineEnd)
+                                }
+                                shapeID = shapeIDs[shape]
                             }
                             if let shapeID {
                                 encoder.body(shapeID: shapeID, nameAtom: keys[id].nameAtom, stepAtom: keys[id].stepAtom, in: b)
@@ -479,7 +494,7 @@ extension Ingestor {
                                 }
                             }
                             if same == nil {
-                                rows.add(PendingEvents.Row(lineIndex: lineIndex, line: line.number, hash: hash, user: user.id,
+                                rows.add(PendingEvents.Row(lineIndex: lineIndex, line: line.number, hash: hash, user: userAtom,
                                                            flow: flowAtom, ts: env.time.micros, offset: env.time.offsetSeconds),
                                          body: encoder.body)
                                 if rows.isFull { try flushRows() }

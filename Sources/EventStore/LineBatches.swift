@@ -11,6 +11,53 @@ struct ParsedLine: Sendable {
     var count: Int
     var envelope: Envelope?
     var rejection: Rejection?
+    /// Worked out on the parsing thread for a line with an envelope (see `LineKeys`).
+    var keys = LineKeys()
+}
+
+/// What the writer needs of a line besides its bytes, worked out where it is parsed: its id
+/// hash, and the numbers of its (flow, step, event) key, its user and its shape among the
+/// input's distinct ones, in first-seen order. A number the writer has not had yet is the
+/// next one (it is seen first on this line): the writer looks the value up then, once.
+struct LineKeys: Sendable {
+    var idHash: Int64 = 0
+    var key: Int32 = -1
+    var user: Int32 = -1
+    /// -1: no value is cut (the line is kept verbatim).
+    var shape: Int32 = -1
+}
+
+/// Numbers an input's keys, users and shapes on the parsing thread (one per input).
+struct LineKeyer {
+    private var keys = ByteInterner()
+    private var users = ByteInterner()
+    private var shapes = ByteInterner()
+    private var key: [UInt8] = []
+    private var encoder = LineEncoder()
+
+    init() { key.reserveCapacity(256) }
+
+    /// The keys of the line at `start..<end` of `b`, its envelope's refs into `b`.
+    mutating func keys(_ env: Envelope, start: Int, end: Int, in b: UnsafeBufferPointer<UInt8>) -> LineKeys {
+        func ref(_ r: StringRef) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)])
+        }
+        var out = LineKeys()
+        out.idHash = StoredLine.idHash(ref(env.eventID))
+        key.removeAll(keepingCapacity: true)
+        key.append(contentsOf: ref(env.flow))
+        key.append(0xFF)
+        if let s = env.step { key.append(contentsOf: ref(s)) } else { key.append(0xFE) }
+        key.append(0xFF)
+        key.append(contentsOf: ref(env.name))
+        out.key = Int32(key.withUnsafeBufferPointer { keys.intern($0).id })
+        out.user = Int32(users.intern(ref(env.userID)).id)
+        encoder.shape(env, lineStart: start, lineEnd: end, in: b)
+        if !encoder.cuts.isEmpty {
+            out.shape = Int32(encoder.skeleton.withUnsafeBufferPointer { shapes.intern($0).id })
+        }
+        return out
+    }
 }
 
 /// Takes the decoded events of one input on the parsing thread.
@@ -49,6 +96,7 @@ enum LineParser {
         let reader = LineReader(stream: stream)
         var decoder = EventDecoder()
         var cache = EventCache()
+        var keyer = LineKeyer()
         var batch = LineBatch()
         batch.bytes.reserveCapacity(batchBytes + LineReader.maxLineLength)
         batch.lines.reserveCapacity(batchLines)
@@ -87,6 +135,9 @@ enum LineParser {
                         env.properties = env.properties.map { ($0.lowerBound + lineStart)..<($0.upperBound + lineStart) }
                         env.context = env.context.map { ($0.lowerBound + lineStart)..<($0.upperBound + lineStart) }
                         parsed.envelope = env
+                        parsed.keys = batch.bytes.withUnsafeBufferPointer { b in
+                            keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b)
+                        }
                     }
                 }
                 batch.lines.append(parsed)

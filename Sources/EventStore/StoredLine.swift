@@ -76,6 +76,21 @@ struct LineEncoder {
 
     /// Picks the cuts of a line at `lineStart..<lineEnd` of `b` and builds its skeleton.
     mutating func shape(_ env: Envelope, lineStart: Int, lineEnd: Int, in b: UnsafeBufferPointer<UInt8>) {
+        pickCuts(env, lineStart: lineStart, lineEnd: lineEnd)
+        skeleton.removeAll(keepingCapacity: true)
+        var pos = lineStart
+        for c in cuts {
+            skeleton.append(contentsOf: UnsafeBufferPointer(rebasing: b[pos..<c.start]))
+            skeleton.append(0)
+            skeleton.append(c.field.rawValue)
+            pos = c.end
+        }
+        skeleton.append(contentsOf: UnsafeBufferPointer(rebasing: b[pos..<lineEnd]))
+    }
+
+    /// Picks the cuts of a line at `lineStart..<lineEnd`, in line order (none when they
+    /// overlap), without building its skeleton.
+    mutating func pickCuts(_ env: Envelope, lineStart: Int, lineEnd: Int) {
         cuts.removeAll(keepingCapacity: true)
         func add(_ r: StringRef?, _ f: StoredLine.Field) {
             guard let r, Int(r.start) >= lineStart, Int(r.end) <= lineEnd else { return }
@@ -107,15 +122,6 @@ struct LineEncoder {
             if c.start < previousEnd { cuts.removeAll(keepingCapacity: true); break }
             previousEnd = c.end
         }
-        skeleton.removeAll(keepingCapacity: true)
-        var pos = lineStart
-        for c in cuts {
-            skeleton.append(contentsOf: UnsafeBufferPointer(rebasing: b[pos..<c.start]))
-            skeleton.append(0)
-            skeleton.append(c.field.rawValue)
-            pos = c.end
-        }
-        skeleton.append(contentsOf: UnsafeBufferPointer(rebasing: b[pos..<lineEnd]))
     }
 
     /// The body for the cuts picked by `shape`, given the shape id and the atom ids of the

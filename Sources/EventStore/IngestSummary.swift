@@ -20,7 +20,7 @@ public struct IngestOptions: Sendable {
     /// each): a longer input writes them as several runs, so its memory stays the same.
     public var heldIDs = 1 << 18
 
-    public init(strict: Bool = false, flows: [FlowDefinition] = [], parallel: Bool = true, batchLines: Int = 8192,
+    public init(strict: Bool = false, flows: [FlowDefinition] = [], parallel: Bool = true, batchLines: Int = 4096,
                 now: @escaping @Sendable () -> Timestamp = { Timestamp.now() }) {
         self.strict = strict
         self.flows = flows

@@ -147,7 +147,15 @@ extension Array where Element: FoldableEvent {
     /// (Inlinable: specialized where it is used, it reads each event without copying it.)
     @inlinable
     public var foldOrderIndices: [Int] {
-        var keys = indices.map { (time: self[$0].time.micros, seq: self[$0].seq, index: $0) }
+        foldOrderIndices(time: { $0.time.micros }, seq: { $0.seq })
+    }
+}
+
+extension Array {
+    /// The indices in fold order (event time, then arrival) of elements that stand for events.
+    @inlinable
+    public func foldOrderIndices(time: (Element) -> Int64, seq: (Element) -> Int64) -> [Int] {
+        var keys = indices.map { (time: time(self[$0]), seq: seq(self[$0]), index: $0) }
         keys.sort { $0.time != $1.time ? $0.time < $1.time : $0.seq < $1.seq }
         return keys.map(\.index)
     }

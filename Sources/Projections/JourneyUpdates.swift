@@ -165,9 +165,7 @@ struct EventParts: Sendable {
 
     /// Positions of `held` in fold order (time, then seq).
     static func foldOrder(_ held: [HeldEvent]) -> [Int] {
-        var keys = held.indices.map { (time: held[$0].time.micros, seq: held[$0].seq, index: $0) }
-        keys.sort { $0.time != $1.time ? $0.time < $1.time : $0.seq < $1.seq }
-        return keys.map(\.index)
+        held.foldOrderIndices(time: { $0.time.micros }, seq: { $0.seq })
     }
 }
 

@@ -285,16 +285,6 @@ public struct JourneyFold: Sendable {
         fold(events, definition: definition, until: until)?.finish()
     }
 
-    /// The fold of a user's events in a flow (any order; lean copies), before `finish`; nil
-    /// without events.
-    static func fold<E: FoldableEvent>(_ events: [E], userID: String, flow: String, definition: FlowDefinition?,
-                                       knownSteps: Set<String>? = nil) -> JourneyFold? {
-        guard !events.isEmpty else { return nil }
-        var fold = JourneyFold(userID: userID, flow: flow, definition: definition, knownSteps: knownSteps)
-        for i in events.foldOrderIndices { fold.apply(events[i], explain: false) }
-        return fold
-    }
-
     /// The fold of a user's events (any order), before `finish`; nil without events.
     public static func fold(_ events: [RecordedEvent], definition: FlowDefinition?, until: Timestamp? = nil) -> JourneyFold? {
         fold(events, definition: definition, until: until, knownSteps: nil)

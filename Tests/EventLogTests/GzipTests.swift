@@ -1,12 +1,11 @@
 import XCTest
 @testable import EventLog
 import Foundation
+import TestSupport
 
 final class GzipTests: XCTestCase {
     func tempPath(_ name: String) -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("funnel-gzip-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir.appendingPathComponent(name).path
+        Scratch.directory("funnel-gzip").appendingPathComponent(name).path
     }
 
     func readAll(_ path: String, chunk: Int = 7) throws -> [UInt8] {

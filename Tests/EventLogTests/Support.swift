@@ -6,9 +6,7 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
 let sampleData = packageRoot.appendingPathComponent("sample-data")
 
 func tempDir(_ name: String = "funnel-test") -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    return dir
+    Scratch.directory(name)
 }
 
 /// Every line of a file through LineReader: info, bytes, and the error that ended it.
@@ -27,3 +25,4 @@ func decode(_ bytes: [UInt8]) -> Result<Event, Rejection> { EventDecoder.decode(
 func decode(_ text: String) -> Result<Event, Rejection> { EventDecoder.decode(line: text) }
 
 import FunnelModel
+import TestSupport

@@ -3,14 +3,13 @@ import GRDB
 import FunnelModel
 import EventLog
 @testable import EventStore
+import TestSupport
 
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 let sampleData = packageRoot.appendingPathComponent("sample-data")
 
 func tempDir() -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("funnel-store-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    return dir
+    Scratch.directory("funnel-store")
 }
 
 func fixedClock(_ micros: Int64) -> @Sendable () -> Timestamp { { Timestamp(micros: micros) } }

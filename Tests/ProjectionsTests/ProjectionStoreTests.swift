@@ -6,13 +6,12 @@ import EventStore
 import Flows
 import Simulator
 @testable import Projections
+import TestSupport
 
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 func temporaryStorePath() -> String {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("funnel-proj-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    return dir.appendingPathComponent("store.sqlite").path
+    Scratch.directory("funnel-proj").appendingPathComponent("store.sqlite").path
 }
 
 /// Opens a store with the projection and ingests `paths` the way the CLI does.
@@ -48,8 +47,7 @@ final class ProjectionStoreTests: XCTestCase {
             for _ in 0..<(lines.count / 20) { lines.append(lines[Int(rng.next() % UInt64(lines.count))]) }
             for i in stride(from: lines.count - 1, to: 0, by: -1) { lines.swapAt(i, Int(rng.next() % UInt64(i + 1))) }
             let parts = 1 + Int(rng.next() % 6)
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("funnel-prop-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            let dir = Scratch.directory("funnel-prop")
             var files: [String] = []
             var cut = 0
             for p in 0..<parts {
@@ -76,7 +74,7 @@ final class ProjectionStoreTests: XCTestCase {
     func testEveryJourneyMatchesTheSimulatorsTruth() throws {
         let glp1 = try FlowCatalog().flow("glp1")
         let sim = try Simulation(flow: glp1, options: SimulationOptions(users: 120, seed: 11, days: 2)).run()
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("funnel-truth-\(UUID().uuidString)")
+        let dir = Scratch.directory("funnel-truth")
         _ = try CollectorWriter(seed: 11).write(sim.events, to: dir.path)
         let store = try ingest([dir.path], into: temporaryStorePath())
         let journeys = try allJourneys(store)

@@ -1,5 +1,6 @@
 import XCTest
 import Foundation
+import TestSupport
 
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 let sampleData = packageRoot.appendingPathComponent("sample-data")
@@ -23,9 +24,7 @@ struct RunResult {
 }
 
 func tempDir() -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("funnel-cli-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    return dir
+    Scratch.directory("funnel-cli")
 }
 
 func runFunnel(_ args: [String], stdin: URL? = nil, environment: [String: String]? = nil,

@@ -62,9 +62,11 @@ struct LineKeyer {
 
 /// Takes the decoded events of one input on the parsing thread.
 public protocol ParsedEventSink: AnyObject, Sendable {
-    /// One event with its line number (its `id` left empty: the writer has the line). Should
-    /// the line be accepted, `IngestObserver.didAccept` gives its seq.
-    func take(line: Int, event: consuming Event)
+    /// One event with its line number (its `id` left empty: the writer has the line) and its
+    /// user's number among the input's (`LineKeys.user`: numbered in first-seen order, equal
+    /// numbers are the same user id). Should the line be accepted, `IngestObserver.didAccept`
+    /// gives its seq.
+    func take(line: Int, user: Int32, event: consuming Event)
 }
 
 /// A run of parsed lines with their bytes, produced on the parsing thread.
@@ -119,8 +121,11 @@ enum LineParser {
                     switch decoder.envelope(bytes) {
                     case .failure(let r): parsed.rejection = r
                     case .success(var env):
-                        if let eventSink {
-                            eventSink.take(line: info.number, event: decoder.event(from: env, in: bytes, cache: &cache, id: false))
+                        // Decoded before the envelope is rebased (its refs are into `bytes`
+                        // and the decoder's scratch); the sink takes it once its keys are known.
+                        var sunk: Event?
+                        if eventSink != nil {
+                            sunk = decoder.event(from: env, in: bytes, cache: &cache, id: false)
                         } else if events {
                             event = decoder.event(from: env, in: bytes, cache: &cache)
                         }
@@ -137,6 +142,9 @@ enum LineParser {
                         parsed.envelope = env
                         parsed.keys = batch.bytes.withUnsafeBufferPointer { b in
                             keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b)
+                        }
+                        if let eventSink, let sunk {
+                            eventSink.take(line: info.number, user: parsed.keys.user, event: sunk)
                         }
                     }
                 }

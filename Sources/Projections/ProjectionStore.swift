@@ -443,38 +443,57 @@ final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
     let bufferLimit: Int
     /// Users and flows in first-touch order.
     var order: [ProjectionUpdater.Key] = []
-    /// Each key's list in `lists`, or -1: past the buffer limit, folded from the log.
-    var slot: [ProjectionUpdater.Key: Int] = [:]
+    /// Each of `order`'s list in `lists`, or -1: past the buffer limit, folded from the log.
+    var slots: [Int] = []
     var lists: [[HeldEvent]] = []
     var parts = EventParts()
     private var count = 0
+    /// Each key's index in `order`.
+    private var index: [ProjectionUpdater.Key: Int] = [:]
+    /// By the line's user number: the index in `order` of that user's first key, or -1. Most
+    /// lines find their key here, without hashing the user id and flow.
+    private var byUser: [Int32] = []
 
     init(bufferLimit: Int) { self.bufferLimit = bufferLimit }
 
-    func take(line: Int, event: consuming Event) {
-        // The key takes the event's user and flow over (see `EventParts.hold`).
-        var flow = "", user = ""
-        swap(&flow, &event.flow)
-        swap(&user, &event.userID)
-        let key = ProjectionUpdater.Key(flow: flow, user: user)
-        if let i = slot[key] {
-            guard i >= 0 else { return }
-            if count >= bufferLimit {
-                count -= lists[i].count
-                lists[i] = []
-                slot[key] = -1
-                return
-            }
-            lists[i].append(parts.hold(seq: Int64(line), &event))
+    func take(line: Int, user: Int32, event: consuming Event) {
+        let u = Int(user)
+        let k: Int
+        if u >= 0, u < byUser.count, byUser[u] >= 0, order[Int(byUser[u])].flow == event.flow {
+            k = Int(byUser[u])
         } else {
-            order.append(key)
-            if count >= bufferLimit {
-                slot[key] = -1
+            // The key takes the event's user and flow over (see `EventParts.hold`).
+            var flow = "", id = ""
+            swap(&flow, &event.flow)
+            swap(&id, &event.userID)
+            let key = ProjectionUpdater.Key(flow: flow, user: id)
+            if u >= byUser.count { byUser.append(contentsOf: repeatElement(-1, count: u + 1 - byUser.count)) }
+            if let known = index[key] {
+                k = known
+            } else {
+                k = order.count
+                order.append(key)
+                index[key] = k
+                if u >= 0, byUser[u] < 0 { byUser[u] = Int32(k) }
+                guard count < bufferLimit else {
+                    slots.append(-1)
+                    return
+                }
+                slots.append(lists.count)
+                lists.append([parts.hold(seq: Int64(line), &event)])
+                count += 1
                 return
             }
-            slot[key] = lists.count
-            lists.append([parts.hold(seq: Int64(line), &event)])
         }
+        let i = slots[k]
+        guard i >= 0 else { return }
+        if count >= bufferLimit {
+            count -= lists[i].count
+            lists[i] = []
+            slots[k] = -1
+            return
+        }
+        lists[i].append(parts.hold(seq: Int64(line), &event))
         count += 1
     }
 }
@@ -606,8 +625,8 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
             offset = parts.append(groups.parts)
             groups.parts = EventParts()
         }
-        for key in groups.order {
-            guard let i = groups.slot[key] else { continue }
+        for (k, key) in groups.order.enumerated() {
+            let i = groups.slots[k]
             guard i >= 0 else {
                 // Over the buffer limit: folded from the log.
                 if buffered.updateValue(nil, forKey: key) == nil { order.append(key) }

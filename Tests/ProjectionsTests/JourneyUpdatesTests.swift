@@ -100,6 +100,36 @@ final class JourneyUpdatesTests: DayFilesTestCase {
         XCTAssertEqual(back[4].context.platform, "android")
     }
 
+
+    /// The parsing thread's groups find a line's journey by its user number; a user seen in a
+    /// second flow gets a journey of its own, and past the buffer limit a journey's events are
+    /// let go (it is folded from the log).
+    func testParsedGroupsKeepOneListPerUserAndFlowByUserNumber() throws {
+        func event(_ user: String, _ flow: String, _ second: Int) -> Event {
+            Event(id: "", name: "onboarding.step_viewed", userID: user,
+                  time: Timestamp(micros: 1_790_000_000_000_000 + Int64(second) * 1_000_000), flow: flow, step: "signIn")
+        }
+        // (line, user number, user, flow): u-1 is number 0, u-2 number 1; u-1 also in "other".
+        let lines: [(Int, Int32, String, String)] = [
+            (1, 0, "u-1", "glp1"), (2, 1, "u-2", "glp1"), (3, 0, "u-1", "glp1"),
+            (4, 0, "u-1", "other"), (5, 1, "u-2", "glp1"), (6, 0, "u-1", "other"), (7, 0, "u-1", "glp1"),
+        ]
+        let groups = ParsedGroups(bufferLimit: 100)
+        for (line, number, user, flow) in lines { groups.take(line: line, user: number, event: event(user, flow, line)) }
+        XCTAssertEqual(groups.order, [ProjectionUpdater.Key(flow: "glp1", user: "u-1"), ProjectionUpdater.Key(flow: "glp1", user: "u-2"),
+                                      ProjectionUpdater.Key(flow: "other", user: "u-1")])
+        XCTAssertEqual(groups.slots, [0, 1, 2])
+        XCTAssertEqual(groups.lists.map { $0.map(\.seq) }, [[1, 3, 7], [2, 5], [4, 6]])
+
+        // A limit of 3 events held: u-1 in "other" comes at the limit and is not held; u-2's
+        // next event finds the limit reached and its list is let go (2 held again), so u-1's
+        // last event in glp1 is held.
+        let capped = ParsedGroups(bufferLimit: 3)
+        for (line, number, user, flow) in lines { capped.take(line: line, user: number, event: event(user, flow, line)) }
+        XCTAssertEqual(capped.order.count, 3)
+        XCTAssertEqual(capped.slots, [0, -1, -1])
+        XCTAssertEqual(capped.lists.map { $0.map(\.seq) }, [[1, 3, 7], []])
+    }
     func testInputsFoldedBesideTheNextOneMatchARebuild() throws {
         var files = try dayFiles(users: 300, seed: 21, start: "2026-10-01", days: 4, into: "a")
         // Late events for users already folded, in the same run.

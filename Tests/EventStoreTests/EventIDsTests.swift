@@ -3,14 +3,14 @@ import Foundation
 import GRDB
 import EventLog
 @testable import EventStore
+import TestSupport
 
 /// The dedupe index: (hash, seq) pairs in hash ranges, and the filter in front of it.
 final class EventIDsTests: XCTestCase {
     var dir: URL!
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("eventids-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        dir = Scratch.directory("eventids")
     }
 
     override func tearDownWithError() throws {

@@ -2,13 +2,13 @@ import Foundation
 import FunnelModel
 import XCTest
 @testable import Flows
+import TestSupport
 
 final class FlowCatalogTests: XCTestCase {
     var dir: String = ""
 
     override func setUpWithError() throws {
-        dir = NSTemporaryDirectory() + "flowcatalog-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = Scratch.directory("flowcatalog").path
     }
 
     override func tearDownWithError() throws {

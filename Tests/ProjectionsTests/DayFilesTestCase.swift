@@ -5,6 +5,7 @@ import Flows
 import Simulator
 import EventStore
 @testable import Projections
+import TestSupport
 
 /// What the ingest-and-fold tests share: a scratch folder per test, the GLP-1 definition, day
 /// files as a collector writes them (batches out of order, re-sent copies, late events), and
@@ -13,8 +14,7 @@ class DayFilesTestCase: XCTestCase {
     var dir: URL!
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("\(type(of: self))-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        dir = Scratch.directory("\(type(of: self))")
     }
 
     override func tearDownWithError() throws {

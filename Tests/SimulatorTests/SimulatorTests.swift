@@ -4,13 +4,13 @@ import Foundation
 import FunnelModel
 import XCTest
 @testable import Simulator
+import TestSupport
 
 final class SimulatorTests: XCTestCase {
     var dir = ""
 
     override func setUpWithError() throws {
-        dir = NSTemporaryDirectory() + "simulator-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = Scratch.directory("simulator").path
     }
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }

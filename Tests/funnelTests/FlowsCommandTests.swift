@@ -1,13 +1,13 @@
 import Foundation
 import XCTest
+import TestSupport
 
 /// Runs the built `funnel` binary (see BinarySupport.swift).
 final class FlowsCommandTests: XCTestCase {
     var tmp = ""
 
     override func setUpWithError() throws {
-        tmp = NSTemporaryDirectory() + "flowscmd-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+        tmp = Scratch.directory("flowscmd").path
     }
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: tmp) }

@@ -471,18 +471,17 @@ final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
             if let known = index[key] {
                 k = known
             } else {
+                // A new key gets an empty list, or none past the limit.
                 k = order.count
                 order.append(key)
                 index[key] = k
                 if u >= 0, byUser[u] < 0 { byUser[u] = Int32(k) }
-                guard count < bufferLimit else {
+                if count < bufferLimit {
+                    slots.append(lists.count)
+                    lists.append([])
+                } else {
                     slots.append(-1)
-                    return
                 }
-                slots.append(lists.count)
-                lists.append([parts.hold(seq: Int64(line), &event)])
-                count += 1
-                return
             }
         }
         let i = slots[k]

@@ -5,22 +5,31 @@ import EventLog
 /// UTF-8 and tagged JSON values, in field order. A report decodes tens of thousands of these,
 /// so decoding is a single pass over the bytes without Foundation. Every field round-trips
 /// (timestamps keep their offsets, numbers their literal text).
+///
+/// Version 2 (written now) stores a step of the flow as its index in the definition's steps
+/// (`JourneySteps`; other steps in full), timestamps after the first as differences from
+/// `firstEventAt`, seconds on a step as whole microseconds when they are, and a path reason
+/// met before in the same journey as a back-reference: about half the bytes of version 1,
+/// which stores every step name and timestamp in full and still decodes. Reading version 2
+/// needs the steps of the definition the row was folded with (`journeys.definition`).
 extension Journey {
-    static let binaryVersion: UInt8 = 1
+    static let binaryVersion: UInt8 = 2
 
-    /// The journey's bytes, and after them the fold's resume state when given.
-    public func binary(resume: JourneyFold.Resume? = nil) -> [UInt8] {
+    /// The journey's bytes, and after them the fold's resume state when given. `steps`: the
+    /// definition the journey was folded with (reading the bytes back needs the same).
+    public func binary(resume: JourneyFold.Resume? = nil, steps: JourneySteps = .none) -> [UInt8] {
         var w = BinaryWriter()
         w.bytes.reserveCapacity(512)
         w.byte(Journey.binaryVersion)
         w.string(userID)
         w.string(flow)
-        w.timestamp(startedAt)
-        w.string(startStep)
-        w.timestamp(completedAt)
         w.timestamp(firstEventAt)
-        w.timestamp(lastEventAt)
-        w.string(currentStep)
+        let base = firstEventAt
+        w.timestamp(startedAt, from: base)
+        w.step(startStep, steps)
+        w.timestamp(completedAt, from: base)
+        w.timestamp(lastEventAt, from: base)
+        w.step(currentStep, steps)
         w.string(lane)
         w.string(laneReason)
         w.object(values)
@@ -29,19 +38,15 @@ extension Journey {
         w.string(platform)
         w.uint(UInt64(visits.count))
         for v in visits {
-            w.string(v.step)
-            w.timestamp(v.firstViewedAt)
+            w.step(v.step, steps)
+            w.timestamp(v.firstViewedAt, from: base)
             w.uint(UInt64(v.views))
-            if let s = v.secondsOnStep {
-                w.byte(1)
-                w.double(s)
-            } else {
-                w.byte(0)
-            }
+            w.seconds(v.secondsOnStep)
         }
         w.uint(UInt64(path.count))
+        var reasons: [String] = []
         for p in path {
-            w.string(p.step)
+            w.step(p.step, steps)
             let status: UInt8
             switch p.status {
             case .shown: status = 0
@@ -50,7 +55,18 @@ extension Journey {
             case .beforeStart: status = 3
             }
             w.byte(status | (p.reached ? 4 : 0) | (p.eligible ? 8 : 0))
-            w.string(p.reason)
+            // 0: none; 1: a new reason follows; k + 2: the k-th reason of this path.
+            if let reason = p.reason {
+                if let k = reasons.firstIndex(of: reason) {
+                    w.uint(UInt64(k) + 2)
+                } else {
+                    w.byte(1)
+                    w.string(reason)
+                    reasons.append(reason)
+                }
+            } else {
+                w.byte(0)
+            }
         }
         w.uint(UInt64(events))
         w.uint(UInt64(unplanned))
@@ -67,9 +83,10 @@ extension Journey {
         return w.bytes
     }
 
-    /// Decodes `binary(resume:)` output with its resume state (nil when it has none).
-    public static func decode(binary b: UnsafeRawBufferPointer) throws -> (Journey, JourneyFold.Resume?) {
+    /// Decodes `binary(resume:steps:)` output with its resume state (nil when it has none).
+    public static func decode(binary b: UnsafeRawBufferPointer, steps: JourneySteps = .none) throws -> (Journey, JourneyFold.Resume?) {
         var r = BinaryReader(b)
+        r.steps = steps
         let journey = try Journey(reader: &r)
         if r.atEnd { return (journey, nil) }
         guard try r.byte() == 1 else { throw JourneyDecodingError(offset: r.offset - 1, reason: "unknown section") }
@@ -81,24 +98,86 @@ extension Journey {
         return (journey, JourneyFold.Resume(currentStepSince: since, deviations: deviations))
     }
 
-    /// Decodes `binary(resume:)` output (the journey only); throws a `JourneyDecodingError`
-    /// on bytes it did not write.
-    public init(binary b: UnsafeRawBufferPointer) throws {
+    /// Decodes `binary(resume:steps:)` output (the journey only); throws a
+    /// `JourneyDecodingError` on bytes it did not write.
+    public init(binary b: UnsafeRawBufferPointer, steps: JourneySteps = .none) throws {
         var r = BinaryReader(b)
+        r.steps = steps
         try self.init(reader: &r)
     }
 
-    /// Decodes like `init(binary:)`, sharing equal strings and equal value/flag objects
+    /// Decodes like `init(binary:steps:)`, sharing equal strings and equal value/flag objects
     /// through `cache` across journeys (fewer allocations when decoding many).
-    public init(binary b: UnsafeRawBufferPointer, cache: JourneyDecodingCache) throws {
+    public init(binary b: UnsafeRawBufferPointer, cache: JourneyDecodingCache, steps: JourneySteps = .none) throws {
         var r = BinaryReader(b)
         r.cache = cache
+        r.steps = steps
         try self.init(reader: &r)
     }
 
     init(reader r: inout BinaryReader) throws {
-        let version = try r.byte()
-        guard version == Journey.binaryVersion else { throw JourneyDecodingError(offset: 0, reason: "unknown version \(version)") }
+        switch try r.byte() {
+        case 1: try self.init(version1: &r)
+        case Journey.binaryVersion: try self.init(version2: &r)
+        case let version: throw JourneyDecodingError(offset: 0, reason: "unknown version \(version)")
+        }
+    }
+
+    private init(version2 r: inout BinaryReader) throws {
+        userID = try r.string()
+        flow = try r.string()
+        firstEventAt = try r.timestamp()
+        let base = firstEventAt
+        startedAt = try r.optionalTimestamp(from: base)
+        startStep = try r.optionalStep()
+        completedAt = try r.optionalTimestamp(from: base)
+        lastEventAt = try r.timestamp(from: base)
+        currentStep = try r.optionalStep()
+        lane = try r.optionalString()
+        laneReason = try r.string()
+        values = try r.object()
+        r.sharesObjects = true
+        flags = try r.object()
+        r.sharesObjects = false
+        appVersion = try r.optionalString()
+        platform = try r.optionalString()
+        let visitCount = try r.count()
+        visits = []
+        visits.reserveCapacity(visitCount)
+        for _ in 0..<visitCount {
+            let step = try r.step()
+            let first = try r.timestamp(from: base)
+            let views = Int(try r.uint())
+            visits.append(StepVisit(step: step, firstViewedAt: first, views: views, secondsOnStep: try r.seconds()))
+        }
+        let pathCount = try r.count()
+        path = []
+        path.reserveCapacity(pathCount)
+        var reasons: [String] = []
+        for _ in 0..<pathCount {
+            let step = try r.step()
+            let bits = try r.byte()
+            let reason: String?
+            switch try r.uint() {
+            case 0: reason = nil
+            case 1:
+                let s = try r.string()
+                reasons.append(s)
+                reason = s
+            case let k:
+                guard k - 2 < UInt64(reasons.count) else {
+                    throw JourneyDecodingError(offset: r.offset, reason: "reason \(k - 2) not met before")
+                }
+                reason = reasons[Int(k - 2)]
+            }
+            path.append(PathStep(step: step, status: Self.pathStatus(bits), reason: reason,
+                                 reached: bits & 4 != 0, eligible: bits & 8 != 0))
+        }
+        (events, unplanned, backNavigations, signInFailures, deviations) = try Self.tail(&r)
+    }
+
+    /// Version 1: every step name and timestamp in full.
+    private init(version1 r: inout BinaryReader) throws {
         userID = try r.string()
         flow = try r.string()
         startedAt = try r.optionalTimestamp()
@@ -131,29 +210,58 @@ extension Journey {
         for _ in 0..<pathCount {
             let step = try r.string()
             let bits = try r.byte()
-            let status: PathStep.Status
-            switch bits & 3 {
-            case 0: status = .shown
-            case 1: status = .skipped
-            case 2: status = .undetermined
-            default: status = .beforeStart
-            }
-            path.append(PathStep(step: step, status: status, reason: try r.optionalString(),
+            path.append(PathStep(step: step, status: Self.pathStatus(bits), reason: try r.optionalString(),
                                  reached: bits & 4 != 0, eligible: bits & 8 != 0))
         }
-        events = Int(try r.uint())
-        unplanned = Int(try r.uint())
-        backNavigations = Int(try r.uint())
-        signInFailures = Int(try r.uint())
-        let deviationCount = try r.count()
-        deviations = []
-        deviations.reserveCapacity(deviationCount)
-        for _ in 0..<deviationCount { deviations.append(try r.string()) }
+        (events, unplanned, backNavigations, signInFailures, deviations) = try Self.tail(&r)
     }
 
-    public init(binary bytes: [UInt8]) throws {
-        self = try bytes.withUnsafeBytes { try Journey(binary: $0) }
+    /// The counts and deviations that end both versions.
+    private static func tail(_ r: inout BinaryReader) throws -> (Int, Int, Int, Int, [String]) {
+        let events = Int(try r.uint())
+        let unplanned = Int(try r.uint())
+        let backNavigations = Int(try r.uint())
+        let signInFailures = Int(try r.uint())
+        let deviationCount = try r.count()
+        var deviations: [String] = []
+        deviations.reserveCapacity(deviationCount)
+        for _ in 0..<deviationCount { deviations.append(try r.string()) }
+        return (events, unplanned, backNavigations, signInFailures, deviations)
     }
+
+    private static func pathStatus(_ bits: UInt8) -> PathStep.Status {
+        switch bits & 3 {
+        case 0: return .shown
+        case 1: return .skipped
+        case 2: return .undetermined
+        default: return .beforeStart
+        }
+    }
+
+    public init(binary bytes: [UInt8], steps: JourneySteps = .none) throws {
+        self = try bytes.withUnsafeBytes { try Journey(binary: $0, steps: steps) }
+    }
+}
+
+/// The step ids of the flow definition journeys are folded with, in definition order: the
+/// stored form writes a step of the flow as its index here.
+public struct JourneySteps: Sendable {
+    public let names: [String]
+    let index: [String: Int]
+
+    public init(_ definition: FlowDefinition?) {
+        self.init(names: definition?.steps.map(\.id) ?? [])
+    }
+
+    init(names: [String]) {
+        self.names = names
+        var index: [String: Int] = [:]
+        for (i, name) in names.enumerated() where index[name] == nil { index[name] = i }
+        self.index = index
+    }
+
+    /// No definition: every step is written in full.
+    public static let none = JourneySteps(nil)
 }
 
 /// Stored journey bytes that do not decode.
@@ -215,6 +323,43 @@ struct BinaryWriter {
         timestamp(t)
     }
 
+    /// A timestamp as its difference from `base` (micros and offset).
+    mutating func timestamp(_ t: Timestamp, from base: Timestamp) {
+        int(t.micros &- base.micros)
+        int(Int64(t.offsetSeconds) - Int64(base.offsetSeconds))
+    }
+
+    mutating func timestamp(_ t: Timestamp?, from base: Timestamp) {
+        guard let t else { bytes.append(0); return }
+        bytes.append(1)
+        timestamp(t, from: base)
+    }
+
+    /// A step: 0 for none, 1 and its name for a step `steps` does not have, k + 2 for its k-th.
+    mutating func step(_ s: String?, _ steps: JourneySteps) {
+        guard let s else { bytes.append(0); return }
+        if let k = steps.index[s] {
+            uint(UInt64(k) + 2)
+        } else {
+            bytes.append(1)
+            string(s)
+        }
+    }
+
+    /// Seconds: 0 for none, 1 and whole microseconds when they give back the same value,
+    /// else 2 and the double's bits.
+    mutating func seconds(_ s: Double?) {
+        guard let s else { bytes.append(0); return }
+        let micros = (s * 1_000_000).rounded()
+        if micros >= 0, micros < 9_007_199_254_740_992, Double(Int64(micros)) / 1_000_000 == s {
+            bytes.append(1)
+            uint(UInt64(micros))
+        } else {
+            bytes.append(2)
+            double(s)
+        }
+    }
+
     mutating func object(_ o: [String: JSONValue]) {
         uint(UInt64(o.count))
         for key in o.keys.sorted() {
@@ -274,6 +419,8 @@ struct BinaryReader {
     let b: UnsafeRawBufferPointer
     var offset = 0
     var cache: JourneyDecodingCache?
+    /// The definition's steps (version 2 writes steps as indexes into them).
+    var steps = JourneySteps.none
     /// Whether `object` shares equal objects through the cache (flags repeat; values rarely do).
     var sharesObjects = false
 
@@ -344,6 +491,45 @@ struct BinaryReader {
 
     mutating func optionalTimestamp() throws -> Timestamp? {
         try byte() == 0 ? nil : try timestamp()
+    }
+
+    mutating func timestamp(from base: Timestamp) throws -> Timestamp {
+        let micros = try int()
+        let offset = try int()
+        guard let o = Int32(exactly: Int64(base.offsetSeconds) &+ offset) else {
+            throw JourneyDecodingError(offset: self.offset, reason: "offset out of range")
+        }
+        return Timestamp(micros: base.micros &+ micros, offsetSeconds: o)
+    }
+
+    mutating func optionalTimestamp(from base: Timestamp) throws -> Timestamp? {
+        try byte() == 0 ? nil : try timestamp(from: base)
+    }
+
+    mutating func optionalStep() throws -> String? {
+        switch try uint() {
+        case 0: return nil
+        case 1: return try string()
+        case let k:
+            guard k - 2 < UInt64(steps.names.count) else {
+                throw JourneyDecodingError(offset: offset, reason: "step \(k - 2) not in the definition's \(steps.names.count) steps")
+            }
+            return steps.names[Int(k - 2)]
+        }
+    }
+
+    mutating func step() throws -> String {
+        guard let s = try optionalStep() else { throw JourneyDecodingError(offset: offset, reason: "missing step") }
+        return s
+    }
+
+    mutating func seconds() throws -> Double? {
+        switch try byte() {
+        case 0: return nil
+        case 1: return Double(Int64(clamping: try uint())) / 1_000_000
+        case 2: return try double()
+        case let tag: throw JourneyDecodingError(offset: offset - 1, reason: "unknown seconds tag \(tag)")
+        }
     }
 
     mutating func object(depth: Int = 0) throws -> [String: JSONValue] {

@@ -323,8 +323,8 @@ struct FoldContext: Sendable {
                         counts.fromMemory += 1
                         continue
                     }
-                    if let fold = try resumable(key, events: held, firstSeq: p.firstSeq, fingerprint: context.fingerprint,
-                                                definition: definition, knownSteps: context.knownSteps, load: load, in: db) {
+                    if let fold = try resumable(key, events: held, firstSeq: p.firstSeq, context: context,
+                                                load: load, in: db) {
                         plans.append(.fold(fold, held))
                         counts.resumed += 1
                         continue
@@ -355,21 +355,21 @@ struct FoldContext: Sendable {
 
     /// The stored fold of `key`, when it covers exactly the events before `firstSeq` and
     /// `events` all come after them in fold order.
-    private func resumable(_ key: ProjectionUpdater.Key, events: [HeldEvent], firstSeq: Int64, fingerprint: String,
-                           definition: FlowDefinition?, knownSteps: Set<String>, load: Statement,
-                           in db: Database) throws -> JourneyFold? {
+    private func resumable(_ key: ProjectionUpdater.Key, events: [HeldEvent], firstSeq: Int64, context: FlowContext,
+                           load: Statement, in db: Database) throws -> JourneyFold? {
         guard firstSeq != .max, let minTime = events.map(\.time.micros).min() else { return nil }
         try load.setArguments([key.flow, key.user])
         let handle = load.sqliteStatement
         defer { sqlite3_reset(handle) }
         guard sqlite3_step(handle) == SQLITE_ROW,
-              let defText = sqlite3_column_text(handle, 0), String(cString: defText) == fingerprint else { return nil }
+              let defText = sqlite3_column_text(handle, 0), String(cString: defText) == context.fingerprint else { return nil }
         let n = Int(sqlite3_column_bytes(handle, 1))
-        guard let (journey, state) = try? Journey.decode(binary: UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 1), count: n)),
+        guard let (journey, state) = try? Journey.decode(binary: UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 1), count: n),
+                                                          steps: context.steps),
               let state, journey.lastEventAt.micros <= minTime else { return nil }
         let prior = try EventStore.priorEvents(user: key.user, flow: key.flow, before: firstSeq, in: db)
         guard prior.count == journey.events, prior.lastMicros == journey.lastEventAt.micros else { return nil }
-        return JourneyFold(resuming: journey, state, definition: definition, knownSteps: knownSteps)
+        return JourneyFold(resuming: journey, state, definition: context.definition, knownSteps: context.knownSteps)
     }
 }
 

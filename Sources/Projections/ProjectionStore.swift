@@ -100,7 +100,7 @@ public enum ProjectionStore {
         }
         return EncodedJourney(flow: j.flow, userID: j.userID, startedUs: j.startedAt?.micros, completedUs: j.completedAt?.micros,
                               lastUs: j.lastEventAt.micros, currentStep: j.currentStep, lane: j.lane,
-                              data: Data(j.binary(resume: resume)), facts: facts)
+                              data: Data(j.binary(resume: resume, steps: context.steps)), facts: facts)
     }
 
     static func write(_ e: EncodedJourney, context: FlowContext, in db: Database) throws {
@@ -245,9 +245,11 @@ public enum ProjectionStore {
     public static func forEachJourney(flow: String, definition: FlowDefinition?, store: EventStore, asOf: Timestamp? = nil,
                                       _ body: (Journey) throws -> Void) throws {
         try refoldStale(flow: flow, definition: definition, store: store)
+        let fingerprint = ProjectionStore.fingerprint(definition)
+        let steps = JourneySteps(definition)
         try store.writer.read { db in
             // `+flow`: a table scan, not the primary key index and a row lookup per journey.
-            let statement = try db.makeStatement(sql: "SELECT data FROM journeys WHERE +flow = ?")
+            let statement = try db.makeStatement(sql: "SELECT data, definition, user_id FROM journeys WHERE +flow = ?")
             try statement.setArguments([flow])
             let handle = statement.sqliteStatement
             let cache = JourneyDecodingCache()
@@ -257,11 +259,19 @@ public enum ProjectionStore {
                 guard rc == SQLITE_ROW else {
                     throw StoreError(doing: "reading the journeys of \(flow)", reason: String(cString: sqlite3_errmsg(db.sqliteConnection)))
                 }
+                // A row another ingest folded with another definition since `refoldStale`
+                // (its steps are indexes into that one): folded again here from the log.
+                guard let defText = sqlite3_column_text(handle, 1), strcmp(defText, fingerprint) == 0 else {
+                    let user = String(cString: sqlite3_column_text(handle, 2))
+                    let events = try EventStore.events(user: user, flow: flow, in: db)
+                    if let folded = JourneyFold.journey(of: events, definition: definition, until: asOf) { try body(folded) }
+                    continue
+                }
                 let n = Int(sqlite3_column_bytes(handle, 0))
                 let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 0), count: n)
                 let journey: Journey
                 do {
-                    journey = try Journey(binary: bytes, cache: cache)
+                    journey = try Journey(binary: bytes, cache: cache, steps: steps)
                 } catch {
                     throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)")
                 }
@@ -417,6 +427,8 @@ struct FlowContext: Sendable {
     let slots: [String: Int]
     /// The definition's step ids (built once, not once per journey folded).
     let knownSteps: Set<String>
+    /// The same in definition order: stored journeys write steps as indexes into them.
+    let steps: JourneySteps
     /// Expected paths worked out so far (nil without a definition).
     let paths: ExpectedPaths?
     /// What facts need of the definition (nil without one).
@@ -427,6 +439,7 @@ struct FlowContext: Sendable {
         paths = definition.map(ExpectedPaths.init)
         facts = definition.map(JourneyFacts.Prepared.init)
         knownSteps = Set(definition?.steps.map(\.id) ?? [])
+        steps = JourneySteps(definition)
         fingerprint = ProjectionStore.fingerprint(definition)
         var slots: [String: Int] = [:]
         let ordered: [String] = definition.map { JourneyFacts.slots($0) } ?? []

@@ -1,0 +1,149 @@
+import XCTest
+import Foundation
+import FunnelModel
+import EventStore
+@testable import Projections
+
+/// The stored journey bytes: what this version writes round-trips, and rows an older
+/// version wrote still decode to the same journey.
+final class JourneyBinaryTests: XCTestCase {
+    /// A journey with every field set, odd values included: a step the flow does not have,
+    /// timestamps in other offsets, a seconds value that is not whole micros.
+    static let sample = Journey(
+        userID: "u-000042", flow: "mini",
+        startedAt: Timestamp(micros: 1_790_000_000_123_456, offsetSeconds: 7200), startStep: "welcome",
+        completedAt: Timestamp(micros: 1_790_000_900_000_000, offsetSeconds: 7200),
+        firstEventAt: Timestamp(micros: 1_790_000_000_000_001, offsetSeconds: 7200),
+        lastEventAt: Timestamp(micros: 1_790_000_900_000_000, offsetSeconds: -18000),
+        currentStep: "done", lane: "glp1", laneReason: "journeyStatus = already_on_glp1",
+        values: ["weightKg": .number("116.50"), "goal": .string("lose"), "tags": .array([.bool(true), .null]),
+                 "nested": .object(["a": .number("1")])],
+        flags: ["newPaywall": .bool(true), "trackingStyleQuestion": .bool(false)],
+        appVersion: "3.2.1", platform: "ios",
+        visits: [
+            .init(step: "welcome", firstViewedAt: Timestamp(micros: 1_790_000_000_000_001, offsetSeconds: 7200), views: 1,
+                  secondsOnStep: 12.5),
+            .init(step: "somewhereElse", firstViewedAt: Timestamp(micros: 1_790_000_012_500_001, offsetSeconds: 7200),
+                  views: 3, secondsOnStep: 0.1 + 0.2),
+            .init(step: "signIn", firstViewedAt: Timestamp(micros: 1_789_999_999_000_000, offsetSeconds: -18000), views: 2,
+                  secondsOnStep: 61.000001),
+            .init(step: "done", firstViewedAt: Timestamp(micros: 1_790_000_900_000_000, offsetSeconds: -18000), views: 1,
+                  secondsOnStep: nil),
+        ],
+        path: [
+            .init(step: "welcome", status: .shown, reason: nil, reached: true, eligible: true),
+            .init(step: "signIn", status: .shown, reason: nil, reached: true, eligible: true),
+            .init(step: "paywall", status: .skipped, reason: "flag newPaywall off", reached: false, eligible: false),
+            .init(step: "goal", status: .undetermined, reason: "weightGoal = maintain", reached: false, eligible: true),
+            .init(step: "done", status: .beforeStart, reason: nil, reached: true, eligible: false),
+        ],
+        events: 9, unplanned: 1, backNavigations: 2, signInFailures: 1,
+        deviations: ["somewhereElse viewed without welcome", "unknown event onboarding.x"])
+
+    static let sampleResume = JourneyFold.Resume(
+        currentStepSince: Timestamp(micros: 1_790_000_900_000_000, offsetSeconds: -18000),
+        deviations: ["somewhereElse viewed without welcome"])
+
+    /// `sample` with `sampleResume` as version 1 wrote it (every step name in full).
+    static let version1Hex = [
+        "0108752d303030303432046d696e69018089bea2dbffad06c0700877656c636f6d650180a4d6fce1ffad06c0708280af",
+        "a2dbffad06c07080a4d6fce1ffad069f990205646f6e6505676c70311f6a6f75726e6579537461747573203d20616c72",
+        "656164795f6f6e5f676c70310404676f616c04046c6f7365066e65737465640601016103013104746167730502020008",
+        "7765696768744b6703063131362e3530020a6e657750617977616c6c0215747261636b696e675374796c655175657374",
+        "696f6e0106332e322e3104696f73040777656c636f6d658280afa2dbffad06c070010100000000000029400d736f6d65",
+        "7768657265456c7365c2f0a4aedbffad06c0700301343333333333d33f067369676e496e80f7b4a1dbffad069f990202",
+        "01d07b630800804e4004646f6e6580a4d6fce1ffad069f99020100050777656c636f6d650c00067369676e496e0c0007",
+        "70617977616c6c0114666c6167206e657750617977616c6c206f666604676f616c0a16776569676874476f616c203d20",
+        "6d61696e7461696e04646f6e650700090102010224736f6d657768657265456c73652076696577656420776974686f75",
+        "742077656c636f6d651a756e6b6e6f776e206576656e74206f6e626f617264696e672e78010180a4d6fce1ffad069f99",
+        "020124736f6d657768657265456c73652076696577656420776974686f75742077656c636f6d65",
+    ].joined()
+
+    static func bytes(hex: String) -> [UInt8] {
+        var out: [UInt8] = []
+        var i = hex.startIndex
+        while i < hex.endIndex {
+            let j = hex.index(i, offsetBy: 2)
+            out.append(UInt8(hex[i..<j], radix: 16) ?? 0)
+            i = j
+        }
+        return out
+    }
+
+    /// Steps of the sample's flow, in definition order ("somewhereElse" is not one of them).
+    static let steps = JourneySteps(names: ["welcome", "signIn", "paywall", "goal", "done", "unvisited"])
+
+    func testVersion1RowsStillDecode() throws {
+        let bytes = Self.bytes(hex: Self.version1Hex)
+        XCTAssertEqual(bytes.first, 1)
+        for steps in [JourneySteps.none, Self.steps] {
+            let (journey, resume) = try bytes.withUnsafeBytes { try Journey.decode(binary: $0, steps: steps) }
+            XCTAssertEqual(journey, Self.sample)
+            XCTAssertEqual(resume, Self.sampleResume)
+            XCTAssertEqual(try Journey(binary: bytes, steps: steps), Self.sample)
+        }
+    }
+
+    func testVersion2RoundTripsWithAndWithoutTheDefinitionsSteps() throws {
+        for steps in [JourneySteps.none, Self.steps] {
+            let bytes = Self.sample.binary(resume: Self.sampleResume, steps: steps)
+            XCTAssertEqual(bytes.first, 2)
+            let (journey, resume) = try bytes.withUnsafeBytes { try Journey.decode(binary: $0, steps: steps) }
+            XCTAssertEqual(journey, Self.sample)
+            XCTAssertEqual(resume, Self.sampleResume)
+            // Bit for bit: 0.1 + 0.2 is not whole microseconds and keeps its double.
+            XCTAssertEqual(journey.visits.map { $0.secondsOnStep?.bitPattern },
+                           Self.sample.visits.map { $0.secondsOnStep?.bitPattern })
+            let cached = try bytes.withUnsafeBytes { try Journey(binary: $0, cache: JourneyDecodingCache(), steps: steps) }
+            XCTAssertEqual(cached, Self.sample)
+            // Without resume state.
+            XCTAssertEqual(try Journey(binary: Self.sample.binary(steps: steps), steps: steps), Self.sample)
+        }
+    }
+
+    func testVersion2WritesTheFlowsStepsAsIndexes() throws {
+        let v1 = Self.bytes(hex: Self.version1Hex)
+        let v2 = Self.sample.binary(resume: Self.sampleResume, steps: Self.steps)
+        let text = String(decoding: v2, as: UTF8.self)
+        // Steps of the flow appear nowhere by name; the one it lacks is written in full
+        // (in its visit and in the deviations).
+        XCTAssertEqual(text.components(separatedBy: "welcome").count - 1, 2, "only in the two deviations")
+        XCTAssertFalse(text.contains("signIn"))
+        XCTAssertFalse(text.contains("paywall"))
+        XCTAssertFalse(text.contains("done"))
+        XCTAssertTrue(text.contains("somewhereElse"))
+        // A path reason met twice is written once.
+        XCTAssertEqual(text.components(separatedBy: "flag newPaywall off").count - 1, 1)
+        XCTAssertLessThan(v2.count, v1.count * 85 / 100, "v1 \(v1.count) bytes, v2 \(v2.count)")
+    }
+
+    func testVersion2NeedsTheStepsItWasWrittenWith() {
+        let bytes = Self.sample.binary(steps: Self.steps)
+        XCTAssertThrowsError(try Journey(binary: bytes, steps: .none)) { error in
+            XCTAssertTrue("\(error)".contains("not in the definition's 0 steps"), "\(error)")
+        }
+        XCTAssertThrowsError(try Journey(binary: Array(bytes.dropLast(3)), steps: Self.steps))
+    }
+}
+
+/// Journey rows in a store: rows an older version wrote are read as they were, next to rows
+/// this version writes.
+final class JourneyRowVersionTests: XCTestCase {
+    func testAStoreWithVersion1RowsReadsThemAsTheyWere() throws {
+        let store = try EventStore(path: temporaryStorePath(), migrations: ProjectionStore.migrations)
+        var current = JourneyBinaryTests.sample
+        current.userID = "u-000043"
+        let fingerprint = ProjectionStore.fingerprint(miniFlow)
+        try store.writer.write { db in
+            let insert = """
+                INSERT INTO journeys (flow, user_id, started_us, completed_us, last_us, current_step, lane, definition, data)
+                VALUES ('mini', ?, NULL, NULL, 0, NULL, NULL, ?, ?)
+                """
+            try db.execute(sql: insert, arguments: ["u-000042", fingerprint, Data(JourneyBinaryTests.bytes(hex: JourneyBinaryTests.version1Hex))])
+            try db.execute(sql: insert, arguments: ["u-000043", fingerprint,
+                                                    Data(current.binary(resume: JourneyBinaryTests.sampleResume, steps: JourneySteps(miniFlow)))])
+        }
+        let journeys = try ProjectionStore.journeys(flow: "mini", definition: miniFlow, store: store)
+        XCTAssertEqual(journeys, [JourneyBinaryTests.sample, current])
+    }
+}

@@ -6,31 +6,33 @@ import EventLog
 /// so decoding is a single pass over the bytes without Foundation. Every field round-trips
 /// (timestamps keep their offsets, numbers their literal text).
 ///
-/// Version 2 (written now) stores a step of the flow as its index in the definition's steps
-/// (`JourneySteps`; other steps in full), timestamps after the first as differences from
-/// `firstEventAt`, seconds on a step as whole microseconds when they are, and a path reason
-/// met before in the same journey as a back-reference: about half the bytes of version 1,
-/// which stores every step name and timestamp in full and still decodes. Reading version 2
-/// needs the steps of the definition the row was folded with (`journeys.definition`).
+/// Version 2 (written now) stores a name the flow definition has (a step, a collected key or
+/// value, a flag, a lane: `JourneyNames`) as its index there and other strings in full,
+/// timestamps after the first as differences from `firstEventAt`, seconds on a step as whole
+/// microseconds when they are, and a path reason met before in the same journey as a
+/// back-reference: about a third of the bytes of version 1, which stores every name and
+/// timestamp in full and still decodes. Reading version 2 needs the names of the definition
+/// the row was folded with (`journeys.definition`).
 extension Journey {
     static let binaryVersion: UInt8 = 2
 
-    /// The journey's bytes, and after them the fold's resume state when given. `steps`: the
-    /// definition the journey was folded with (reading the bytes back needs the same).
-    public func binary(resume: JourneyFold.Resume? = nil, steps: JourneySteps = .none) -> [UInt8] {
+    /// The journey's bytes, and after them the fold's resume state when given. `names`: those
+    /// of the definition the journey was folded with (reading the bytes back needs the same).
+    public func binary(resume: JourneyFold.Resume? = nil, names: JourneyNames = .none) -> [UInt8] {
         var w = BinaryWriter()
         w.bytes.reserveCapacity(512)
+        w.names = names
         w.byte(Journey.binaryVersion)
         w.string(userID)
         w.string(flow)
         w.timestamp(firstEventAt)
         let base = firstEventAt
         w.timestamp(startedAt, from: base)
-        w.step(startStep, steps)
+        w.name(startStep)
         w.timestamp(completedAt, from: base)
         w.timestamp(lastEventAt, from: base)
-        w.step(currentStep, steps)
-        w.string(lane)
+        w.name(currentStep)
+        w.name(lane)
         w.string(laneReason)
         w.object(values)
         w.object(flags)
@@ -38,7 +40,7 @@ extension Journey {
         w.string(platform)
         w.uint(UInt64(visits.count))
         for v in visits {
-            w.step(v.step, steps)
+            w.name(v.step)
             w.timestamp(v.firstViewedAt, from: base)
             w.uint(UInt64(v.views))
             w.seconds(v.secondsOnStep)
@@ -46,7 +48,7 @@ extension Journey {
         w.uint(UInt64(path.count))
         var reasons: [String] = []
         for p in path {
-            w.step(p.step, steps)
+            w.name(p.step)
             let status: UInt8
             switch p.status {
             case .shown: status = 0
@@ -83,10 +85,10 @@ extension Journey {
         return w.bytes
     }
 
-    /// Decodes `binary(resume:steps:)` output with its resume state (nil when it has none).
-    public static func decode(binary b: UnsafeRawBufferPointer, steps: JourneySteps = .none) throws -> (Journey, JourneyFold.Resume?) {
+    /// Decodes `binary(resume:names:)` output with its resume state (nil when it has none).
+    public static func decode(binary b: UnsafeRawBufferPointer, names: JourneyNames = .none) throws -> (Journey, JourneyFold.Resume?) {
         var r = BinaryReader(b)
-        r.steps = steps
+        r.names = names
         let journey = try Journey(reader: &r)
         if r.atEnd { return (journey, nil) }
         guard try r.byte() == 1 else { throw JourneyDecodingError(offset: r.offset - 1, reason: "unknown section") }
@@ -98,27 +100,29 @@ extension Journey {
         return (journey, JourneyFold.Resume(currentStepSince: since, deviations: deviations))
     }
 
-    /// Decodes `binary(resume:steps:)` output (the journey only); throws a
+    /// Decodes `binary(resume:names:)` output (the journey only); throws a
     /// `JourneyDecodingError` on bytes it did not write.
-    public init(binary b: UnsafeRawBufferPointer, steps: JourneySteps = .none) throws {
+    public init(binary b: UnsafeRawBufferPointer, names: JourneyNames = .none) throws {
         var r = BinaryReader(b)
-        r.steps = steps
+        r.names = names
         try self.init(reader: &r)
     }
 
-    /// Decodes like `init(binary:steps:)`, sharing equal strings and equal value/flag objects
+    /// Decodes like `init(binary:names:)`, sharing equal strings and equal value/flag objects
     /// through `cache` across journeys (fewer allocations when decoding many).
-    public init(binary b: UnsafeRawBufferPointer, cache: JourneyDecodingCache, steps: JourneySteps = .none) throws {
+    public init(binary b: UnsafeRawBufferPointer, cache: JourneyDecodingCache, names: JourneyNames = .none) throws {
         var r = BinaryReader(b)
         r.cache = cache
-        r.steps = steps
+        r.names = names
         try self.init(reader: &r)
     }
 
     init(reader r: inout BinaryReader) throws {
         switch try r.byte() {
         case 1: try self.init(version1: &r)
-        case Journey.binaryVersion: try self.init(version2: &r)
+        case Journey.binaryVersion:
+            r.namesAsIndexes = true
+            try self.init(version2: &r)
         case let version: throw JourneyDecodingError(offset: 0, reason: "unknown version \(version)")
         }
     }
@@ -129,11 +133,11 @@ extension Journey {
         firstEventAt = try r.timestamp()
         let base = firstEventAt
         startedAt = try r.optionalTimestamp(from: base)
-        startStep = try r.optionalStep()
+        startStep = try r.optionalName()
         completedAt = try r.optionalTimestamp(from: base)
         lastEventAt = try r.timestamp(from: base)
-        currentStep = try r.optionalStep()
-        lane = try r.optionalString()
+        currentStep = try r.optionalName()
+        lane = try r.optionalName()
         laneReason = try r.string()
         values = try r.object()
         r.sharesObjects = true
@@ -145,7 +149,7 @@ extension Journey {
         visits = []
         visits.reserveCapacity(visitCount)
         for _ in 0..<visitCount {
-            let step = try r.step()
+            let step = try r.name()
             let first = try r.timestamp(from: base)
             let views = Int(try r.uint())
             visits.append(StepVisit(step: step, firstViewedAt: first, views: views, secondsOnStep: try r.seconds()))
@@ -155,7 +159,7 @@ extension Journey {
         path.reserveCapacity(pathCount)
         var reasons: [String] = []
         for _ in 0..<pathCount {
-            let step = try r.step()
+            let step = try r.name()
             let bits = try r.byte()
             let reason: String?
             switch try r.uint() {
@@ -189,9 +193,8 @@ extension Journey {
         lane = try r.optionalString()
         laneReason = try r.string()
         values = try r.object()
-        r.sharesObjects = true
+        // Not shared through the cache: it holds version 2's objects, keyed by their bytes.
         flags = try r.object()
-        r.sharesObjects = false
         appVersion = try r.optionalString()
         platform = try r.optionalString()
         let visitCount = try r.count()
@@ -238,19 +241,29 @@ extension Journey {
         }
     }
 
-    public init(binary bytes: [UInt8], steps: JourneySteps = .none) throws {
-        self = try bytes.withUnsafeBytes { try Journey(binary: $0, steps: steps) }
+    public init(binary bytes: [UInt8], names: JourneyNames = .none) throws {
+        self = try bytes.withUnsafeBytes { try Journey(binary: $0, names: names) }
     }
 }
 
-/// The step ids of the flow definition journeys are folded with, in definition order: the
-/// stored form writes a step of the flow as its index here.
-public struct JourneySteps: Sendable {
+/// The names a flow definition gives, in a fixed order: its step ids, then the keys and values
+/// its steps collect, its flags and lanes. The stored form of a journey folded with the
+/// definition writes these as their index here.
+public struct JourneyNames: Sendable {
     public let names: [String]
     let index: [String: Int]
 
     public init(_ definition: FlowDefinition?) {
-        self.init(names: definition?.steps.map(\.id) ?? [])
+        var names = definition?.steps.map(\.id) ?? []
+        if let definition {
+            for step in definition.steps {
+                for c in step.collects { names += [c.key] + (c.values ?? []) }
+            }
+            names += definition.flags.map(\.id)
+            names += definition.laneKey.map { [$0] } ?? []
+            names += definition.lanes.map(\.id)
+        }
+        self.init(names: names)
     }
 
     init(names: [String]) {
@@ -260,8 +273,8 @@ public struct JourneySteps: Sendable {
         self.index = index
     }
 
-    /// No definition: every step is written in full.
-    public static let none = JourneySteps(nil)
+    /// No definition: every name is written in full.
+    public static let none = JourneyNames(nil)
 }
 
 /// Stored journey bytes that do not decode.
@@ -273,6 +286,8 @@ public struct JourneyDecodingError: Error, Sendable, CustomStringConvertible {
 
 struct BinaryWriter {
     var bytes: [UInt8] = []
+    /// Version 2's names (nil: version 1, every string in full).
+    var names: JourneyNames?
 
     mutating func byte(_ b: UInt8) { bytes.append(b) }
 
@@ -335,10 +350,11 @@ struct BinaryWriter {
         timestamp(t, from: base)
     }
 
-    /// A step: 0 for none, 1 and its name for a step `steps` does not have, k + 2 for its k-th.
-    mutating func step(_ s: String?, _ steps: JourneySteps) {
+    /// A name (version 2): 0 for none, 1 and its text for one `names` does not have, k + 2
+    /// for its k-th.
+    mutating func name(_ s: String?) {
         guard let s else { bytes.append(0); return }
-        if let k = steps.index[s] {
+        if let k = names?.index[s] {
             uint(UInt64(k) + 2)
         } else {
             bytes.append(1)
@@ -350,20 +366,26 @@ struct BinaryWriter {
     /// else 2 and the double's bits.
     mutating func seconds(_ s: Double?) {
         guard let s else { bytes.append(0); return }
-        let micros = (s * 1_000_000).rounded()
-        if micros >= 0, micros < 9_007_199_254_740_992, Double(Int64(micros)) / 1_000_000 == s {
+        if let micros = BinaryWriter.wholeMicros(s) {
             bytes.append(1)
-            uint(UInt64(micros))
+            uint(micros)
         } else {
             bytes.append(2)
             double(s)
         }
     }
 
+    /// `s` as microseconds when `Double(micros) / 1_000_000` gives back exactly `s`.
+    static func wholeMicros(_ s: Double) -> UInt64? {
+        let micros = (s * 1_000_000).rounded()
+        guard micros >= 0, micros < 9_007_199_254_740_992, Double(Int64(micros)) / 1_000_000 == s else { return nil }
+        return UInt64(micros)
+    }
+
     mutating func object(_ o: [String: JSONValue]) {
         uint(UInt64(o.count))
         for key in o.keys.sorted() {
-            string(key)
+            if names == nil { string(key) } else { name(key) }
             value(o[key] ?? .null)
         }
     }
@@ -376,8 +398,14 @@ struct BinaryWriter {
             byte(3)
             string(n)
         case .string(let s):
-            byte(4)
-            string(s)
+            // Version 2: tag 7 and the index of a name the definition has.
+            if let k = names?.index[s] {
+                byte(7)
+                uint(UInt64(k))
+            } else {
+                byte(4)
+                string(s)
+            }
         case .array(let items):
             byte(5)
             uint(UInt64(items.count))
@@ -419,8 +447,10 @@ struct BinaryReader {
     let b: UnsafeRawBufferPointer
     var offset = 0
     var cache: JourneyDecodingCache?
-    /// The definition's steps (version 2 writes steps as indexes into them).
-    var steps = JourneySteps.none
+    /// The definition's names (version 2 writes names as indexes into them).
+    var names = JourneyNames.none
+    /// Version 2 bytes: object keys and names are written as `BinaryWriter.name` does.
+    var namesAsIndexes = false
     /// Whether `object` shares equal objects through the cache (flags repeat; values rarely do).
     var sharesObjects = false
 
@@ -506,21 +536,32 @@ struct BinaryReader {
         try byte() == 0 ? nil : try timestamp(from: base)
     }
 
-    mutating func optionalStep() throws -> String? {
+    mutating func optionalName() throws -> String? {
         switch try uint() {
         case 0: return nil
         case 1: return try string()
-        case let k:
-            guard k - 2 < UInt64(steps.names.count) else {
-                throw JourneyDecodingError(offset: offset, reason: "step \(k - 2) not in the definition's \(steps.names.count) steps")
-            }
-            return steps.names[Int(k - 2)]
+        case let k: return try indexedName(k - 2)
         }
     }
 
-    mutating func step() throws -> String {
-        guard let s = try optionalStep() else { throw JourneyDecodingError(offset: offset, reason: "missing step") }
+    mutating func name() throws -> String {
+        guard let s = try optionalName() else { throw JourneyDecodingError(offset: offset, reason: "missing name") }
         return s
+    }
+
+    private func indexedName(_ k: UInt64) throws -> String {
+        guard k < UInt64(names.names.count) else {
+            throw JourneyDecodingError(offset: offset, reason: "name \(k) not among the definition's \(names.names.count)")
+        }
+        return names.names[Int(k)]
+    }
+
+    private mutating func skipKey() throws {
+        if !namesAsIndexes {
+            offset += Int(try count())
+        } else if try uint() == 1 {
+            offset += Int(try count())
+        }
     }
 
     mutating func seconds() throws -> Double? {
@@ -541,6 +582,8 @@ struct BinaryReader {
         if !isNew { return cache.objects[i] }
         var sub = BinaryReader(raw)
         sub.cache = cache
+        sub.names = names
+        sub.namesAsIndexes = namesAsIndexes
         let o = try sub.decodeObject(depth: depth)
         if cache.objects.count >= 65_536 {
             cache.objectKeys = ByteInterner()
@@ -555,7 +598,7 @@ struct BinaryReader {
     mutating func skipObject(depth: Int = 0) throws {
         let n = try count()
         for _ in 0..<n {
-            offset += Int(try count())
+            try skipKey()
             try skipValue(depth: depth)
         }
     }
@@ -569,6 +612,7 @@ struct BinaryReader {
             let n = try count()
             for _ in 0..<n { try skipValue(depth: depth + 1) }
         case 6: try skipObject(depth: depth + 1)
+        case 7 where namesAsIndexes: _ = try uint()
         case let tag: throw JourneyDecodingError(offset: offset - 1, reason: "unknown value tag \(tag)")
         }
     }
@@ -578,7 +622,7 @@ struct BinaryReader {
         var o: [String: JSONValue] = [:]
         o.reserveCapacity(n)
         for _ in 0..<n {
-            let key = try string()
+            let key = namesAsIndexes ? try name() : try string()
             o[key] = try value(depth: depth)
         }
         return o
@@ -599,6 +643,7 @@ struct BinaryReader {
             for _ in 0..<n { items.append(try value(depth: depth + 1)) }
             return .array(items)
         case 6: return .object(try object(depth: depth + 1))
+        case 7 where namesAsIndexes: return .string(try indexedName(try uint()))
         case let tag: throw JourneyDecodingError(offset: offset - 1, reason: "unknown value tag \(tag)")
         }
     }

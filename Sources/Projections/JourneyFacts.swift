@@ -93,7 +93,7 @@ public struct JourneyFacts: Sendable, Hashable {
 
     public func binary() -> [UInt8] {
         var w = BinaryWriter()
-        w.byte(1)
+        w.byte(2)
         w.byte((startedAt != nil ? 1 : 0) | (completedAt != nil ? 2 : 0))
         if let startedAt { w.int(startedAt) }
         if let completedAt { w.int(completedAt) }
@@ -105,10 +105,19 @@ public struct JourneyFacts: Sendable, Hashable {
         w.uint(cohorts)
         w.uint(flagsOn)
         w.uint(UInt64(bits.count))
+        // Version 2: seconds as whole microseconds when they are (bit 64), else the double
+        // (bits 64 and 128); version 1 wrote every one as a double.
         for (k, b) in bits.enumerated() {
-            let hasSeconds = !seconds[k].isNaN
-            w.byte(b | (hasSeconds ? 64 : 0))
-            if hasSeconds { w.double(seconds[k]) }
+            let s = seconds[k]
+            if s.isNaN {
+                w.byte(b)
+            } else if let micros = BinaryWriter.wholeMicros(s) {
+                w.byte(b | 64)
+                w.uint(micros)
+            } else {
+                w.byte(b | 64 | 128)
+                w.double(s)
+            }
         }
         return w.bytes
     }
@@ -139,7 +148,8 @@ public struct JourneyFacts: Sendable, Hashable {
     /// when decoding many).
     public mutating func decode(_ b: UnsafeRawBufferPointer) throws {
         var r = BinaryReader(b)
-        guard try r.byte() == 1 else { throw JourneyDecodingError(offset: 0, reason: "unknown facts version") }
+        let version = try r.byte()
+        guard version == 1 || version == 2 else { throw JourneyDecodingError(offset: 0, reason: "unknown facts version \(version)") }
         let has = try r.byte()
         startedAt = has & 1 != 0 ? try r.int() : nil
         completedAt = has & 2 != 0 ? try r.int() : nil
@@ -161,7 +171,13 @@ public struct JourneyFacts: Sendable, Hashable {
                 for k in 0..<n {
                     let b = try r.byte()
                     bits[k] = b & 63
-                    seconds[k] = b & 64 != 0 ? try r.double() : .nan
+                    if b & 64 == 0 {
+                        seconds[k] = .nan
+                    } else if version == 1 || b & 128 != 0 {
+                        seconds[k] = try r.double()
+                    } else {
+                        seconds[k] = Double(Int64(clamping: try r.uint())) / 1_000_000
+                    }
                 }
             }
         }

@@ -365,7 +365,7 @@ struct FoldContext: Sendable {
               let defText = sqlite3_column_text(handle, 0), String(cString: defText) == context.fingerprint else { return nil }
         let n = Int(sqlite3_column_bytes(handle, 1))
         guard let (journey, state) = try? Journey.decode(binary: UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 1), count: n),
-                                                          steps: context.steps),
+                                                          names: context.names),
               let state, journey.lastEventAt.micros <= minTime else { return nil }
         let prior = try EventStore.priorEvents(user: key.user, flow: key.flow, before: firstSeq, in: db)
         guard prior.count == journey.events, prior.lastMicros == journey.lastEventAt.micros else { return nil }

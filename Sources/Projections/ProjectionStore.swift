@@ -100,7 +100,7 @@ public enum ProjectionStore {
         }
         return EncodedJourney(flow: j.flow, userID: j.userID, startedUs: j.startedAt?.micros, completedUs: j.completedAt?.micros,
                               lastUs: j.lastEventAt.micros, currentStep: j.currentStep, lane: j.lane,
-                              data: Data(j.binary(resume: resume, steps: context.steps)), facts: facts)
+                              data: Data(j.binary(resume: resume, names: context.names)), facts: facts)
     }
 
     static func write(_ e: EncodedJourney, context: FlowContext, in db: Database) throws {
@@ -246,7 +246,7 @@ public enum ProjectionStore {
                                       _ body: (Journey) throws -> Void) throws {
         try refoldStale(flow: flow, definition: definition, store: store)
         let fingerprint = ProjectionStore.fingerprint(definition)
-        let steps = JourneySteps(definition)
+        let names = JourneyNames(definition)
         try store.writer.read { db in
             // `+flow`: a table scan, not the primary key index and a row lookup per journey.
             let statement = try db.makeStatement(sql: "SELECT data, definition, user_id FROM journeys WHERE +flow = ?")
@@ -271,7 +271,7 @@ public enum ProjectionStore {
                 let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 0), count: n)
                 let journey: Journey
                 do {
-                    journey = try Journey(binary: bytes, cache: cache, steps: steps)
+                    journey = try Journey(binary: bytes, cache: cache, names: names)
                 } catch {
                     throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)")
                 }
@@ -427,8 +427,8 @@ struct FlowContext: Sendable {
     let slots: [String: Int]
     /// The definition's step ids (built once, not once per journey folded).
     let knownSteps: Set<String>
-    /// The same in definition order: stored journeys write steps as indexes into them.
-    let steps: JourneySteps
+    /// The names the definition gives: stored journeys write them as indexes into these.
+    let names: JourneyNames
     /// Expected paths worked out so far (nil without a definition).
     let paths: ExpectedPaths?
     /// What facts need of the definition (nil without one).
@@ -439,7 +439,7 @@ struct FlowContext: Sendable {
         paths = definition.map(ExpectedPaths.init)
         facts = definition.map(JourneyFacts.Prepared.init)
         knownSteps = Set(definition?.steps.map(\.id) ?? [])
-        steps = JourneySteps(definition)
+        names = JourneyNames(definition)
         fingerprint = ProjectionStore.fingerprint(definition)
         var slots: [String: Int] = [:]
         let ordered: [String] = definition.map { JourneyFacts.slots($0) } ?? []

@@ -302,6 +302,14 @@ struct FoldContext: Sendable {
         // (pure work; each worker writes only its own indices of the results); 3. emit.
         // (Small enough that a fold beside the writer soon takes both cores once it is awaited.)
         let chunk = 1_024
+        // The journeys with held events first: they need no log reads, so their events are let
+        // go at the fold's start instead of over all of it. (Folding many users from the log can
+        // take as long as the next input, whose held events then grow beside these: the 160 k-
+        // user ingest's peak held both inputs'.)
+        let held = p.order.filter { (p.buffered[$0] ?? nil) != nil }
+        if held.count < p.order.count {
+            p.order = held + p.order.filter { (p.buffered[$0] ?? nil) == nil }
+        }
         var start = 0
         while start < p.order.count {
             var end = min(start + chunk, p.order.count)

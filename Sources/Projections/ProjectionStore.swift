@@ -182,8 +182,7 @@ public enum ProjectionStore {
 
     /// Refolds the journeys of a flow folded with another definition than `definition`, and
     /// folds the ones an ingest left past the watermark (it was killed before writing them).
-    static func refoldStale(flow: String, definition: FlowDefinition?, store: EventStore) throws {
-        let context = FlowContext(definition)
+    static func refoldStale(flow: String, context: FlowContext, store: EventStore) throws {
         let stale = try store.writer.read { db in
             let changed = try String.fetchAll(db, sql: "SELECT user_id FROM journeys WHERE flow = ? AND definition <> ?",
                                               arguments: [flow, context.fingerprint])
@@ -205,8 +204,9 @@ public enum ProjectionStore {
     public static func forEachFacts(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp,
                                     _ body: (JourneyFacts) throws -> Void) throws -> Bool {
         guard JourneyFacts.supports(definition) else { return false }
-        try refoldStale(flow: flow, definition: definition, store: store)
-        let slots = FlowContext(definition).slots
+        let context = FlowContext(definition)
+        try refoldStale(flow: flow, context: context, store: store)
+        let slots = context.slots
         try store.writer.read { db in
             let statement = try db.makeStatement(sql: "SELECT facts, last_us, user_id FROM journey_facts WHERE flow = ?")
             var facts = JourneyFacts.empty
@@ -244,9 +244,8 @@ public enum ProjectionStore {
     /// when it had not begun by then), as `journeys(_:asOf:definition:store:)` does.
     public static func forEachJourney(flow: String, definition: FlowDefinition?, store: EventStore, asOf: Timestamp? = nil,
                                       _ body: (Journey) throws -> Void) throws {
-        try refoldStale(flow: flow, definition: definition, store: store)
-        let fingerprint = ProjectionStore.fingerprint(definition)
-        let names = JourneyNames(definition)
+        let context = FlowContext(definition)
+        try refoldStale(flow: flow, context: context, store: store)
         try store.writer.read { db in
             // `+flow`: a table scan, not the primary key index and a row lookup per journey.
             let statement = try db.makeStatement(sql: "SELECT data, definition, user_id FROM journeys WHERE +flow = ?")
@@ -261,7 +260,7 @@ public enum ProjectionStore {
                 }
                 // A row another ingest folded with another definition since `refoldStale`
                 // (its steps are indexes into that one): folded again here from the log.
-                guard let defText = sqlite3_column_text(handle, 1), strcmp(defText, fingerprint) == 0 else {
+                guard let defText = sqlite3_column_text(handle, 1), strcmp(defText, context.fingerprint) == 0 else {
                     let user = String(cString: sqlite3_column_text(handle, 2))
                     let events = try EventStore.events(user: user, flow: flow, in: db)
                     if let folded = JourneyFold.journey(of: events, definition: definition, until: asOf) { try body(folded) }
@@ -271,7 +270,7 @@ public enum ProjectionStore {
                 let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 0), count: n)
                 let journey: Journey
                 do {
-                    journey = try Journey(binary: bytes, cache: cache, names: names)
+                    journey = try Journey(binary: bytes, cache: cache, names: context.names)
                 } catch {
                     throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)")
                 }

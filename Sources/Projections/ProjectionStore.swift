@@ -259,7 +259,7 @@ public enum ProjectionStore {
                     throw StoreError(doing: "reading the journeys of \(flow)", reason: String(cString: sqlite3_errmsg(db.sqliteConnection)))
                 }
                 // A row another ingest folded with another definition since `refoldStale`
-                // (its steps are indexes into that one): folded again here from the log.
+                // (its names are indexes into that one): folded again here from the log.
                 guard let defText = sqlite3_column_text(handle, 1), strcmp(defText, context.fingerprint) == 0 else {
                     let user = String(cString: sqlite3_column_text(handle, 2))
                     let events = try EventStore.events(user: user, flow: flow, in: db)

@@ -286,8 +286,9 @@ public struct JourneyDecodingError: Error, Sendable, CustomStringConvertible {
 
 struct BinaryWriter {
     var bytes: [UInt8] = []
-    /// Version 2's names (nil: version 1, every string in full).
-    var names: JourneyNames?
+    /// The names a journey's object keys, string values and steps are written as indexes
+    /// into (`.none`: every one in full).
+    var names = JourneyNames.none
 
     mutating func byte(_ b: UInt8) { bytes.append(b) }
 
@@ -354,7 +355,7 @@ struct BinaryWriter {
     /// for its k-th.
     mutating func name(_ s: String?) {
         guard let s else { bytes.append(0); return }
-        if let k = names?.index[s] {
+        if let k = names.index[s] {
             uint(UInt64(k) + 2)
         } else {
             bytes.append(1)
@@ -385,7 +386,7 @@ struct BinaryWriter {
     mutating func object(_ o: [String: JSONValue]) {
         uint(UInt64(o.count))
         for key in o.keys.sorted() {
-            if names == nil { string(key) } else { name(key) }
+            name(key)
             value(o[key] ?? .null)
         }
     }
@@ -399,7 +400,7 @@ struct BinaryWriter {
             string(n)
         case .string(let s):
             // Version 2: tag 7 and the index of a name the definition has.
-            if let k = names?.index[s] {
+            if let k = names.index[s] {
                 byte(7)
                 uint(UInt64(k))
             } else {
@@ -564,10 +565,15 @@ struct BinaryReader {
         }
     }
 
+    /// Seconds written as whole microseconds (`BinaryWriter.wholeMicros`).
+    mutating func wholeMicros() throws -> Double {
+        Double(Int64(clamping: try uint())) / 1_000_000
+    }
+
     mutating func seconds() throws -> Double? {
         switch try byte() {
         case 0: return nil
-        case 1: return Double(Int64(clamping: try uint())) / 1_000_000
+        case 1: return try wholeMicros()
         case 2: return try double()
         case let tag: throw JourneyDecodingError(offset: offset - 1, reason: "unknown seconds tag \(tag)")
         }

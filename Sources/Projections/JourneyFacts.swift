@@ -176,7 +176,7 @@ public struct JourneyFacts: Sendable, Hashable {
                     } else if version == 1 || b & 128 != 0 {
                         seconds[k] = try r.double()
                     } else {
-                        seconds[k] = Double(Int64(clamping: try r.uint())) / 1_000_000
+                        seconds[k] = try r.wholeMicros()
                     }
                 }
             }

@@ -28,7 +28,10 @@ public final class LineReader {
 
     public let stream: ByteStream
     public let maxLineLength: Int
-    private var buffer: [UInt8]
+    /// The line buffer: owned memory, so the per-line work is pointer arithmetic (an array
+    /// stored in the class was retained and released around each line's access).
+    private let storage: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
     private let chunk: Int
     public private(set) var linesRead = 0
     /// Uncompressed bytes consumed so far.
@@ -40,8 +43,12 @@ public final class LineReader {
         self.stream = stream
         self.maxLineLength = maxLineLength
         self.chunk = chunk
-        buffer = [UInt8](repeating: 0, count: max(chunk, 64) * 2 + maxLineLength)
+        capacity = max(chunk, 64) * 2 + maxLineLength
+        storage = .allocate(capacity: capacity)
+        storage.initialize(repeating: 0, count: capacity)
     }
+
+    deinit { storage.deallocate() }
 
     /// Calls `body` for every line, in order. The bytes are only valid during the call.
     public func forEachLine(_ body: (LineInfo, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
@@ -54,7 +61,8 @@ public final class LineReader {
         var prefix: [UInt8] = []
         var seen = 0
         var lastByte: UInt8 = 0
-        let capacity = buffer.count
+        let base = storage
+        let capacity = self.capacity
         let maxLength = maxLineLength
 
         func emit(_ bytes: UnsafeBufferPointer<UInt8>, length: Int, rawLength: Int, isOversized: Bool) throws {
@@ -68,7 +76,7 @@ public final class LineReader {
         func finishLine(at stop: Int) throws {
             if oversized {
                 let raw = seen + (stop - start)
-                let last = stop > start ? buffer[stop - 1] : lastByte
+                let last = stop > start ? base[stop - 1] : lastByte
                 let length = raw - (last == 0x0D ? 1 : 0)
                 try prefix.withUnsafeBufferPointer { try emit($0, length: length, rawLength: raw, isOversized: true) }
                 oversized = false
@@ -77,23 +85,17 @@ public final class LineReader {
                 return
             }
             let raw = stop - start
-            let length = raw - (raw > 0 && buffer[stop - 1] == 0x0D ? 1 : 0)
+            let length = raw - (raw > 0 && base[stop - 1] == 0x0D ? 1 : 0)
             let oversize = length > maxLength
             let shown = oversize ? maxLength : length
-            try buffer.withUnsafeBufferPointer {
-                try emit(UnsafeBufferPointer(rebasing: $0[start..<(start + shown)]), length: length,
-                         rawLength: raw, isOversized: oversize)
-            }
+            try emit(UnsafeBufferPointer(start: base + start, count: shown), length: length,
+                     rawLength: raw, isOversized: oversize)
         }
 
         while true {
             while scan < end {
-                let found: Int? = buffer.withUnsafeBufferPointer { p -> Int? in
-                    guard let base = p.baseAddress,
-                          let hit = memchr(base + scan, 0x0A, end - scan) else { return nil }
-                    return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
-                }
-                guard let nl = found else { scan = end; break }
+                guard let hit = memchr(base + scan, 0x0A, end - scan) else { scan = end; break }
+                let nl = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
                 try finishLine(at: nl)
                 start = nl + 1
                 scan = start
@@ -102,26 +104,21 @@ public final class LineReader {
             if oversized {
                 if end > start {
                     seen += end - start
-                    lastByte = buffer[end - 1]
+                    lastByte = base[end - 1]
                     start = end
                     scan = end
                 }
             } else if end - start > maxLength + 1 {
-                prefix = Array(buffer[start..<(start + maxLength)])
+                prefix = Array(UnsafeBufferPointer(start: base + start, count: maxLength))
                 seen = end - start
-                lastByte = buffer[end - 1]
+                lastByte = base[end - 1]
                 oversized = true
                 start = end
                 scan = end
             }
             if start > 0 {
                 let remaining = end - start
-                if remaining > 0 {
-                    let from = start
-                    buffer.withUnsafeMutableBufferPointer { p in
-                        if let base = p.baseAddress { memmove(base, base + from, remaining) }
-                    }
-                }
+                if remaining > 0 { memmove(base, base + start, remaining) }
                 end = remaining
                 scan -= start
                 start = 0
@@ -129,10 +126,7 @@ public final class LineReader {
             let want = min(chunk, capacity - end)
             let n: Int
             do {
-                let at = end
-                n = try buffer.withUnsafeMutableBytes { raw in
-                    try stream.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[at..<(at + want)]))
-                }
+                n = try stream.read(into: UnsafeMutableRawBufferPointer(start: base + end, count: want))
             } catch {
                 droppedTailBytes = (end - start) + (oversized ? seen : 0)
                 throw error

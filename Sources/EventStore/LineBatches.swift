@@ -143,7 +143,9 @@ enum LineParser {
                         parsed.keys = batch.bytes.withUnsafeBufferPointer { b in
                             keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b)
                         }
-                        if let eventSink, let sunk {
+                        // Moved out, not copied: a copy retained and released each of its
+                        // strings and dictionaries.
+                        if let eventSink, let sunk = sunk.take() {
                             eventSink.take(line: info.number, user: parsed.keys.user, event: sunk)
                         }
                     }

@@ -21,8 +21,10 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CDeflate", path: "Sources/CDeflate", pkgConfig: "libdeflate",
+                       providers: [.apt(["libdeflate-dev"])]),
         .target(name: "FunnelModel"),
-        .target(name: "EventLog", dependencies: ["FunnelModel", "CZlib"], swiftSettings: hotPath),
+        .target(name: "EventLog", dependencies: ["FunnelModel", "CZlib", "CDeflate"], swiftSettings: hotPath),
         .target(name: "Flows", dependencies: ["FunnelModel"]),
         .target(name: "Simulator", dependencies: ["FunnelModel", "Flows", "EventLog"]),
         .target(name: "EventStore", dependencies: [

@@ -1,3 +1,4 @@
+import CDeflate
 import CZlib
 #if canImport(Glibc)
 import Glibc
@@ -39,7 +40,14 @@ public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// Reads a file (or standard input) as a stream of bytes, decompressing gzip when the data
 /// starts with the gzip magic number. Every member of a multi-member gzip file is read.
-/// Memory stays bounded by the chunk size, whatever the file size.
+/// Memory stays bounded by the chunk size and the member limit, whatever the file size.
+///
+/// A member that lies whole in the input buffer and whose bytes fit `memberLimit` is
+/// decompressed in one call by libdeflate (collectors write members of about 100 KiB; this is
+/// about twice as fast as streaming them through zlib). The first member that does not fit,
+/// or that libdeflate rejects, is streamed through zlib from its first byte, and so is every
+/// member after it: a corrupt or truncated member gives zlib's error, at its offset, after the
+/// bytes before the fault, exactly as without the fast path.
 public final class ByteStream {
     public let path: String
     private let fd: Int32
@@ -57,17 +65,30 @@ public final class ByteStream {
     private var memberOpen = false
     private var finished = false
     private let chunkSize: Int
+    /// Whole-member decompression (see the type's comment); nil until the first member.
+    private var decompressor: OpaquePointer?
+    private let memberLimit: Int
+    private var staged: UnsafeMutableRawPointer?
+    private var stagedStart = 0
+    private var stagedEnd = 0
+    /// False once a member did not fit or failed: zlib streams the rest.
+    private var wholeMembers = true
     /// Bytes read from the file so far (compressed size for gzip).
     public private(set) var bytesRead: Int64 = 0
     /// True once the input was found to be gzip.
     public private(set) var isGzip = false
     /// Gzip members completed so far.
     public private(set) var members = 0
+    /// Of `members`, those decompressed whole by libdeflate.
+    public private(set) var wholeMembersRead = 0
 
-    /// Opens `path`; `-` is standard input.
-    public init(path: String, chunkSize: Int = 1 << 18) throws {
+    /// Opens `path`; `-` is standard input. `memberLimit` is the largest member (uncompressed)
+    /// decompressed in one call; 0 streams every member through zlib.
+    public init(path: String, chunkSize: Int = 1 << 18, memberLimit: Int = 1 << 20) throws {
         self.path = path
         self.chunkSize = chunkSize
+        self.memberLimit = memberLimit
+        wholeMembers = memberLimit > 0
         self.input = [UInt8](repeating: 0, count: chunkSize)
         if path == "-" {
             fd = 0
@@ -84,6 +105,8 @@ public final class ByteStream {
 
     deinit {
         if inflateReady { inflateEnd(&stream) }
+        if let decompressor { libdeflate_free_decompressor(decompressor) }
+        staged?.deallocate()
         if ownsFD { close(fd) }
     }
 
@@ -116,6 +139,49 @@ public final class ByteStream {
         bytesRead += Int64(n)
     }
 
+    /// Decompresses the member at `inputStart` into `staged` in one call; false, with nothing
+    /// consumed and the fast path off for the rest of the stream, when it is not whole in
+    /// `input`, does not fit `staged`, or fails (zlib then streams it and reports the fault).
+    private func decompressWholeMember() throws -> Bool {
+        if !sawEOF && inputEnd - inputStart < input.count / 2 { try fillAll() }
+        if try wholeMember() { return true }
+        // The member may run past what the buffer held: once more with the buffer full.
+        if !sawEOF && (inputStart > 0 || inputEnd < input.count) {
+            try fillAll()
+            if try wholeMember() { return true }
+        }
+        wholeMembers = false
+        return false
+    }
+
+    /// Reads until `input` is full (its unread bytes moved to the front) or the file ends.
+    private func fillAll() throws {
+        repeat { try fill() } while !sawEOF && inputEnd < input.count
+    }
+
+    private func wholeMember() throws -> Bool {
+        if decompressor == nil {
+            decompressor = libdeflate_alloc_decompressor()
+            staged = UnsafeMutableRawPointer.allocate(byteCount: memberLimit, alignment: 16)
+        }
+        guard let decompressor, let staged else { return false }
+        var consumed = 0
+        var produced = 0
+        let available = inputEnd - inputStart
+        let result = input.withUnsafeBufferPointer { src -> libdeflate_result in
+            guard let base = src.baseAddress else { return LIBDEFLATE_BAD_DATA }
+            return libdeflate_gzip_decompress_ex(decompressor, base + inputStart, available, staged, memberLimit,
+                                                 &consumed, &produced)
+        }
+        guard result == LIBDEFLATE_SUCCESS else { return false }
+        inputStart += consumed
+        members += 1
+        wholeMembersRead += 1
+        stagedStart = 0
+        stagedEnd = produced
+        return true
+    }
+
     /// Fills `buffer` with the next decompressed bytes; returns how many (0 at the end).
     /// Throws `InputError` for a truncated or corrupt gzip stream: the bytes returned before
     /// the error are good.
@@ -137,10 +203,17 @@ public final class ByteStream {
             return n
         }
         while true {
+            if stagedStart < stagedEnd, let staged {
+                let n = min(buffer.count, stagedEnd - stagedStart)
+                memcpy(out, staged + stagedStart, n)
+                stagedStart += n
+                return n
+            }
             if !memberOpen {
                 // Between members: skip nothing but look for the next member's header.
                 if inputStart == inputEnd { try fill() }
                 if inputStart == inputEnd && sawEOF { finished = true; return 0 }
+                if wholeMembers, try decompressWholeMember() { continue }
                 if !inflateReady {
                     stream = z_stream()
                     guard funnel_inflateInit2(&stream, 16 + MAX_WBITS) == Z_OK else {

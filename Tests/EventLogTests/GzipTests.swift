@@ -85,4 +85,84 @@ final class GzipTests: XCTestCase {
             XCTAssertEqual((error as? InputError)?.kind, .unreadable)
         }
     }
+
+    // MARK: whole members (libdeflate) and the zlib stream give the same bytes and faults
+
+    /// Every byte of `path`, the fault that ended it, and the stream (for its counters).
+    func drain(_ path: String, memberLimit: Int, chunk: Int = 1 << 16) throws -> ([UInt8], InputError?, ByteStream) {
+        let s = try ByteStream(path: path, memberLimit: memberLimit)
+        var out: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: chunk)
+        do {
+            while true {
+                let n = try buf.withUnsafeMutableBytes { try s.read(into: $0) }
+                if n == 0 { break }
+                out.append(contentsOf: buf[0..<n])
+            }
+        } catch let e as InputError { return (out, e, s) }
+        return (out, nil, s)
+    }
+
+    func testWholeMembersMatchTheZlibStreamOnTheSampleLogs() throws {
+        let dir = sampleData.appendingPathComponent("glp1")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".gz") }.sorted()
+        XCTAssertEqual(files.count, 9)
+        var members = 0
+        for name in files {
+            let path = dir.appendingPathComponent(name).path
+            let (zlib, e1, s1) = try drain(path, memberLimit: 0)
+            let (whole, e2, s2) = try drain(path, memberLimit: 1 << 20)
+            XCTAssertNil(e1); XCTAssertNil(e2)
+            XCTAssertEqual(whole, zlib, name)
+            members += s1.members
+            XCTAssertEqual(s2.members, s1.members, name)
+            XCTAssertEqual(s1.wholeMembersRead, 0)
+            XCTAssertEqual(s2.wholeMembersRead, s2.members, "every member of \(name) fits")
+            XCTAssertEqual(s2.bytesRead, s1.bytesRead)
+        }
+        XCTAssertGreaterThan(members, files.count, "the sample logs are multi-member gzip")
+    }
+
+    /// Members of 300, 40 000 and 300 lines: with a limit under the second member's size, the
+    /// first is decompressed whole and the rest streamed, and the bytes are the same.
+    func testAMemberOverTheLimitIsStreamedAndSoIsTheRest() throws {
+        let path = tempPath("sizes.gz")
+        let w = try GzipWriter(path: path)
+        let members = [300, 40_000, 300].enumerated().map { m, n in (0..<n).map { "{\"m\":\(m),\"n\":\($0)}\n" }.joined() }
+        for m in members { try w.writeMember(m) }
+        let (bytes, error, s) = try drain(path, memberLimit: 64 << 10)
+        XCTAssertNil(error)
+        XCTAssertEqual(String(decoding: bytes, as: UTF8.self), members.joined())
+        XCTAssertEqual(s.members, 3)
+        XCTAssertEqual(s.wholeMembersRead, 1)
+    }
+
+    /// Good members, then one with damaged deflate data: the same bytes before the fault and
+    /// the same error (kind, offset, member) as zlib alone gives.
+    func testACorruptMemberFailsAsTheZlibStreamDoes() throws {
+        let good = tempPath("good.gz")
+        let w = try GzipWriter(path: good)
+        let body = (0..<3).map { m in (0..<3000).map { "{\"m\":\(m),\"n\":\($0)}\n" }.joined() }
+        for m in body { try w.writeMember(m) }
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: good)))
+        let whole = try drain(good, memberLimit: 1 << 20)
+        XCTAssertEqual(whole.2.wholeMembersRead, 3)
+        // Damage the middle of the last member, and separately cut the file there.
+        let cutAt = bytes.count - 400
+        let cut = tempPath("cut.gz")
+        try Data(bytes[0..<cutAt]).write(to: URL(fileURLWithPath: cut))
+        for i in cutAt..<(cutAt + 40) { bytes[i] ^= 0x5a }
+        let bad = tempPath("bad.gz")
+        try Data(bytes).write(to: URL(fileURLWithPath: bad))
+        for path in [bad, cut] {
+            let (zlibBytes, zlibError, _) = try drain(path, memberLimit: 0)
+            let (fastBytes, fastError, s) = try drain(path, memberLimit: 1 << 20)
+            XCTAssertNotNil(zlibError, path)
+            XCTAssertEqual(fastError, zlibError, path)
+            XCTAssertEqual(fastBytes, zlibBytes, path)
+            XCTAssertTrue(fastBytes.starts(with: Array((body[0] + body[1]).utf8)))
+            XCTAssertEqual(s.wholeMembersRead, 2)
+            XCTAssertTrue(fastError?.description.contains("gzip member 3") == true, "\(String(describing: fastError))")
+        }
+    }
 }

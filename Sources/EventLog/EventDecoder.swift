@@ -350,6 +350,23 @@ public struct EventDecoder {
                      flow: shared(env.flow), step: env.step.map(shared), properties: properties, context: context)
     }
 
+    /// Builds the event like `event(from:in:cache:id:)` (its id left empty), with its name,
+    /// user, flow and step strings given: a caller that has numbered them already (the
+    /// ingest's parser, per input) makes each once instead of looking its bytes up per line.
+    public func event(from env: Envelope, in b: UnsafeBufferPointer<UInt8>, cache: inout EventCache,
+                      name: String, userID: String, flow: String, step: String?) -> Event {
+        var properties: [String: JSONValue] = [:]
+        if let r = env.properties, r.count > 2 {
+            properties = cache.properties.value(for: UnsafeBufferPointer(rebasing: b[r])) { EventDecoder.properties(at: r, in: b) }
+        }
+        var context = EventContext()
+        if let r = env.context {
+            context = cache.contexts.value(for: UnsafeBufferPointer(rebasing: b[r])) { EventDecoder.context(at: r, in: b) }
+        }
+        return Event(id: "", name: name, userID: userID, time: env.time, flow: flow, step: step,
+                     properties: properties, context: context)
+    }
+
     /// The properties object at `r` of a validated line.
     private static func properties(at r: Range<Int>, in b: UnsafeBufferPointer<UInt8>) -> [String: JSONValue] {
         var sc = JSONScanner(b, at: r.lowerBound)

@@ -27,6 +27,25 @@ struct LineKeys: Sendable {
     var shape: Int32 = -1
 }
 
+/// The strings of an input's keys and users, made once per number (see `LineKeys`): the
+/// events handed to the projection share them instead of looking each line's bytes up.
+struct KeyedNames {
+    private var keys: [(name: String, flow: String, step: String?)] = []
+    private var users: [String] = []
+
+    /// The event of a line whose keys were just worked out; `env`'s refs are into `b`.
+    mutating func event(_ env: Envelope, keys k: LineKeys, in b: UnsafeBufferPointer<UInt8>,
+                        decoder: EventDecoder, cache: inout EventCache) -> Event {
+        func string(_ r: StringRef) -> String { decoder.string(r, in: b) }
+        // A number not had yet is the next one (numbers are given in first-seen order).
+        if Int(k.key) == keys.count { keys.append((string(env.name), string(env.flow), env.step.map(string))) }
+        if Int(k.user) == users.count { users.append(string(env.userID)) }
+        let key = keys[Int(k.key)]
+        return decoder.event(from: env, in: b, cache: &cache, name: key.name, userID: users[Int(k.user)],
+                             flow: key.flow, step: key.step)
+    }
+}
+
 /// Numbers an input's keys, users and shapes on the parsing thread (one per input).
 struct LineKeyer {
     private var keys = ByteInterner()
@@ -99,6 +118,7 @@ enum LineParser {
         var decoder = EventDecoder()
         var cache = EventCache()
         var keyer = LineKeyer()
+        var names = KeyedNames()
         var batch = LineBatch()
         batch.bytes.reserveCapacity(batchBytes + LineReader.maxLineLength)
         batch.lines.reserveCapacity(batchLines)
@@ -122,11 +142,8 @@ enum LineParser {
                     case .failure(let r): parsed.rejection = r
                     case .success(var env):
                         // Decoded before the envelope is rebased (its refs are into `bytes`
-                        // and the decoder's scratch); the sink takes it once its keys are known.
-                        var sunk: Event?
-                        if eventSink != nil {
-                            sunk = decoder.event(from: env, in: bytes, cache: &cache, id: false)
-                        } else if events {
+                        // and the decoder's scratch).
+                        if events, eventSink == nil {
                             event = decoder.event(from: env, in: bytes, cache: &cache)
                         }
                         let scratchStart = batch.bytes.count
@@ -145,8 +162,11 @@ enum LineParser {
                         }
                         // Moved out, not copied: a copy retained and released each of its
                         // strings and dictionaries.
-                        if let eventSink, let sunk = sunk.take() {
-                            eventSink.take(line: info.number, user: parsed.keys.user, event: sunk)
+                        if let eventSink {
+                            let event = batch.bytes.withUnsafeBufferPointer { b in
+                                names.event(env, keys: parsed.keys, in: b, decoder: decoder, cache: &cache)
+                            }
+                            eventSink.take(line: info.number, user: parsed.keys.user, event: event)
                         }
                     }
                 }

@@ -335,14 +335,7 @@ public struct EventDecoder {
     /// memory per event. Without `id`, the event's id is left empty (for a caller that does
     /// not read it).
     public func event(from env: Envelope, in b: UnsafeBufferPointer<UInt8>, cache: inout EventCache, id: Bool = true) -> Event {
-        var properties: [String: JSONValue] = [:]
-        if let r = env.properties, r.count > 2 {
-            properties = cache.properties.value(for: UnsafeBufferPointer(rebasing: b[r])) { EventDecoder.properties(at: r, in: b) }
-        }
-        var context = EventContext()
-        if let r = env.context {
-            context = cache.contexts.value(for: UnsafeBufferPointer(rebasing: b[r])) { EventDecoder.context(at: r, in: b) }
-        }
+        let (properties, context) = EventDecoder.sharedValues(env, in: b, cache: &cache)
         func shared(_ ref: StringRef) -> String {
             withBytes(ref, in: b) { bytes in cache.strings.value(for: bytes) { String(decoding: bytes, as: UTF8.self) } }
         }
@@ -355,6 +348,15 @@ public struct EventDecoder {
     /// ingest's parser, per input) makes each once instead of looking its bytes up per line.
     public func event(from env: Envelope, in b: UnsafeBufferPointer<UInt8>, cache: inout EventCache,
                       name: String, userID: String, flow: String, step: String?) -> Event {
+        let (properties, context) = EventDecoder.sharedValues(env, in: b, cache: &cache)
+        return Event(id: "", name: name, userID: userID, time: env.time, flow: flow, step: step,
+                     properties: properties, context: context)
+    }
+
+    /// The line's properties and context, shared through `cache` with earlier lines that had
+    /// the same bytes.
+    private static func sharedValues(_ env: Envelope, in b: UnsafeBufferPointer<UInt8>,
+                                     cache: inout EventCache) -> ([String: JSONValue], EventContext) {
         var properties: [String: JSONValue] = [:]
         if let r = env.properties, r.count > 2 {
             properties = cache.properties.value(for: UnsafeBufferPointer(rebasing: b[r])) { EventDecoder.properties(at: r, in: b) }
@@ -363,8 +365,7 @@ public struct EventDecoder {
         if let r = env.context {
             context = cache.contexts.value(for: UnsafeBufferPointer(rebasing: b[r])) { EventDecoder.context(at: r, in: b) }
         }
-        return Event(id: "", name: name, userID: userID, time: env.time, flow: flow, step: step,
-                     properties: properties, context: context)
+        return (properties, context)
     }
 
     /// The properties object at `r` of a validated line.

@@ -144,11 +144,11 @@ public final class ByteStream {
     /// `input`, does not fit `staged`, or fails (zlib then streams it and reports the fault).
     private func decompressWholeMember() throws -> Bool {
         if !sawEOF && inputEnd - inputStart < input.count / 2 { try fillAll() }
-        if try wholeMember() { return true }
+        if wholeMember() { return true }
         // The member may run past what the buffer held: once more with the buffer full.
         if !sawEOF && (inputStart > 0 || inputEnd < input.count) {
             try fillAll()
-            if try wholeMember() { return true }
+            if wholeMember() { return true }
         }
         wholeMembers = false
         return false
@@ -159,7 +159,7 @@ public final class ByteStream {
         repeat { try fill() } while !sawEOF && inputEnd < input.count
     }
 
-    private func wholeMember() throws -> Bool {
+    private func wholeMember() -> Bool {
         if decompressor == nil {
             decompressor = libdeflate_alloc_decompressor()
             staged = UnsafeMutableRawPointer.allocate(byteCount: memberLimit, alignment: 16)

@@ -160,8 +160,9 @@ enum LineParser {
                         parsed.keys = batch.bytes.withUnsafeBufferPointer { b in
                             keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b)
                         }
-                        // Moved out, not copied: a copy retained and released each of its
-                        // strings and dictionaries.
+                        // Built here, with the line's refs rebased into the batch, and handed
+                        // over as is (the sink consumes it: no copy of its strings and
+                        // dictionaries to retain and release).
                         if let eventSink {
                             let event = batch.bytes.withUnsafeBufferPointer { b in
                                 names.event(env, keys: parsed.keys, in: b, decoder: decoder, cache: &cache)

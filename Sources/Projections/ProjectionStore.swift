@@ -219,7 +219,10 @@ public enum ProjectionStore {
                     throw StoreError(doing: "reading the journeys of \(flow)", reason: String(cString: sqlite3_errmsg(db.sqliteConnection)))
                 }
                 if sqlite3_column_int64(handle, 1) > asOf.micros || sqlite3_column_type(handle, 0) == SQLITE_NULL {
-                    let user = String(cString: sqlite3_column_text(handle, 2))
+                    guard let userText = sqlite3_column_text(handle, 2) else {
+                        throw StoreError(doing: "reading the journeys of \(flow)", reason: "a facts row without a user id")
+                    }
+                    let user = String(cString: userText)
                     let events = try EventStore.events(user: user, flow: flow, in: db)
                     if let cut = JourneyFold.journey(of: events, definition: definition, until: asOf) {
                         try body(JourneyFacts(cut, definition: definition, slots: slots))
@@ -252,6 +255,11 @@ public enum ProjectionStore {
             try statement.setArguments([flow])
             let handle = statement.sqliteStatement
             let cache = JourneyDecodingCache()
+            /// The user's journey folded again from the log (up to `asOf`), when it had begun.
+            func refolded(_ user: String) throws {
+                let events = try EventStore.events(user: user, flow: flow, in: db)
+                if let folded = JourneyFold.journey(of: events, definition: definition, until: asOf) { try body(folded) }
+            }
             while true {
                 let rc = sqlite3_step(handle)
                 if rc == SQLITE_DONE { break }
@@ -261,9 +269,10 @@ public enum ProjectionStore {
                 // A row another ingest folded with another definition since `refoldStale`
                 // (its names are indexes into that one): folded again here from the log.
                 guard let defText = sqlite3_column_text(handle, 1), strcmp(defText, context.fingerprint) == 0 else {
-                    let user = String(cString: sqlite3_column_text(handle, 2))
-                    let events = try EventStore.events(user: user, flow: flow, in: db)
-                    if let folded = JourneyFold.journey(of: events, definition: definition, until: asOf) { try body(folded) }
+                    guard let userText = sqlite3_column_text(handle, 2) else {
+                        throw StoreError(doing: "reading the journeys of \(flow)", reason: "a journey row without a user id")
+                    }
+                    try refolded(String(cString: userText))
                     continue
                 }
                 let n = Int(sqlite3_column_bytes(handle, 0))
@@ -275,8 +284,7 @@ public enum ProjectionStore {
                     throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)")
                 }
                 if let asOf, journey.lastEventAt > asOf {
-                    let events = try EventStore.events(user: journey.userID, flow: journey.flow, in: db)
-                    if let cut = JourneyFold.journey(of: events, definition: definition, until: asOf) { try body(cut) }
+                    try refolded(journey.userID)
                 } else {
                     try body(journey)
                 }

@@ -296,6 +296,8 @@ struct IDFilter {
     private(set) var count = 0
     /// The last seq of the saved copy this filter was loaded from or saved as (nil: none).
     private(set) var savedThrough: Int64?
+    /// What the batch reads in `testAndInsert(_:valid:into:)` saw (never read).
+    private var sink: UInt64 = 0
 
     /// A saved filter: `blocks` blocks of 8 little-endian words.
     init(words raw: UnsafeRawBufferPointer, blocks: Int, count: Int) {
@@ -326,7 +328,12 @@ struct IDFilter {
     /// The block's first word, and the 4 bit positions (9 bits each) within the block.
     @inline(__always)
     private func probe(_ h: Int64) -> (base: Int, bits: UInt64) {
-        let z = Self.mix(h)
+        Self.probe(h, blocks: blocks)
+    }
+
+    @inline(__always)
+    private static func probe(_ h: Int64, blocks: UInt64) -> (base: Int, bits: UInt64) {
+        let z = mix(h)
         let block = Int(truncatingIfNeeded: z.multipliedFullWidth(by: blocks).high)
         return (block * 8, z)
     }
@@ -336,8 +343,7 @@ struct IDFilter {
         if testAndInsert(h) { count += 1 }
     }
 
-    /// Whether the filter may have held `h` before, which it then holds. (Ingest calls it for
-    /// a batch's lines in one loop: the cache misses of many lines overlap.)
+    /// Whether the filter may have held `h` before, which it then holds.
     @inline(__always)
     mutating func testAndInsert(_ h: Int64) -> Bool {
         let (base, z) = probe(h)
@@ -355,6 +361,44 @@ struct IDFilter {
         }
         if !held { count += 1 }
         return held
+    }
+
+    /// `testAndInsert` for each hash of a batch in order, into `maybe` (false for a line
+    /// without one, `valid` false). The blocks are read first, all of them: those reads do not
+    /// wait on each other, so their cache misses overlap (one at a time, a miss a line was
+    /// most of the filter's time), and the tests after them find the blocks in the cache.
+    mutating func testAndInsert(_ hashes: [Int64], valid: [Bool], into maybe: inout [Bool]) {
+        maybe.removeAll(keepingCapacity: true)
+        let n = min(hashes.count, valid.count)
+        var added = 0
+        var touched: UInt64 = 0
+        let blocks = self.blocks
+        func probe(_ h: Int64) -> (base: Int, bits: UInt64) { Self.probe(h, blocks: blocks) }
+        words.withUnsafeMutableBufferPointer { p in
+            for i in 0..<n where valid[i] {
+                let base = probe(hashes[i]).base
+                // A block's 8 words may span two cache lines.
+                touched ^= p[base] ^ p[base + 7]
+            }
+            for i in 0..<n {
+                guard valid[i] else { maybe.append(false); continue }
+                let (base, z) = probe(hashes[i])
+                var held = true
+                for k in 0..<4 {
+                    let bit = Int((z >> (9 * UInt64(k))) & 511)
+                    let mask: UInt64 = 1 << UInt64(bit & 63)
+                    if p[base + bit >> 6] & mask == 0 {
+                        held = false
+                        p[base + bit >> 6] |= mask
+                    }
+                }
+                if !held { added += 1 }
+                maybe.append(held)
+            }
+        }
+        // Kept, so that the reads above are not optimised away.
+        sink ^= touched
+        count += added
     }
 
     func mayContain(_ h: Int64) -> Bool {

@@ -353,6 +353,7 @@ extension Ingestor {
                 let decoder = EventDecoder()
                 var hashes: [Int64] = []
                 var maybe: [Bool] = []
+                var valid: [Bool] = []
 
                 func handle(_ batch: LineBatch) throws {
                     var appended: [RecordedEvent] = []
@@ -376,17 +377,12 @@ extension Ingestor {
                         // Each line's id hash, and whether the filter may hold it (this
                         // batch's earlier lines included: each is added as it is tested).
                         hashes.removeAll(keepingCapacity: true)
-                        maybe.removeAll(keepingCapacity: true)
+                        valid.removeAll(keepingCapacity: true)
                         for line in batch.lines {
-                            guard line.envelope != nil else {
-                                hashes.append(0)
-                                maybe.append(false)
-                                continue
-                            }
-                            let h = line.keys.idHash
-                            hashes.append(h)
-                            maybe.append(filter.testAndInsert(h))
+                            hashes.append(line.envelope != nil ? line.keys.idHash : 0)
+                            valid.append(line.envelope != nil)
                         }
+                        filter.testAndInsert(hashes, valid: valid, into: &maybe)
                         for (lineIndex, line) in batch.lines.enumerated() {
                             let bytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
                             result.counts.lines += 1

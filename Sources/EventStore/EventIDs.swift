@@ -347,19 +347,23 @@ struct IDFilter {
     @inline(__always)
     mutating func testAndInsert(_ h: Int64) -> Bool {
         let (base, z) = probe(h)
-        let held = words.withUnsafeMutableBufferPointer { p -> Bool in
-            var held = true
-            for i in 0..<4 {
-                let bit = Int((z >> (9 * UInt64(i))) & 511)
-                let mask: UInt64 = 1 << UInt64(bit & 63)
-                if p[base + bit >> 6] & mask == 0 {
-                    held = false
-                    p[base + bit >> 6] |= mask
-                }
-            }
-            return held
-        }
+        let held = words.withUnsafeMutableBufferPointer { Self.testAndSet(base: base, bits: z, in: $0) }
         if !held { count += 1 }
+        return held
+    }
+
+    /// Whether the 4 bits `z` picks in the block at `base` were all set; sets them.
+    @inline(__always)
+    private static func testAndSet(base: Int, bits z: UInt64, in p: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+        var held = true
+        for i in 0..<4 {
+            let bit = Int((z >> (9 * UInt64(i))) & 511)
+            let mask: UInt64 = 1 << UInt64(bit & 63)
+            if p[base + bit >> 6] & mask == 0 {
+                held = false
+                p[base + bit >> 6] |= mask
+            }
+        }
         return held
     }
 
@@ -383,15 +387,7 @@ struct IDFilter {
             for i in 0..<n {
                 guard valid[i] else { maybe.append(false); continue }
                 let (base, z) = probe(hashes[i])
-                var held = true
-                for k in 0..<4 {
-                    let bit = Int((z >> (9 * UInt64(k))) & 511)
-                    let mask: UInt64 = 1 << UInt64(bit & 63)
-                    if p[base + bit >> 6] & mask == 0 {
-                        held = false
-                        p[base + bit >> 6] |= mask
-                    }
-                }
+                let held = Self.testAndSet(base: base, bits: z, in: p)
                 if !held { added += 1 }
                 maybe.append(held)
             }

@@ -292,29 +292,35 @@ enum EventIDs {
 /// block, so a test or an insert touches one cache line (the filter is megabytes).
 struct IDFilter {
     private var words: [UInt64]
-    private let blocks: UInt64
+    private var blocks: UInt64
     private(set) var count = 0
     /// The last seq of the saved copy this filter was loaded from or saved as (nil: none).
     private(set) var savedThrough: Int64?
     /// What the batch reads in `testAndInsert(_:valid:into:)` saw (never read).
     private var sink: UInt64 = 0
 
-    /// A saved filter: `blocks` blocks of 8 little-endian words.
-    init(words raw: UnsafeRawBufferPointer, blocks: Int, count: Int) {
-        words = (0..<(blocks * 8)).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
-        self.blocks = UInt64(blocks)
-        self.count = count
-    }
-
-    /// Sized for `capacity` hashes at 12 bits each (under 1 % false positives).
-    init(capacity: Int) {
-        let blockCount = max(1 << 9, (capacity * 12 + 511) / 512)
+    /// Sized for `capacity` hashes at 12 bits each (under 1 % false positives), in at most
+    /// `maxBlocks` blocks of 64 bytes: past that size a filter holds more hashes than it was
+    /// sized for, and more of the new ones look held (each then costs a lookup in the index).
+    init(capacity: Int, maxBlocks: Int = .max) {
+        let blockCount = min(max(1 << 9, maxBlocks), max(1 << 9, (capacity * 12 + 511) / 512))
         words = [UInt64](repeating: 0, count: blockCount * 8)
         blocks = UInt64(blockCount)
     }
 
     /// How many hashes it was sized for.
     var capacity: Int { Int(blocks) * 512 / 12 }
+
+    /// The filter's size in bytes.
+    var byteCount: Int { Int(blocks) * 64 }
+
+    /// Whether it serves `more` hashes: sized for them, or as large as `maxBlocks` allows
+    /// (a larger one must not be made; a smaller one could be).
+    func hasRoom(for more: Int, maxBlocks: Int) -> Bool {
+        let largest = max(1 << 9, maxBlocks)
+        if Int(blocks) > largest { return false }
+        return Int(blocks) == largest || count + more <= capacity
+    }
 
     @inline(__always)
     private static func mix(_ h: Int64) -> UInt64 {
@@ -408,43 +414,83 @@ struct IDFilter {
         }
     }
 
-    /// A filter of every hash in the store, with room for `more`: the one an ingest saved
-    /// (`id_filter`) plus the events stored after it, else built from every stored hash.
-    static func load(more: Int, in db: Database) throws -> IDFilter {
-        if let saved = try loadSaved(more: more, in: db) { return saved }
+    /// A filter of every hash in the store, with room for `more` (in at most `maxBlocks`
+    /// blocks): the one an ingest saved (`id_filter`) plus the events stored after it, else
+    /// built from every stored hash.
+    static func load(more: Int, maxBlocks: Int, in db: Database) throws -> IDFilter {
+        if let saved = try loadSaved(more: more, maxBlocks: maxBlocks, in: db) { return saved }
         let stored = try Int.fetchOne(db, sql: "SELECT coalesce(sum(pairs), 0) FROM event_id_runs") ?? 0
         // Room for a quarter more than the store holds: a saved filter serves several inputs
         // before one is built from every hash again.
-        var filter = IDFilter(capacity: stored + max(more, 1 << 20, stored / 4))
+        var filter = IDFilter(capacity: stored + max(more, 1 << 20, stored / 4), maxBlocks: maxBlocks)
         try EventIDs.forEachHash(in: db) { filter.insert($0) }
         return filter
     }
 
+    /// The bytes moved at a time between a filter and its saved copy.
+    private static let chunkBytes = 1 << 20
+
     /// The saved filter with the hashes of the events stored after it, when it has room for
     /// `more`. (A filter holding a hash too many only costs a lookup; one too few would let a
     /// copy in, so the filter is saved with the seq it covers, in the transaction that stored
-    /// those events, and every later event is added.)
-    static func loadSaved(more: Int, in db: Database) throws -> IDFilter? {
-        let statement = try RawStatement(db, "SELECT through_seq, blocks, count, words FROM id_filter WHERE id = 1")
+    /// those events, and every later event is added.) Its words are read straight into the
+    /// filter, a chunk at a time: the saved copy is never in memory whole beside it.
+    static func loadSaved(more: Int, maxBlocks: Int, in db: Database) throws -> IDFilter? {
+        let statement = try RawStatement(db, "SELECT through_seq, blocks, count, length(words) FROM id_filter WHERE id = 1")
         defer { statement.reset() }
         guard try statement.step("reading the saved id filter") else { return nil }
         let h = statement.handle
         let through = sqlite3_column_int64(h, 0)
         let blocks = Int(sqlite3_column_int64(h, 1))
         let count = Int(sqlite3_column_int64(h, 2))
-        let n = Int(sqlite3_column_bytes(h, 3))
-        guard blocks > 0, n == blocks * 64, let p = sqlite3_column_blob(h, 3) else { return nil }
-        var filter = IDFilter(words: UnsafeRawBufferPointer(start: p, count: n), blocks: blocks, count: count)
-        filter.savedThrough = through
+        let n = Int(sqlite3_column_int64(h, 3))
         statement.reset()
+        guard blocks > 0, blocks <= max(1 << 9, maxBlocks), n == blocks * 64 else { return nil }
+        var filter = IDFilter(capacity: 0)
+        filter.words = [UInt64](repeating: 0, count: blocks * 8)
+        filter.blocks = UInt64(blocks)
+        filter.count = count
+        try withBlob(rowID: 1, writing: false, doing: "reading the saved id filter", in: db) { blob in
+            try filter.words.withUnsafeMutableBytes { raw in
+                guard let base = raw.baseAddress else { return }
+                var offset = 0
+                while offset < n {
+                    let size = min(chunkBytes, n - offset)
+                    let rc = sqlite3_blob_read(blob, base + offset, Int32(size), Int32(offset))
+                    guard rc == SQLITE_OK else {
+                        throw StoreError(doing: "reading the saved id filter at byte \(offset)", reason: String(cString: sqlite3_errstr(rc)))
+                    }
+                    offset += size
+                }
+            }
+        }
+        if 1.littleEndian != 1 {
+            for i in filter.words.indices { filter.words[i] = UInt64(littleEndian: filter.words[i]) }
+        }
+        filter.savedThrough = through
         let later = try RawStatement(db, "SELECT id_hash FROM events WHERE seq > ?")
         later.int(1, through)
         while try later.step("reading the ids stored after the saved id filter") {
             filter.insert(sqlite3_column_int64(later.handle, 0))
         }
         later.reset()
-        guard filter.count + more <= filter.capacity else { return nil }
+        guard filter.hasRoom(for: more, maxBlocks: maxBlocks) else { return nil }
         return filter
+    }
+
+    /// Runs `body` with the saved filter's words (`id_filter` row `rowID`) open for
+    /// incremental reading or writing.
+    private static func withBlob(rowID: Int64, writing: Bool, doing: String, in db: Database,
+                                 _ body: (OpaquePointer) throws -> Void) throws {
+        var blob: OpaquePointer?
+        let rc = sqlite3_blob_open(db.sqliteConnection, "main", "id_filter", "words", rowID, writing ? 1 : 0, &blob)
+        guard rc == SQLITE_OK, let blob else {
+            let reason = String(cString: sqlite3_errmsg(db.sqliteConnection))
+            sqlite3_blob_close(blob)
+            throw StoreError(doing: doing, reason: reason)
+        }
+        defer { sqlite3_blob_close(blob) }
+        try body(blob)
     }
 
     /// Saves the filter as holding every event up to `through` (in the transaction that
@@ -456,21 +502,41 @@ struct IDFilter {
     }
 
     /// Saves the filter as holding every event up to `through` (in the transaction that
-    /// stored them).
+    /// stored them). The row is made with zeros, then the words are written into it a chunk at
+    /// a time (bound whole, SQLite would copy them all into one record first).
     mutating func save(through: Int64, in db: Database) throws {
         let statement = try RawStatement(db, """
-            INSERT OR REPLACE INTO id_filter (id, through_seq, blocks, count, words) VALUES (1, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO id_filter (id, through_seq, blocks, count, words) VALUES (1, ?, ?, ?, zeroblob(?))
             """)
         statement.int(1, through)
         statement.int(2, Int64(blocks))
         statement.int(3, Int64(count))
-        // Little-endian words, as loaded (a copy only on a big-endian machine).
-        let le = 1.littleEndian == 1 ? words : words.map(\.littleEndian)
-        try le.withUnsafeBytes { raw in
-            statement.staticBlob(4, UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count))
-            _ = try statement.step("saving the id filter")
-        }
+        statement.int(4, Int64(byteCount))
+        _ = try statement.step("saving the id filter")
         statement.reset()
+        let n = byteCount
+        try IDFilter.withBlob(rowID: 1, writing: true, doing: "saving the id filter", in: db) { blob in
+            // Little-endian words, as loaded (a chunk's copy only on a big-endian machine).
+            var chunk = [UInt64]()
+            var first = 0
+            while first < words.count {
+                let end = min(words.count, first + IDFilter.chunkBytes / 8)
+                let rc: Int32
+                if 1.littleEndian == 1 {
+                    rc = words.withUnsafeBytes { raw in
+                        sqlite3_blob_write(blob, raw.baseAddress.map { $0 + first * 8 }, Int32((end - first) * 8), Int32(first * 8))
+                    }
+                } else {
+                    chunk.removeAll(keepingCapacity: true)
+                    chunk.append(contentsOf: words[first..<end].map(\.littleEndian))
+                    rc = chunk.withUnsafeBytes { sqlite3_blob_write(blob, $0.baseAddress, Int32($0.count), Int32(first * 8)) }
+                }
+                guard rc == SQLITE_OK else {
+                    throw StoreError(doing: "saving the id filter at byte \(first * 8) of \(n)", reason: String(cString: sqlite3_errstr(rc)))
+                }
+                first = end
+            }
+        }
         savedThrough = through
     }
 }

@@ -19,6 +19,11 @@ public struct IngestOptions: Sendable {
     /// New event ids an input holds before it writes them to the dedupe index (16 bytes
     /// each): a longer input writes them as several runs, so its memory stays the same.
     public var heldIDs = 1 << 18
+    /// The Bloom filter of stored event ids, at most, in bytes (bounds ingest memory however
+    /// large the store grows; at least 32 KiB). It takes 1.5 bytes an id up to this size
+    /// (22 M ids in 32 MiB, under 1 % of new ids then looked up in the index); past it, that
+    /// share grows with the store (a lookup costs microseconds; copies are caught either way).
+    public var idFilterBytes = 32 << 20
 
     public init(strict: Bool = false, flows: [FlowDefinition] = [], parallel: Bool = true, batchLines: Int = 4096,
                 now: @escaping @Sendable () -> Timestamp = { Timestamp.now() }) {

@@ -168,6 +168,9 @@ struct PendingEvents {
 
     var isFull: Bool { rows.count >= PendingEvents.rowsPerStatement }
 
+    /// Whether a row waiting to be written has the id hash `hash`.
+    func holds(hash: Int64) -> Bool { rows.contains { $0.hash == hash } }
+
     mutating func add(_ row: Row, body: [UInt8]) {
         rows.append(row)
         bodies.append(contentsOf: body)
@@ -277,6 +280,7 @@ extension Ingestor {
 
         let cachePages = -options.cacheMiB * 1024
         let heldIDs = max(1, options.heldIDs)
+        let filterBlocks = options.idFilterBytes / 64
         return try store.writer.writeWithoutTransaction { db -> InputOutcome in
             // The page cache: the writer mostly appends, so a small one serves.
             try db.execute(sql: "PRAGMA cache_size = \(cachePages)")
@@ -314,12 +318,12 @@ extension Ingestor {
                 // its end, or as they pile up).
                 let dataVersion = try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
                 let room = max(1 << 18, Int(content.size / 16))
-                if dataVersion != idFilterVersion || (idFilter.map { $0.count + room > $0.capacity } ?? true) {
+                if dataVersion != idFilterVersion || (idFilter.map { !$0.hasRoom(for: room, maxBlocks: filterBlocks) } ?? true) {
                     idFilter = nil
-                    idFilter = try IDFilter.load(more: room, in: db)
+                    idFilter = try IDFilter.load(more: room, maxBlocks: filterBlocks, in: db)
                 }
                 idFilterVersion = dataVersion
-                var filter = idFilter ?? IDFilter(capacity: room)
+                var filter = idFilter ?? IDFilter(capacity: room, maxBlocks: filterBlocks)
                 idFilter = nil
                 var newIDs = NewIDs()
                 var atoms = try InternTable(db, table: "atoms", column: "text", blob: false)
@@ -463,8 +467,9 @@ extension Ingestor {
                             // held is looked up (this input's new ids, then the stored ones).
                             var same: Bool?
                             if maybe[lineIndex] {
-                                // The earlier lines of this input are looked up in the table.
-                                try flushRows()
+                                // The earlier lines of this input are looked up in the table
+                                // (written first when one waiting to be is this id's).
+                                if rows.holds(hash: hash) { try flushRows() }
                                 let candidates = try findID.seqs(of: hash) + newIDs.seqs(of: hash)
                                 for seq in candidates {
                                     findSeq.int(1, seq)

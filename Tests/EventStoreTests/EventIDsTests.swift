@@ -139,6 +139,91 @@ final class EventIDsTests: XCTestCase {
         XCTAssertLessThan(falsePositives, 1_500, "\(falsePositives) of 100000")
     }
 
+    /// A filter is never made larger than its limit: at it, it takes more hashes than it was
+    /// sized for, still holds every one (only its false positives grow), and has room for
+    /// any number more; one below the limit, or above it (a smaller limit now), has not.
+    func testAFilterAtItsLimitHoldsEveryHashAddedAndIsNotOutgrown() {
+        var filter = IDFilter(capacity: 1_000_000, maxBlocks: 512)
+        XCTAssertEqual(filter.byteCount, 32_768)
+        XCTAssertEqual(filter.capacity, 21_845)
+        var rng = SystemRandomNumberGenerator()
+        let added = (0..<60_000).map { _ in Int64(bitPattern: rng.next()) }
+        for h in added { filter.insert(h) }
+        XCTAssertEqual(filter.count, 60_000)
+        XCTAssertTrue(added.allSatisfy { filter.mayContain($0) })
+        let others = (0..<20_000).map { _ in Int64(bitPattern: rng.next()) }
+        let falsePositives = others.filter { filter.mayContain($0) }.count
+        // 5.5 bits a hash: about a tenth look held (under 1 % at 12 bits).
+        XCTAssertGreaterThan(falsePositives, 600, "\(falsePositives) of 20000")
+        XCTAssertLessThan(falsePositives, 6_000, "\(falsePositives) of 20000")
+        XCTAssertTrue(filter.hasRoom(for: 10_000_000, maxBlocks: 512))
+        let larger = IDFilter(capacity: 50_000, maxBlocks: 4096)
+        XCTAssertEqual(larger.byteCount, 1_172 * 64)
+        XCTAssertTrue(larger.hasRoom(for: 10, maxBlocks: 4096))
+        XCTAssertFalse(larger.hasRoom(for: 10, maxBlocks: 1024), "above a smaller limit")
+        XCTAssertFalse(filter.hasRoom(for: 10_000_000, maxBlocks: 4096), "could grow")
+        let small = IDFilter(capacity: 1_000, maxBlocks: 4096)
+        XCTAssertEqual(small.byteCount, 32_768)
+        XCTAssertTrue(small.hasRoom(for: 20_000, maxBlocks: 4096))
+        XCTAssertFalse(small.hasRoom(for: 30_000, maxBlocks: 4096))
+    }
+
+    /// A saved filter is written and read back a chunk at a time: the loaded one holds what the
+    /// saved one held, bit for bit, plus the events stored after it; a limit below its size
+    /// rejects it (it is built again from the index, at the limit).
+    func testASavedFilterLoadsBackBitForBit() throws {
+        let store = try EventStore(path: dir.appendingPathComponent("f.sqlite").path)
+        var rng = SystemRandomNumberGenerator()
+        // 3 MiB: more than one chunk of 1 MiB, and a part chunk at the end.
+        var filter = IDFilter(capacity: 2_100_000)
+        XCTAssertGreaterThan(filter.byteCount, 3 << 20)
+        let added = (0..<200_000).map { _ in Int64(bitPattern: rng.next()) }
+        for h in added { filter.insert(h) }
+        let blocks = filter.byteCount / 64
+        try store.writer.write { db in try filter.save(through: 0, in: db) }
+        let loaded = try store.writer.read { db in try IDFilter.loadSaved(more: 1_000, maxBlocks: blocks, in: db) }
+        let back = try XCTUnwrap(loaded)
+        XCTAssertEqual(back.byteCount, filter.byteCount)
+        XCTAssertEqual(back.count, filter.count)
+        XCTAssertEqual(back.savedThrough, 0)
+        XCTAssertTrue(added.allSatisfy { back.mayContain($0) })
+        let others = (0..<50_000).map { _ in Int64(bitPattern: rng.next()) }
+        XCTAssertEqual(others.map { back.mayContain($0) }, others.map { filter.mayContain($0) })
+        XCTAssertNil(try store.writer.read { db in try IDFilter.loadSaved(more: 1_000, maxBlocks: blocks / 2, in: db) })
+        let rebuilt = try store.writer.read { db in try IDFilter.load(more: 1_000, maxBlocks: blocks / 2, in: db) }
+        XCTAssertLessThanOrEqual(rebuilt.byteCount, blocks / 2 * 64)
+        XCTAssertNil(rebuilt.savedThrough)
+    }
+
+    /// Ingest with a filter far smaller than the store needs (32 KiB for 30,000 ids): many new
+    /// ids look held and are looked up, and every copy is still caught, none let in twice.
+    func testAnIngestWithItsFilterAtTheLimitCatchesEveryCopy() throws {
+        let path = dir.appendingPathComponent("s.sqlite").path
+        func line(_ i: Int) -> String {
+            #"{"event_id":"e-\#(i)","event":"onboarding.step_viewed","user_id":"u-\#(i % 23)","ts":"2026-10-01T10:\#(String(format: "%02d", i % 60)):00Z","flow":"glp1","step":"signIn"}"#
+        }
+        func file(_ name: String, _ ids: [Int]) throws -> InputSource {
+            let url = dir.appendingPathComponent(name)
+            try (ids.map(line).joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+            return InputSource(path: url.path)
+        }
+        var options = IngestOptions(batchLines: 512)
+        options.idFilterBytes = 32 << 10
+        // 20,000 events with 2,000 copies of earlier ones among them (some in the same batch).
+        let first = Array(0..<20_000) + (0..<2_000).map { $0 * 9 }
+        let a = try Ingestor(store: try EventStore(path: path), options: options).ingest([try file("a.ndjson", first.sorted())])
+        XCTAssertEqual([a.accepted, a.duplicates, a.conflicts], [20_000, 2_000, 0])
+        // Another process: 10,000 new events and copies of 5,000 stored ones.
+        let b = try Ingestor(store: try EventStore(path: path), options: options)
+            .ingest([try file("b.ndjson", Array(15_000..<30_000).reversed())])
+        XCTAssertEqual([b.accepted, b.duplicates, b.conflicts], [10_000, 5_000, 0])
+        try EventStore(path: path).writer.read { db in
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM events"), 30_000)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT sum(pairs) FROM event_id_runs"), 30_000)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT length(words) FROM id_filter"), 32 << 10)
+        }
+    }
+
     /// Ingest tests a batch's hashes in one call (blocks read first, then tested in order): it
     /// answers as one call per hash would, a copy later in the same batch included, and skips
     /// the lines without a hash.

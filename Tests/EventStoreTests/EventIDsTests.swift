@@ -129,14 +129,21 @@ final class EventIDsTests: XCTestCase {
     func testTheFilterHoldsWhatWasAddedAndRarelyMore() {
         var filter = IDFilter(capacity: 50_000)
         XCTAssertGreaterThanOrEqual(filter.capacity, 50_000)
-        var rng = SystemRandomNumberGenerator()
-        let added = (0..<50_000).map { _ in Int64(bitPattern: rng.next()) }
-        for h in added { filter.insert(h) }
-        XCTAssertEqual(filter.count, 50_000)
-        XCTAssertTrue(added.allSatisfy { filter.mayContain($0) })
-        let others = (0..<100_000).map { _ in Int64(bitPattern: rng.next()) }
-        let falsePositives = others.filter { filter.mayContain($0) }.count
+        let falsePositives = fill(&filter, with: 50_000, thenTest: 100_000)
         XCTAssertLessThan(falsePositives, 1_500, "\(falsePositives) of 100000")
+    }
+
+    /// Adds `n` random hashes to `filter`, checks that it counts and holds every one, and
+    /// returns how many of `others` random hashes more it says it may hold.
+    private func fill(_ filter: inout IDFilter, with n: Int, thenTest others: Int,
+                      file: StaticString = #filePath, line: UInt = #line) -> Int {
+        var rng = SystemRandomNumberGenerator()
+        let added = (0..<n).map { _ in Int64(bitPattern: rng.next()) }
+        for h in added { filter.insert(h) }
+        XCTAssertEqual(filter.count, n, file: file, line: line)
+        let f = filter
+        XCTAssertTrue(added.allSatisfy { f.mayContain($0) }, file: file, line: line)
+        return (0..<others).filter { _ in f.mayContain(Int64(bitPattern: rng.next())) }.count
     }
 
     /// A filter is never made larger than its limit: at it, it takes more hashes than it was
@@ -146,13 +153,7 @@ final class EventIDsTests: XCTestCase {
         var filter = IDFilter(capacity: 1_000_000, maxBlocks: 512)
         XCTAssertEqual(filter.byteCount, 32_768)
         XCTAssertEqual(filter.capacity, 21_845)
-        var rng = SystemRandomNumberGenerator()
-        let added = (0..<60_000).map { _ in Int64(bitPattern: rng.next()) }
-        for h in added { filter.insert(h) }
-        XCTAssertEqual(filter.count, 60_000)
-        XCTAssertTrue(added.allSatisfy { filter.mayContain($0) })
-        let others = (0..<20_000).map { _ in Int64(bitPattern: rng.next()) }
-        let falsePositives = others.filter { filter.mayContain($0) }.count
+        let falsePositives = fill(&filter, with: 60_000, thenTest: 20_000)
         // 5.5 bits a hash: about a tenth look held (under 1 % at 12 bits).
         XCTAssertGreaterThan(falsePositives, 600, "\(falsePositives) of 20000")
         XCTAssertLessThan(falsePositives, 6_000, "\(falsePositives) of 20000")

@@ -292,7 +292,7 @@ enum EventIDs {
 /// block, so a test or an insert touches one cache line (the filter is megabytes).
 struct IDFilter {
     private var words: [UInt64]
-    private var blocks: UInt64
+    private let blocks: UInt64
     private(set) var count = 0
     /// The last seq of the saved copy this filter was loaded from or saved as (nil: none).
     private(set) var savedThrough: Int64?
@@ -303,10 +303,20 @@ struct IDFilter {
     /// `maxBlocks` blocks of 64 bytes: past that size a filter holds more hashes than it was
     /// sized for, and more of the new ones look held (each then costs a lookup in the index).
     init(capacity: Int, maxBlocks: Int = .max) {
-        let blockCount = min(max(1 << 9, maxBlocks), max(1 << 9, (capacity * 12 + 511) / 512))
-        words = [UInt64](repeating: 0, count: blockCount * 8)
-        blocks = UInt64(blockCount)
+        self.init(blocks: min(IDFilter.largest(maxBlocks), max(IDFilter.minBlocks, (capacity * 12 + 511) / 512)))
     }
+
+    /// An empty filter of `blocks` blocks.
+    private init(blocks: Int) {
+        words = [UInt64](repeating: 0, count: blocks * 8)
+        self.blocks = UInt64(blocks)
+    }
+
+    /// The smallest filter, in blocks (32 KiB).
+    private static let minBlocks = 1 << 9
+
+    /// The largest filter a limit of `maxBlocks` allows (never under `minBlocks`).
+    private static func largest(_ maxBlocks: Int) -> Int { max(minBlocks, maxBlocks) }
 
     /// How many hashes it was sized for.
     var capacity: Int { Int(blocks) * 512 / 12 }
@@ -317,7 +327,7 @@ struct IDFilter {
     /// Whether it serves `more` hashes: sized for them, or as large as `maxBlocks` allows
     /// (a larger one must not be made; a smaller one could be).
     func hasRoom(for more: Int, maxBlocks: Int) -> Bool {
-        let largest = max(1 << 9, maxBlocks)
+        let largest = IDFilter.largest(maxBlocks)
         if Int(blocks) > largest { return false }
         return Int(blocks) == largest || count + more <= capacity
     }
@@ -445,10 +455,8 @@ struct IDFilter {
         let count = Int(sqlite3_column_int64(h, 2))
         let n = Int(sqlite3_column_int64(h, 3))
         statement.reset()
-        guard blocks > 0, blocks <= max(1 << 9, maxBlocks), n == blocks * 64 else { return nil }
-        var filter = IDFilter(capacity: 0)
-        filter.words = [UInt64](repeating: 0, count: blocks * 8)
-        filter.blocks = UInt64(blocks)
+        guard blocks > 0, blocks <= largest(maxBlocks), n == blocks * 64 else { return nil }
+        var filter = IDFilter(blocks: blocks)
         filter.count = count
         try withBlob(rowID: 1, writing: false, doing: "reading the saved id filter", in: db) { blob in
             try filter.words.withUnsafeMutableBytes { raw in

@@ -75,9 +75,9 @@ enum EventIDs {
                 statement.int(2, hash)
                 defer { statement.reset() }
                 guard try statement.step("looking up an event id") else { continue }
-                let n = Int(sqlite3_column_bytes(statement.handle, 0))
-                guard n > 0, let p = sqlite3_column_blob(statement.handle, 0) else { continue }
-                let raw = UnsafeRawBufferPointer(start: p, count: n)
+                let raw = statement.bytes(0)
+                let n = raw.count
+                guard n > 0 else { continue }
                 let count = n / 16
                 func hashAt(_ i: Int) -> Int64 { Int64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 16, as: Int64.self)) }
                 var lo = 0, hi = count
@@ -176,10 +176,10 @@ enum EventIDs {
                 done = true
                 return
             }
-            lo = sqlite3_column_int64(s.handle, 0)
-            let n = Int(sqlite3_column_bytes(s.handle, 1))
-            if n > 0, let p = sqlite3_column_blob(s.handle, 1) {
-                EventIDs.decode(UnsafeRawBufferPointer(start: p, count: n), into: &chunk)
+            lo = s.int64(0)
+            let raw = s.bytes(1)
+            if raw.count > 0 {
+                EventIDs.decode(raw, into: &chunk)
             }
         }
 
@@ -240,13 +240,10 @@ enum EventIDs {
     /// Every stored hash (in no particular order).
     static func forEachHash(in db: Database, _ body: (Int64) -> Void) throws {
         let statement = try RawStatement(db, "SELECT entries FROM event_ids")
-        while try statement.step("reading event ids") {
-            let n = Int(sqlite3_column_bytes(statement.handle, 0))
-            guard n > 0, let p = sqlite3_column_blob(statement.handle, 0) else { continue }
-            let raw = UnsafeRawBufferPointer(start: p, count: n)
-            for i in 0..<(n / 16) { body(Int64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 16, as: Int64.self))) }
+        try statement.forEachRow("reading event ids") {
+            let raw = statement.bytes(0)
+            for i in 0..<(raw.count / 16) { body(Int64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 16, as: Int64.self))) }
         }
-        statement.reset()
     }
 
     /// Builds the index from the events of a store made before it (migration v3), whose
@@ -449,11 +446,10 @@ struct IDFilter {
         let statement = try RawStatement(db, "SELECT through_seq, blocks, count, length(words) FROM id_filter WHERE id = 1")
         defer { statement.reset() }
         guard try statement.step("reading the saved id filter") else { return nil }
-        let h = statement.handle
-        let through = sqlite3_column_int64(h, 0)
-        let blocks = Int(sqlite3_column_int64(h, 1))
-        let count = Int(sqlite3_column_int64(h, 2))
-        let n = Int(sqlite3_column_int64(h, 3))
+        let through = statement.int64(0)
+        let blocks = Int(statement.int64(1))
+        let count = Int(statement.int64(2))
+        let n = Int(statement.int64(3))
         statement.reset()
         guard blocks > 0, blocks <= largest(maxBlocks), n == blocks * 64 else { return nil }
         var filter = IDFilter(blocks: blocks)
@@ -478,10 +474,9 @@ struct IDFilter {
         filter.savedThrough = through
         let later = try RawStatement(db, "SELECT id_hash FROM events WHERE seq > ?")
         later.int(1, through)
-        while try later.step("reading the ids stored after the saved id filter") {
-            filter.insert(sqlite3_column_int64(later.handle, 0))
+        try later.forEachRow("reading the ids stored after the saved id filter") {
+            filter.insert(later.int64(0))
         }
-        later.reset()
         guard filter.hasRoom(for: more, maxBlocks: maxBlocks) else { return nil }
         return filter
     }

@@ -101,16 +101,16 @@ public final class EventStore: Sendable {
     /// The whole log (or one flow's part), grouped by user and flow (in atom order), each
     /// group in fold order, with lines (for checks and tools). Memory holds one user's events.
     public static func forEachEvent(flow: String?, in db: Database, _ body: (RecordedEvent) throws -> Void) throws {
-        let statement: Statement
+        let statement: RawStatement
         if let flow {
             guard let flowAtom = try atomID(flow, in: db) else { return }
-            statement = try db.makeStatement(sql: "SELECT user, flow, seqs FROM user_runs WHERE flow = ? ORDER BY user, flow, first_seq")
-            try statement.setArguments([flowAtom])
+            statement = try RawStatement(db, "SELECT user, flow, seqs FROM user_runs WHERE flow = ? ORDER BY user, flow, first_seq")
+            statement.int(1, flowAtom)
         } else {
-            statement = try db.makeStatement(sql: "SELECT user, flow, seqs FROM user_runs ORDER BY user, flow, first_seq")
+            statement = try RawStatement(db, "SELECT user, flow, seqs FROM user_runs ORDER BY user, flow, first_seq")
         }
         let reader = try StoredLineReader(db)
-        try UserRuns.forEachGroup(statement, in: db) { _, _, seqs in
+        try UserRuns.forEachGroup(statement) { _, _, seqs in
             let events = try storedLines(seqs: seqs, reader: reader, in: db).events(keepingLines: true)
             for i in events.foldOrderIndices { try body(events[i]) }
         }
@@ -119,7 +119,7 @@ public final class EventStore: Sendable {
     /// Every event in arrival order with where it came from (for checks and tools).
     public func storedEvents() throws -> [StoredEvent] {
         try pool.read { db in
-            let statement = try db.makeStatement(sql: """
+            let statement = try RawStatement(db, """
                 SELECT e.seq, e.user, e.flow, e.body, e.input_id, e.line_no FROM events e ORDER BY e.seq
                 """)
             var origin: [Int64: (Int64, Int)] = [:]

@@ -1,71 +1,12 @@
 import FunnelModel
 import EventLog
 import GRDB
-import GRDBSQLite
 import Foundation
 
 struct UnplannedKey: Hashable {
     var flow: String
     var step: String?
     var event: String
-}
-
-/// A prepared statement driven through the SQLite C API, binding bytes in place (no String
-/// per value). Text bound with `text(_:_:)` must stay valid until `step()` returns.
-struct RawStatement {
-    let statement: Statement
-    let db: Database
-    var handle: OpaquePointer { statement.sqliteStatement }
-
-    init(_ db: Database, _ sql: String) throws {
-        self.db = db
-        statement = try db.makeStatement(sql: sql)
-    }
-
-    init(_ db: Database, _ statement: Statement) {
-        self.db = db
-        self.statement = statement
-    }
-
-    @inline(__always) func text(_ i: Int32, _ b: UnsafeBufferPointer<UInt8>) {
-        // A zero-length string needs a non-null pointer, or SQLite binds NULL.
-        b.baseAddress.map { _ = sqlite3_bind_text(handle, i, UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self), Int32(b.count), nil) }
-            ?? { _ = sqlite3_bind_text(handle, i, "", 0, nil) }()
-    }
-    @inline(__always) func text(_ i: Int32, _ s: String) {
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        _ = sqlite3_bind_text(handle, i, s, -1, transient)
-    }
-    @inline(__always) func blob(_ i: Int32, _ b: UnsafeBufferPointer<UInt8>) {
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        _ = sqlite3_bind_blob(handle, i, b.baseAddress ?? UnsafePointer(bitPattern: 1), Int32(b.count), transient)
-        if b.baseAddress == nil { _ = sqlite3_bind_zeroblob(handle, i, 0) }
-    }
-    /// Binds bytes without copying them: they must stay valid until `step()` returns.
-    @inline(__always) func staticBlob(_ i: Int32, _ b: UnsafeBufferPointer<UInt8>) {
-        if let base = b.baseAddress {
-            _ = sqlite3_bind_blob(handle, i, base, Int32(b.count), nil)
-        } else {
-            _ = sqlite3_bind_zeroblob(handle, i, 0)
-        }
-    }
-    @inline(__always) func int(_ i: Int32, _ v: Int64) { _ = sqlite3_bind_int64(handle, i, v) }
-    @inline(__always) func null(_ i: Int32) { _ = sqlite3_bind_null(handle, i) }
-
-    /// Steps once; returns true for a row. Throws a `StoreError` saying what was being done.
-    @discardableResult
-    func step(_ doing: @autoclosure () -> String) throws -> Bool {
-        let rc = sqlite3_step(handle)
-        if rc == SQLITE_ROW { return true }
-        if rc == SQLITE_DONE { return false }
-        let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
-        sqlite3_reset(handle)
-        throw StoreError(doing: doing(), reason: message)
-    }
-
-    @inline(__always) func reset() {
-        sqlite3_reset(handle)
-    }
 }
 
 /// Interns byte strings into a table `(id INTEGER PRIMARY KEY, column UNIQUE)` during one
@@ -108,7 +49,7 @@ struct InternTable {
         var id: Int64 = 0
         var created = false
         if try find.step("looking up \(table)") {
-            id = sqlite3_column_int64(find.handle, 0)
+            id = find.int64(0)
             find.reset()
         } else {
             find.reset()
@@ -116,7 +57,7 @@ struct InternTable {
                 bind(insert, bytes)
                 try insert.step("adding to \(table)")
                 insert.reset()
-                id = sqlite3_last_insert_rowid(insert.db.sqliteConnection)
+                id = insert.lastInsertedRowID
                 created = true
             }
         }
@@ -151,6 +92,8 @@ struct PendingEvents {
     private let label: String
     /// The seq of the next row written.
     private var nextSeq: Int64
+    /// The seq of the first row this input writes.
+    private let firstSeq: Int64
 
     init(_ db: Database, inputID: Int64, label: String) throws {
         // OR FAIL: a failing row stops the statement without a statement journal (the input's
@@ -160,6 +103,7 @@ struct PendingEvents {
         many = try RawStatement(db, columns + Array(repeating: values, count: PendingEvents.rowsPerStatement).joined(separator: ", "))
         one = try RawStatement(db, columns + values)
         nextSeq = (try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0) + 1
+        firstSeq = nextSeq
         self.inputID = inputID
         self.label = label
         rows.reserveCapacity(PendingEvents.rowsPerStatement)
@@ -167,6 +111,9 @@ struct PendingEvents {
     }
 
     var isFull: Bool { rows.count >= PendingEvents.rowsPerStatement }
+
+    /// The seqs of the rows written so far (the store's last seq is `seqs.upperBound - 1`).
+    var seqs: Range<Int64> { firstSeq..<nextSeq }
 
     /// Whether a row waiting to be written has the id hash `hash`.
     func holds(hash: Int64) -> Bool { rows.contains { $0.hash == hash } }
@@ -183,7 +130,7 @@ struct PendingEvents {
         // A full set in one statement; fewer (the end of a batch), one statement each.
         let perStatement = rows.count == PendingEvents.rowsPerStatement ? rows.count : 1
         let statement = perStatement > 1 ? many : one
-        let firstSeq = nextSeq
+        let batchSeq = nextSeq
         try bodies.withUnsafeBufferPointer { all in
             var first = 0
             while first < rows.count {
@@ -191,7 +138,7 @@ struct PendingEvents {
                     let i = first + k
                     let row = rows[i]
                     let base = Int32(k * 9)
-                    statement.int(base + 1, firstSeq + Int64(i))
+                    statement.int(base + 1, batchSeq + Int64(i))
                     statement.int(base + 2, row.hash)
                     statement.int(base + 3, row.user)
                     statement.int(base + 4, row.flow)
@@ -208,7 +155,7 @@ struct PendingEvents {
             }
         }
         nextSeq += Int64(rows.count)
-        for (i, row) in rows.enumerated() { try accepted(row, firstSeq + Int64(i)) }
+        for (i, row) in rows.enumerated() { try accepted(row, batchSeq + Int64(i)) }
         rows.removeAll(keepingCapacity: true)
         bodies.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)
@@ -259,9 +206,7 @@ extension Ingestor {
 
     /// Starts parsing `path` on the parsing thread (behind any input parsed before it).
     func startParse(path: String) -> ParseRun {
-        let sink = observer?.parsedEventSink()
-        // Without a sink, an observer gets decoded events through the batches.
-        return ParseRun(path: path, batchLines: options.batchLines, events: observer != nil && sink == nil, eventSink: sink)
+        ParseRun(path: path, batchLines: options.batchLines, eventSink: observer?.makeEventSink())
     }
 
     /// Ingests one input in one transaction. `prefetched`: its parse, started ahead (else
@@ -334,15 +279,13 @@ extension Ingestor {
                 var runs = RunCollector()
                 var encoder = LineEncoder()
                 let lineReader = try StoredLineReader(db)
-                let wantsLines = observer?.wantsLines ?? false
                 let run = parallel ? (prefetched ?? startParse(path: path)) : nil
                 // Whatever ends this transaction, the parsing thread stops waiting for it.
                 defer { run?.cancel() }
                 readAhead()
-                let eventSink: (any ParsedEventSink)? = if let run { run.eventSink } else { observer?.parsedEventSink() }
-                if let eventSink { observer?.willRead(sink: eventSink) }
-                // Without a sink, an observer gets decoded events through the batches.
-                let batchEvents = observer != nil && eventSink == nil
+                let eventSink: (any ParsedEventSink)? = if let run { run.eventSink } else { observer?.makeEventSink() }
+                // Which lines got which seqs, for the observer.
+                var accepted = AcceptedLines()
                 let insertDuplicate = try RawStatement(db, "INSERT INTO duplicates (event_id, input_id, line_no, arrived_us) VALUES (?, ?, ?, ?)")
                 let insertConflict = try RawStatement(db, "INSERT INTO conflicts (event_id, input_id, line_no, arrived_us, line) VALUES (?, ?, ?, ?, ?)")
                 let insertQuarantine = try RawStatement(db, """
@@ -354,28 +297,18 @@ extension Ingestor {
                 // parser's numbers.
                 var userAtoms: [Int64] = []
                 var shapeIDs: [Int64?] = []
-                let decoder = EventDecoder()
                 var hashes: [Int64] = []
                 var maybe: [Bool] = []
                 var valid: [Bool] = []
 
                 func handle(_ batch: LineBatch) throws {
-                    var appended: [RecordedEvent] = []
                     try batch.bytes.withUnsafeBufferPointer { b in
                         /// Writes the rows held, then does what waited for their seqs.
                         func flushRows() throws {
                             try rows.flush { row, seq in
-                                let line = batch.lines[row.lineIndex]
                                 newIDs.append(EventIDs.Entry(hash: row.hash, seq: seq))
                                 runs.add(user: row.user, flow: row.flow, seq: seq, ts: row.ts)
-                                if eventSink != nil {
-                                    observer?.didAccept(line: line.number, seq: seq)
-                                } else if observer != nil, let env = line.envelope {
-                                    let bytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
-                                    let parsed = row.lineIndex < batch.events.count ? batch.events[row.lineIndex] : nil
-                                    appended.append(RecordedEvent(seq: seq, event: parsed ?? decoder.event(from: env, in: b),
-                                                                  line: wantsLines ? String(decoding: bytes, as: UTF8.self) : ""))
-                                }
+                                if eventSink != nil { accepted.append(line: row.line, seq: seq) }
                             }
                         }
                         // Each line's id hash, and whether the filter may hold it (this
@@ -477,11 +410,8 @@ extension Ingestor {
                                         findSeq.reset()
                                         throw StoreError(doing: "appending \(label) line \(line.number)", reason: "event \(seq) is indexed but not stored")
                                     }
-                                    let h = findSeq.handle
-                                    let stored = try lineReader.line(user: sqlite3_column_int64(h, 0), flow: sqlite3_column_int64(h, 1),
-                                                                     body: UnsafeRawBufferPointer(start: sqlite3_column_blob(h, 2),
-                                                                                                  count: Int(sqlite3_column_bytes(h, 2))),
-                                                                     seq: seq)
+                                    let stored = try lineReader.line(user: findSeq.int64(0), flow: findSeq.int64(1),
+                                                                     body: findSeq.bytes(2), seq: seq)
                                     findSeq.reset()
                                     same = stored.withUnsafeBufferPointer { sb -> Bool? in
                                         guard let storedID = StoredLine.eventID(of: sb), storedID.elementsEqual(ref(env.eventID)) else { return nil }
@@ -530,7 +460,6 @@ extension Ingestor {
                         }
                         try flushRows()
                     }
-                    if let observer, !appended.isEmpty { try observer.didAppend(appended, in: db) }
                     try observer?.betweenBatches(in: db)
                     if runs.held >= runs.limit { try runs.flush(db) }
                     // A long input's new ids go into the index as they pile up (a run each,
@@ -547,8 +476,7 @@ extension Ingestor {
                 if let run {
                     end = try run.forEach(idle: { try observer?.betweenBatches(in: db) }, handle)
                 } else {
-                    end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: 4 << 20,
-                                             events: batchEvents, eventSink: eventSink) {
+                    end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: 4 << 20, eventSink: eventSink) {
                         try handle($0)
                         return true
                     }
@@ -584,11 +512,14 @@ extension Ingestor {
                 try EventIDs.add(&newIDs, in: db)
                 // The last input of this ingest saves the filter for the next one.
                 if index + 1 == count {
-                    try filter.saveIfBehind(through: try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0, in: db)
+                    try filter.saveIfBehind(through: rows.seqs.upperBound - 1, in: db)
                 }
                 idFilter = filter
                 try runs.flush(db)
-                if let observer { try observer.willCommit(in: db, newUsers: newUsers, more: index + 1 < count) }
+                if let observer, let eventSink {
+                    try observer.willCommit(CommittedInput(seqs: rows.seqs, accepted: accepted, newUsers: newUsers,
+                                                           events: eventSink, more: index + 1 < count), in: db)
+                }
                 outcome = .read(result)
                 return .commit
             }

@@ -1,7 +1,6 @@
 import FunnelModel
 import EventLog
 import GRDB
-import GRDBSQLite
 import Crypto
 import Logging
 import Foundation

@@ -79,22 +79,10 @@ struct LineKeyer {
     }
 }
 
-/// Takes the decoded events of one input on the parsing thread.
-public protocol ParsedEventSink: AnyObject, Sendable {
-    /// One event with its line number (its `id` left empty: the writer has the line) and its
-    /// user's number among the input's (`LineKeys.user`: numbered in first-seen order, equal
-    /// numbers are the same user id). Should the line be accepted, `IngestObserver.didAccept`
-    /// gives its seq.
-    func take(line: Int, user: Int32, event: consuming Event)
-}
-
 /// A run of parsed lines with their bytes, produced on the parsing thread.
 struct LineBatch: Sendable {
     var bytes: [UInt8] = []
     var lines: [ParsedLine] = []
-    /// The decoded events, line by line, when the parser was asked to build them (empty
-    /// otherwise: most ingests hand events to a sink, and a line stays small).
-    var events: [Event?] = []
     /// Compressed bytes read from the input so far.
     var bytesRead: Int64 = 0
 }
@@ -109,7 +97,7 @@ struct ParseEnd: Sendable {
 /// Decompresses, splits and decodes an input, handing batches to `sink`. Runs on any thread.
 enum LineParser {
     /// `spare`: an emptied batch whose buffers the next batch reuses, when one is back.
-    static func run(path: String, batchLines: Int, batchBytes: Int, events: Bool = false,
+    static func run(path: String, batchLines: Int, batchBytes: Int,
                     eventSink: (any ParsedEventSink)? = nil, spare: () -> LineBatch? = { nil },
                     sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
         let stream: ByteStream
@@ -122,7 +110,6 @@ enum LineParser {
         var batch = LineBatch()
         batch.bytes.reserveCapacity(batchBytes + LineReader.maxLineLength)
         batch.lines.reserveCapacity(batchLines)
-        if events { batch.events.reserveCapacity(batchLines) }
         var stopped = false
         struct Stop: Error {}
         func rebase(_ r: StringRef, line: Int, scratch: Int) -> StringRef {
@@ -134,18 +121,12 @@ enum LineParser {
                 let lineStart = batch.bytes.count
                 batch.bytes.append(contentsOf: bytes)
                 var parsed = ParsedLine(number: info.number, offset: info.offset, start: lineStart, count: bytes.count)
-                var event: Event?
                 if info.isOversized {
                     parsed.rejection = .lineTooLong(length: info.length)
                 } else {
                     switch decoder.envelope(bytes) {
                     case .failure(let r): parsed.rejection = r
                     case .success(var env):
-                        // Decoded before the envelope is rebased (its refs are into `bytes`
-                        // and the decoder's scratch).
-                        if events, eventSink == nil {
-                            event = decoder.event(from: env, in: bytes, cache: &cache)
-                        }
                         let scratchStart = batch.bytes.count
                         if !decoder.scratch.isEmpty { batch.bytes.append(contentsOf: decoder.scratch) }
                         env.eventID = rebase(env.eventID, line: lineStart, scratch: scratchStart)
@@ -172,7 +153,6 @@ enum LineParser {
                     }
                 }
                 batch.lines.append(parsed)
-                if events { batch.events.append(event) }
                 if batch.lines.count >= batchLines || batch.bytes.count >= batchBytes {
                     batch.bytesRead = stream.bytesRead
                     let used = batch.bytes.count
@@ -186,8 +166,7 @@ enum LineParser {
                         batch = LineBatch()
                         batch.bytes.reserveCapacity(min(batchBytes, used + used / 8) + LineReader.maxLineLength / 16)
                         batch.lines.reserveCapacity(batchLines)
-                        if events { batch.events.reserveCapacity(batchLines) }
-                    }
+                                    }
                 }
             }
         } catch let e as InputError {
@@ -246,7 +225,6 @@ final class BatchQueue: @unchecked Sendable {
         var b = batch
         b.bytes.removeAll(keepingCapacity: true)
         b.lines.removeAll(keepingCapacity: true)
-        b.events.removeAll(keepingCapacity: true)
         b.bytesRead = 0
         condition.lock()
         if spares.count < 2 && !cancelled { spares.append(b) }
@@ -283,7 +261,7 @@ final class BatchQueue: @unchecked Sendable {
 /// used.
 final class ParseRun: @unchecked Sendable {
     let path: String
-    /// Where this input's decoded events go (see `IngestObserver.parsedEventSink`).
+    /// Where this input's decoded events go (see `IngestObserver.makeEventSink`).
     let eventSink: (any ParsedEventSink)?
     /// At most this many parsed batches wait for the writer: many small batches (4,096 lines
     /// by default) let the parser and the writer go on through each other's slow stretches
@@ -293,8 +271,7 @@ final class ParseRun: @unchecked Sendable {
     private let queue = BatchQueue(capacity: ParseRun.capacity)
     private let done = DispatchSemaphore(value: 0)
 
-    /// `events`: also decode each event into its line (when there is no `eventSink`).
-    init(path: String, batchLines: Int = 8192, batchBytes: Int = 4 << 20, events: Bool = false,
+    init(path: String, batchLines: Int = 8192, batchBytes: Int = 4 << 20,
          eventSink: (any ParsedEventSink)? = nil) {
         self.path = path
         self.eventSink = eventSink
@@ -303,7 +280,7 @@ final class ParseRun: @unchecked Sendable {
             defer { done.signal() }
             if queue.isCancelled { return }
             do {
-                let end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: batchBytes, events: events,
+                let end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: batchBytes,
                                              eventSink: eventSink, spare: { queue.spare() }) { batch in
                     queue.push(.batch(batch))
                 }

@@ -1,7 +1,6 @@
 import FunnelModel
 import EventLog
 import GRDB
-import GRDBSQLite
 
 /// How an event's line is kept: byte for byte, but small.
 ///
@@ -155,8 +154,8 @@ struct LineEncoder {
 /// Use one per read; it holds prepared statements of `db`.
 final class StoredLineReader {
     private let db: Database
-    private let atomStatement: Statement
-    private let shapeStatement: Statement
+    private let atomStatement: RawStatement
+    private let shapeStatement: RawStatement
     private var atoms: [Int64: [UInt8]] = [:]
     private var shapes: [Int64: [UInt8]] = [:]
     private var decoder = EventDecoder()
@@ -164,21 +163,18 @@ final class StoredLineReader {
 
     init(_ db: Database) throws {
         self.db = db
-        atomStatement = try db.cachedStatement(sql: "SELECT text FROM atoms WHERE id = ?")
-        shapeStatement = try db.cachedStatement(sql: "SELECT skeleton FROM shapes WHERE id = ?")
+        atomStatement = try RawStatement(cached: "SELECT text FROM atoms WHERE id = ?", in: db)
+        shapeStatement = try RawStatement(cached: "SELECT skeleton FROM shapes WHERE id = ?", in: db)
     }
 
-    private func fetch(_ statement: Statement, _ id: Int64, what: String) throws -> [UInt8] {
-        let h = statement.sqliteStatement
-        sqlite3_reset(h)
-        sqlite3_bind_int64(h, 1, id)
-        defer { sqlite3_reset(h) }
-        guard sqlite3_step(h) == SQLITE_ROW else {
+    private func fetch(_ statement: RawStatement, _ id: Int64, what: String) throws -> [UInt8] {
+        statement.reset()
+        statement.int(1, id)
+        defer { statement.reset() }
+        guard try statement.step("reading \(what) \(id) of the log") else {
             throw StoreError(doing: "reading the log", reason: "\(what) \(id) is missing")
         }
-        let n = Int(sqlite3_column_bytes(h, 0))
-        guard n > 0, let p = sqlite3_column_blob(h, 0) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: p, count: n))
+        return Array(statement.bytes(0))
     }
 
     func atom(_ id: Int64) throws -> [UInt8] {
@@ -233,20 +229,10 @@ final class StoredLineReader {
     }
 
     /// Reads rows `seq, user, flow, body` of `statement` (already bound) as recorded events.
-    func recorded(_ statement: Statement, _ body: (RecordedEvent) throws -> Void) throws {
-        let h = statement.sqliteStatement
-        while true {
-            let rc = sqlite3_step(h)
-            if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else {
-                let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
-                sqlite3_reset(h)
-                throw StoreError(doing: "reading the log", reason: message)
-            }
-            let seq = sqlite3_column_int64(h, 0)
-            let n = Int(sqlite3_column_bytes(h, 3))
-            let bytes = try line(user: sqlite3_column_int64(h, 1), flow: sqlite3_column_int64(h, 2),
-                                 body: UnsafeRawBufferPointer(start: sqlite3_column_blob(h, 3), count: n), seq: seq)
+    func recorded(_ statement: RawStatement, _ body: (RecordedEvent) throws -> Void) throws {
+        try statement.forEachRow("reading the log") {
+            let seq = statement.int64(0)
+            let bytes = try line(user: statement.int64(1), flow: statement.int64(2), body: statement.bytes(3), seq: seq)
             let decoded = bytes.withUnsafeBufferPointer { b -> Result<Event, Rejection> in
                 switch decoder.envelope(b) {
                 case .success(let env): return .success(decoder.event(from: env, in: b, cache: &cache))
@@ -256,10 +242,8 @@ final class StoredLineReader {
             switch decoded {
             case .success(let event): try body(RecordedEvent(seq: seq, event: event, line: String(decoding: bytes, as: UTF8.self)))
             case .failure(let r):
-                sqlite3_reset(h)
                 throw StoreError(doing: "reading event seq \(seq)", reason: "the stored line no longer decodes: \(r.text)")
             }
         }
-        sqlite3_reset(h)
     }
 }

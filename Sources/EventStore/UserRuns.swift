@@ -1,7 +1,6 @@
 import FunnelModel
 import EventLog
 import GRDB
-import GRDBSQLite
 
 /// Where each user's events are in the log.
 ///
@@ -36,25 +35,20 @@ enum UserRuns {
 
     /// The seqs of one user's events (in one flow, or all flows), ascending.
     static func seqs(user: Int64, flow: Int64?, in db: Database) throws -> [Int64] {
-        let statement: Statement
+        let statement: RawStatement
         if let flow {
-            statement = try db.cachedStatement(sql: "SELECT seqs FROM user_runs WHERE user = ? AND flow = ?")
-            try statement.setArguments([user, flow])
+            statement = try RawStatement(cached: "SELECT seqs FROM user_runs WHERE user = ? AND flow = ?", in: db)
+            statement.reset()
+            statement.int(1, user)
+            statement.int(2, flow)
         } else {
-            statement = try db.cachedStatement(sql: "SELECT seqs FROM user_runs WHERE user = ?")
-            try statement.setArguments([user])
+            statement = try RawStatement(cached: "SELECT seqs FROM user_runs WHERE user = ?", in: db)
+            statement.reset()
+            statement.int(1, user)
         }
         var out: [Int64] = []
-        let h = statement.sqliteStatement
-        defer { sqlite3_reset(h) }
-        while true {
-            let rc = sqlite3_step(h)
-            if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else {
-                throw StoreError(doing: "reading the runs of user atom \(user)", reason: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
-            let raw = UnsafeRawBufferPointer(start: sqlite3_column_blob(h, 0), count: Int(sqlite3_column_bytes(h, 0)))
-            guard decode(raw, into: &out) else {
+        try statement.forEachRow("reading the runs of user atom \(user)") {
+            guard decode(statement.bytes(0), into: &out) else {
                 throw StoreError(doing: "reading the runs of user atom \(user)", reason: "a run's seqs do not decode")
             }
         }
@@ -64,26 +58,18 @@ enum UserRuns {
 
     /// Steps `statement` (rows `user, flow, seqs` in user, flow, first_seq order) and hands
     /// over each user and flow with the seqs of all their runs, ascending.
-    static func forEachGroup(_ statement: Statement, in db: Database,
+    static func forEachGroup(_ statement: RawStatement,
                              _ body: (_ user: Int64, _ flow: Int64, _ seqs: [Int64]) throws -> Void) throws {
-        let h = statement.sqliteStatement
         var current: (user: Int64, flow: Int64)?
         var seqs: [Int64] = []
-        defer { sqlite3_reset(h) }
-        while true {
-            let rc = sqlite3_step(h)
-            if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else {
-                throw StoreError(doing: "reading the log by user", reason: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
-            let key = (user: sqlite3_column_int64(h, 0), flow: sqlite3_column_int64(h, 1))
+        try statement.forEachRow("reading the log by user") {
+            let key = (user: statement.int64(0), flow: statement.int64(1))
             if let c = current, c != key {
                 try body(c.user, c.flow, seqs)
                 seqs.removeAll(keepingCapacity: true)
             }
             current = key
-            let raw = UnsafeRawBufferPointer(start: sqlite3_column_blob(h, 2), count: Int(sqlite3_column_bytes(h, 2)))
-            guard decode(raw, into: &seqs) else {
+            guard decode(statement.bytes(2), into: &seqs) else {
                 throw StoreError(doing: "reading the log by user", reason: "a run's seqs do not decode")
             }
         }
@@ -126,9 +112,9 @@ struct RunCollector {
     /// Writes the runs held and forgets them.
     mutating func flush(_ db: Database) throws {
         guard !runs.isEmpty else { return }
-        let insert = RawStatement(db, try db.cachedStatement(sql: """
+        let insert = try RawStatement(cached: """
             INSERT INTO user_runs (user, flow, first_seq, events, last_ts_us, seqs) VALUES (?, ?, ?, ?, ?, ?)
-            """))
+            """, in: db)
         for run in runs {
             guard let first = run.seqs.first else { continue }
             insert.int(1, run.key.user)
@@ -161,22 +147,15 @@ extension EventStore {
             ) WITHOUT ROWID
             """)
         // A store written before v2: one run per user, flow and input, from the old index.
-        let rows = try db.makeStatement(sql: "SELECT user, flow, input_id, seq, ts_us FROM events ORDER BY user, flow, input_id, seq")
-        let h = rows.sqliteStatement
+        let rows = try RawStatement(db, "SELECT user, flow, input_id, seq, ts_us FROM events ORDER BY user, flow, input_id, seq")
         var runs = RunCollector()
         var current: (Int64, Int64, Int64)?
-        while true {
-            let rc = sqlite3_step(h)
-            if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else {
-                throw StoreError(doing: "migrating the store to user runs", reason: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
-            let key = (sqlite3_column_int64(h, 0), sqlite3_column_int64(h, 1), sqlite3_column_int64(h, 2))
+        try rows.forEachRow("migrating the store to user runs") {
+            let key = (rows.int64(0), rows.int64(1), rows.int64(2))
             if let c = current, c != key { try runs.flush(db) }
             current = key
-            runs.add(user: key.0, flow: key.1, seq: sqlite3_column_int64(h, 3), ts: sqlite3_column_int64(h, 4))
+            runs.add(user: key.0, flow: key.1, seq: rows.int64(3), ts: rows.int64(4))
         }
-        sqlite3_reset(h)
         try runs.flush(db)
         try db.execute(sql: "DROP INDEX events_by_user")
     }
@@ -234,9 +213,9 @@ extension EventStore {
     /// Every user's lines, one user and flow at a time (in atom order): what a rebuild folds.
     /// Memory holds one user's lines.
     public static func forEachUsersLines(in db: Database, _ body: (_ user: String, _ flow: String, StoredLines) throws -> Void) throws {
-        let statement = try db.makeStatement(sql: "SELECT user, flow, seqs FROM user_runs ORDER BY user, flow, first_seq")
+        let statement = try RawStatement(db, "SELECT user, flow, seqs FROM user_runs ORDER BY user, flow, first_seq")
         let reader = try StoredLineReader(db)
-        try UserRuns.forEachGroup(statement, in: db) { user, flow, seqs in
+        try UserRuns.forEachGroup(statement) { user, flow, seqs in
             try body(String(decoding: try reader.atom(user), as: UTF8.self), String(decoding: try reader.atom(flow), as: UTF8.self),
                      storedLines(seqs: seqs, reader: reader, in: db))
         }
@@ -244,21 +223,18 @@ extension EventStore {
 
     static func storedLines(seqs: [Int64], reader: StoredLineReader, in db: Database) throws -> StoredLines {
         var out = StoredLines()
-        let statement = try db.cachedStatement(sql: "SELECT user, flow, body FROM events WHERE seq = ?")
-        let h = statement.sqliteStatement
+        let statement = try RawStatement(cached: "SELECT user, flow, body FROM events WHERE seq = ?", in: db)
         for seq in seqs {
-            sqlite3_reset(h)
-            sqlite3_bind_int64(h, 1, seq)
-            guard sqlite3_step(h) == SQLITE_ROW else {
-                sqlite3_reset(h)
+            statement.reset()
+            statement.int(1, seq)
+            guard try statement.step("reading event seq \(seq)") else {
+                statement.reset()
                 throw StoreError(doing: "reading event seq \(seq)", reason: "a user run names an event the log does not hold")
             }
-            let line = try reader.line(user: sqlite3_column_int64(h, 0), flow: sqlite3_column_int64(h, 1),
-                                       body: UnsafeRawBufferPointer(start: sqlite3_column_blob(h, 2), count: Int(sqlite3_column_bytes(h, 2))),
-                                       seq: seq)
+            let line = try reader.line(user: statement.int64(0), flow: statement.int64(1), body: statement.bytes(2), seq: seq)
             out.append(seq: seq, line: line)
         }
-        sqlite3_reset(h)
+        statement.reset()
         return out
     }
 }

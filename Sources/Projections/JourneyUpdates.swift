@@ -2,7 +2,6 @@ import Foundation
 import FunnelModel
 import EventStore
 import GRDB
-import GRDBSQLite
 
 /// A held event as a fold reads it: the input's held events and parts, and a position. Reads
 /// each value where it is (a fold reads few of them per event) instead of copying them all.
@@ -149,20 +148,6 @@ struct EventParts: Sendable {
         derived.append(Derived(known: EventName(normalizing: parts.rawName), contextID: contextID))
     }
 
-    /// Adds every combination of `other` (without looking for equal ones): an index `i` there
-    /// is `i + offset` here, `offset` the returned count before.
-    mutating func append(_ other: EventParts) -> Int32 {
-        let offset = Int32(list.count)
-        list.append(contentsOf: other.list)
-        // The other's contexts are numbered after this one's (never the same number).
-        let contextOffset = contextCount
-        derived.append(contentsOf: other.derived.map { d in
-            Derived(known: d.known, contextID: d.contextID < 0 ? -1 : d.contextID + contextOffset)
-        })
-        contextCount += other.contextCount
-        return offset
-    }
-
     /// Positions of `held` in fold order (time, then seq).
     static func foldOrder(_ held: [HeldEvent]) -> [Int] {
         held.foldOrderIndices(time: { $0.time.micros }, seq: { $0.seq })
@@ -296,7 +281,7 @@ struct FoldContext: Sendable {
     func fold(_ p: inout PendingFold, in db: Database,
               emit: ([FoldedRow]) throws -> Void) throws -> ProjectionUpdater.Counts {
         var counts = ProjectionUpdater.Counts()
-        let load = try db.makeStatement(sql: "SELECT definition, data FROM journeys WHERE flow = ? AND user_id = ?")
+        let load = try RawStatement(db, "SELECT definition, data FROM journeys WHERE flow = ? AND user_id = ?")
         // A chunk of journeys at a time (so that resumed folds and encoded rows do not pile
         // up): 1. decide how each is folded (reads the store); 2. fold and encode them
         // (pure work; each worker writes only its own indices of the results); 3. emit.
@@ -364,16 +349,15 @@ struct FoldContext: Sendable {
     /// The stored fold of `key`, when it covers exactly the events before `firstSeq` and
     /// `events` all come after them in fold order.
     private func resumable(_ key: ProjectionUpdater.Key, events: [HeldEvent], firstSeq: Int64, context: FlowContext,
-                           load: Statement, in db: Database) throws -> JourneyFold? {
+                           load: RawStatement, in db: Database) throws -> JourneyFold? {
         guard firstSeq != .max, let minTime = events.map(\.time.micros).min() else { return nil }
-        try load.setArguments([key.flow, key.user])
-        let handle = load.sqliteStatement
-        defer { sqlite3_reset(handle) }
-        guard sqlite3_step(handle) == SQLITE_ROW,
-              let defText = sqlite3_column_text(handle, 0), String(cString: defText) == context.fingerprint else { return nil }
-        let n = Int(sqlite3_column_bytes(handle, 1))
-        guard let (journey, state) = try? Journey.decode(binary: UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 1), count: n),
-                                                          names: context.names),
+        load.reset()
+        load.text(1, key.flow)
+        load.text(2, key.user)
+        defer { load.reset() }
+        guard try load.step("reading the journey of \(key.user) in \(key.flow)"),
+              load.string(0) == context.fingerprint else { return nil }
+        guard let (journey, state) = try? Journey.decode(binary: load.bytes(1), names: context.names),
               let state, journey.lastEventAt.micros <= minTime else { return nil }
         let prior = try EventStore.priorEvents(user: key.user, flow: key.flow, before: firstSeq, in: db)
         guard prior.count == journey.events, prior.lastMicros == journey.lastEventAt.micros else { return nil }
@@ -412,14 +396,10 @@ extension ProjectionStore {
     static func addMissing(to p: inout PendingFold, in db: Database) throws {
         let watermark = try watermark(in: db)
         let before = p.firstSeq == .max ? p.through + 1 : p.firstSeq
-        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM events WHERE seq > ? AND seq < ?)",
-                                arguments: [watermark, before]) == true else { return }
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT DISTINCT u.text, f.text FROM user_runs r JOIN atoms u ON u.id = r.user JOIN atoms f ON f.id = r.flow
-            WHERE r.first_seq > ? AND r.first_seq < ?
-            """, arguments: [watermark, before])
-        for row in rows {
-            let key = ProjectionUpdater.Key(flow: row[1], user: row[0])
+        let missing = (watermark + 1)..<max(watermark + 1, before)
+        guard try EventStore.hasEvents(in: missing, in: db) else { return }
+        for (user, flow) in try EventStore.usersAndFlows(withEventsIn: missing, in: db) {
+            let key = ProjectionUpdater.Key(flow: flow, user: user)
             if p.buffered.updateValue(nil, forKey: key) == nil { p.order.append(key) }
         }
     }
@@ -427,12 +407,7 @@ extension ProjectionStore {
     /// The users of `flow` with events past the watermark (journeys an ingest left unfolded).
     static func usersPastWatermark(flow: String, in db: Database) throws -> [String] {
         let watermark = try watermark(in: db)
-        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM events WHERE seq > ?)", arguments: [watermark]) == true else {
-            return []
-        }
-        return try String.fetchAll(db, sql: """
-            SELECT DISTINCT u.text FROM user_runs r JOIN atoms u ON u.id = r.user
-            WHERE r.flow = (SELECT id FROM atoms WHERE text = ?) AND r.first_seq > ?
-            """, arguments: [flow, watermark])
+        guard try EventStore.hasEvents(after: watermark, in: db) else { return [] }
+        return try EventStore.users(of: flow, withEventsAfter: watermark, in: db)
     }
 }

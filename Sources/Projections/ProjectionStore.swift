@@ -2,7 +2,6 @@ import Foundation
 import FunnelModel
 import EventStore
 import GRDB
-import GRDBSQLite
 
 /// The journeys projection in the event store: one row per user and flow, folded from the
 /// log, updated by ingest (in the input's transaction or the next one's; the watermark says
@@ -166,7 +165,7 @@ public enum ProjectionStore {
                 if pendingBytes > ProjectionUpdater.logBytesPerChunk { try flush() }
             }
             try flush()
-            try setWatermark(try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0, in: db)
+            try setWatermark(try EventStore.lastSeq(in: db), in: db)
             return count
         }
     }
@@ -208,30 +207,22 @@ public enum ProjectionStore {
         try refoldStale(flow: flow, context: context, store: store)
         let slots = context.slots
         try store.writer.read { db in
-            let statement = try db.makeStatement(sql: "SELECT facts, last_us, user_id FROM journey_facts WHERE flow = ?")
+            let statement = try RawStatement(db, "SELECT facts, last_us, user_id FROM journey_facts WHERE flow = ?")
             var facts = JourneyFacts.empty
-            try statement.setArguments([flow])
-            let handle = statement.sqliteStatement
-            while true {
-                let rc = sqlite3_step(handle)
-                if rc == SQLITE_DONE { break }
-                guard rc == SQLITE_ROW else {
-                    throw StoreError(doing: "reading the journeys of \(flow)", reason: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-                }
-                if sqlite3_column_int64(handle, 1) > asOf.micros || sqlite3_column_type(handle, 0) == SQLITE_NULL {
-                    guard let userText = sqlite3_column_text(handle, 2) else {
+            statement.text(1, flow)
+            try statement.forEachRow("reading the journeys of \(flow)") {
+                if statement.int64(1) > asOf.micros || statement.isNull(0) {
+                    guard let user = statement.string(2) else {
                         throw StoreError(doing: "reading the journeys of \(flow)", reason: "a facts row without a user id")
                     }
-                    let user = String(cString: userText)
                     let events = try EventStore.events(user: user, flow: flow, in: db)
                     if let cut = JourneyFold.journey(of: events, definition: definition, until: asOf) {
                         try body(JourneyFacts(cut, definition: definition, slots: slots))
                     }
-                    continue
+                    return
                 }
-                let n = Int(sqlite3_column_bytes(handle, 0))
                 do {
-                    try facts.decode(UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 0), count: n))
+                    try facts.decode(statement.bytes(0))
                     try body(facts)
                 } catch let e as JourneyDecodingError {
                     throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(e)")
@@ -251,35 +242,27 @@ public enum ProjectionStore {
         try refoldStale(flow: flow, context: context, store: store)
         try store.writer.read { db in
             // `+flow`: a table scan, not the primary key index and a row lookup per journey.
-            let statement = try db.makeStatement(sql: "SELECT data, definition, user_id FROM journeys WHERE +flow = ?")
-            try statement.setArguments([flow])
-            let handle = statement.sqliteStatement
+            let statement = try RawStatement(db, "SELECT data, definition, user_id FROM journeys WHERE +flow = ?")
+            statement.text(1, flow)
             let cache = JourneyDecodingCache()
             /// The user's journey folded again from the log (up to `asOf`), when it had begun.
             func refolded(_ user: String) throws {
                 let events = try EventStore.events(user: user, flow: flow, in: db)
                 if let folded = JourneyFold.journey(of: events, definition: definition, until: asOf) { try body(folded) }
             }
-            while true {
-                let rc = sqlite3_step(handle)
-                if rc == SQLITE_DONE { break }
-                guard rc == SQLITE_ROW else {
-                    throw StoreError(doing: "reading the journeys of \(flow)", reason: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-                }
+            try statement.forEachRow("reading the journeys of \(flow)") {
                 // A row another ingest folded with another definition since `refoldStale`
                 // (its names are indexes into that one): folded again here from the log.
-                guard let defText = sqlite3_column_text(handle, 1), strcmp(defText, context.fingerprint) == 0 else {
-                    guard let userText = sqlite3_column_text(handle, 2) else {
+                guard statement.textEquals(1, context.fingerprint) else {
+                    guard let user = statement.string(2) else {
                         throw StoreError(doing: "reading the journeys of \(flow)", reason: "a journey row without a user id")
                     }
-                    try refolded(String(cString: userText))
-                    continue
+                    try refolded(user)
+                    return
                 }
-                let n = Int(sqlite3_column_bytes(handle, 0))
-                let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 0), count: n)
                 let journey: Journey
                 do {
-                    journey = try Journey(binary: bytes, cache: cache, names: context.names)
+                    journey = try Journey(binary: statement.bytes(0), cache: cache, names: context.names)
                 } catch {
                     throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)")
                 }
@@ -456,8 +439,8 @@ struct FlowContext: Sendable {
 }
 
 /// The events of one input grouped by user and flow on the parsing thread (within a buffer
-/// limit), their seq holding the line number until the writing thread's `didAccept` gives
-/// the real one. The parsing thread touches it while it reads the input; the writing thread
+/// limit), their seq holding the line number until the input's `CommittedInput.accepted`
+/// gives the real one. The parsing thread touches it while it reads the input; the writing thread
 /// adopts it at the input's end (`ProjectionUpdater.willCommit`), after the parse finished.
 final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
     let bufferLimit: Int
@@ -538,22 +521,6 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         var flow: String
         var user: String
     }
-    /// Users and flows touched by the input being ingested, in first-touch order, with the
-    /// events buffered for them (nil: fold from the log). Only the ingest thread that owns
-    /// the transaction touches it.
-    private var order: [Key] = []
-    private var buffered: [Key: [HeldEvent]?] = [:]
-    /// The parts of the events in `buffered`.
-    private var parts = EventParts()
-    private var bufferedCount = 0
-    private var firstSeq: Int64 = .max
-    /// The fast path (`parsedEventSink`): the events of the input being written, grouped on
-    /// the parsing thread.
-    private var parsed: ParsedGroups?
-    /// Accepted lines with their seqs, as runs of consecutive lines given consecutive seqs
-    /// (in line order; the writing thread). Only a line that is not accepted starts a new
-    /// run, so this stays small however long the input.
-    private var acceptedRuns: [(line: Int, seq: Int64, count: Int)] = []
     /// How the last input's journeys were folded (for tests and tuning).
     public private(set) var lastCounts = Counts()
     /// The input whose journeys were left for after its commit, and the fold of the one
@@ -575,80 +542,20 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         self.bufferLimit = bufferLimit
     }
 
-    public var wantsLines: Bool { false }
-
-    public func didAppend(_ events: [RecordedEvent], in db: Database) throws {
-        for r in events {
-            firstSeq = min(firstSeq, r.seq)
-            let key = Key(flow: r.event.flow, user: r.event.userID)
-            var event = r.event
-            if let slot = buffered[key] {
-                guard let held = slot else { continue }
-                if bufferedCount >= bufferLimit {
-                    bufferedCount -= held.count
-                    buffered[key] = .some(nil)
-                    continue
-                }
-                buffered[key]??.append(parts.hold(seq: r.seq, &event))
-            } else {
-                order.append(key)
-                if bufferedCount >= bufferLimit {
-                    buffered[key] = .some(nil)
-                    continue
-                }
-                buffered[key] = [parts.hold(seq: r.seq, &event)]
-            }
-            bufferedCount += 1
-        }
-    }
-
-    public func parsedEventSink() -> (any ParsedEventSink)? {
+    public func makeEventSink() -> any ParsedEventSink {
         ParsedGroups(bufferLimit: bufferLimit)
     }
 
-    public func willRead(sink: any ParsedEventSink) {
-        parsed = sink as? ParsedGroups
-    }
-
-    public func didAccept(line: Int, seq: Int64) {
-        firstSeq = min(firstSeq, seq)
-        if let last = acceptedRuns.last, last.line + last.count == line, last.seq + Int64(last.count) == seq {
-            acceptedRuns[acceptedRuns.count - 1].count += 1
-        } else {
-            acceptedRuns.append((line, seq, 1))
-        }
-    }
-
-    /// Moves what the parsing thread grouped into `order` and `buffered`, with real seqs:
-    /// events whose line was not accepted (a duplicate, a conflict) are dropped, and a user
-    /// and flow left with none is not touched.
-    private func adoptParsed(_ groups: ParsedGroups) {
-        defer { acceptedRuns.removeAll(keepingCapacity: true) }
-        func seq(ofLine line: Int) -> Int64? {
-            // The last run starting at or before the line.
-            var lo = 0, hi = acceptedRuns.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if acceptedRuns[mid].line <= line { lo = mid + 1 } else { hi = mid }
-            }
-            guard lo > 0 else { return nil }
-            let run = acceptedRuns[lo - 1]
-            return line < run.line + run.count ? run.seq + Int64(line - run.line) : nil
-        }
-        // The parts the groups' events refer to, moved over (after any held already).
-        let offset: Int32
-        if parts.count == 0 {
-            offset = 0
-            swap(&parts, &groups.parts)
-        } else {
-            offset = parts.append(groups.parts)
-            groups.parts = EventParts()
-        }
+    /// Moves what the parsing thread grouped into `pending`, with real seqs: events whose
+    /// line was not accepted (a duplicate, a conflict) are dropped, and a user and flow left
+    /// with none is not touched.
+    private static func adopt(_ groups: ParsedGroups, accepted: AcceptedLines, into pending: inout PendingFold) {
+        swap(&pending.parts, &groups.parts)
         for (k, key) in groups.order.enumerated() {
             let i = groups.slots[k]
             guard i >= 0 else {
                 // Over the buffer limit: folded from the log.
-                if buffered.updateValue(nil, forKey: key) == nil { order.append(key) }
+                if pending.buffered.updateValue(nil, forKey: key) == nil { pending.order.append(key) }
                 continue
             }
             // Taken out of the list (so that rewriting seqs does not copy them).
@@ -656,25 +563,16 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
             swap(&events, &groups.lists[i])
             var kept = 0
             for i in events.indices {
-                if let s = seq(ofLine: Int(events[i].seq)) {
+                if let s = accepted.seq(ofLine: Int(events[i].seq)) {
                     events[i].seq = s
-                    events[i].parts += offset
                     if kept != i { events.swapAt(kept, i) }
                     kept += 1
                 }
             }
             events.removeLast(events.count - kept)
             guard !events.isEmpty else { continue }
-            if buffered.updateValue(.some(events), forKey: key) == nil { order.append(key) }
+            if pending.buffered.updateValue(.some(events), forKey: key) == nil { pending.order.append(key) }
         }
-    }
-
-    public func willCommit(in db: Database) throws {
-        try willCommit(in: db, newUsers: [], more: false)
-    }
-
-    public func willCommit(in db: Database, newUsers: Set<String>) throws {
-        try willCommit(in: db, newUsers: newUsers, more: false)
     }
 
     /// Folds every touched journey once per input. The journeys of the input before (when
@@ -682,25 +580,17 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     /// folded after it commits, off the writing thread, while the next input is read, and
     /// written in the next input's transaction (or by `finish`); until then the watermark
     /// says they are missing, and whoever reads the store next folds them from the log.
-    public func willCommit(in db: Database, newUsers: Set<String>, more: Bool) throws {
-        if let groups = parsed {
-            parsed = nil
-            adoptParsed(groups)
+    public func willCommit(_ input: CommittedInput, in db: Database) throws {
+        var pending = PendingFold(order: [], buffered: [:], parts: EventParts(), firstSeq: input.firstSeq,
+                                  newUsers: input.newUsers, through: input.lastSeq)
+        if let groups = input.events as? ParsedGroups {
+            ProjectionUpdater.adopt(groups, accepted: input.accepted, into: &pending)
         }
-        // This input's state moves into `pending` first: whatever fails below, the next
-        // input starts clean.
-        var pending = PendingFold(order: order, buffered: buffered, parts: parts, firstSeq: firstSeq, newUsers: newUsers, through: 0)
-        order = []
-        buffered = [:]
-        parts = EventParts()
-        bufferedCount = 0
-        firstSeq = .max
         // An input folded for later whose transaction did not commit: nothing to write.
         prepared = nil
         try writeDeferred(in: db, wait: true)
-        pending.through = try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0
         try ProjectionStore.addMissing(to: &pending, in: db)
-        if more && !pending.order.isEmpty {
+        if input.more && !pending.order.isEmpty {
             prepared = PendingBox(pending)
             return
         }

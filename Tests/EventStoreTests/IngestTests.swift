@@ -166,27 +166,46 @@ final class IngestTests: XCTestCase {
         XCTAssertEqual(s3.unplannedBy.map(\.step), ["journeyStatus", "signIn"])
     }
 
+    /// The parsed events of one input: the parsing thread appends, the writing thread reads
+    /// them in `willCommit`, after the parse is done.
+    final class TakenEvents: ParsedEventSink, @unchecked Sendable {
+        var taken: [(line: Int, event: Event)] = []
+        func take(line: Int, user: Int32, event: consuming Event) { taken.append((line, event)) }
+    }
+
     final class Recorder: IngestObserver {
-        var batches: [[Int64]] = []
-        func didAppend(_ events: [RecordedEvent], in db: Database) throws {
-            batches.append(events.map(\.seq))
-            for e in events {
-                try db.execute(sql: "INSERT INTO seen (seq, event_id, user_id) VALUES (?, ?, ?)", arguments: [e.seq, e.event.id, e.event.userID])
+        var committed: [[Int64]] = []
+        var batches = 0
+        func makeEventSink() -> any ParsedEventSink { TakenEvents() }
+        func betweenBatches(in db: Database) throws { batches += 1 }
+        func willCommit(_ input: CommittedInput, in db: Database) throws {
+            var seqs: [Int64] = []
+            for (line, event) in (input.events as? TakenEvents)?.taken ?? [] {
+                guard let seq = input.accepted.seq(ofLine: line) else { continue }
+                seqs.append(seq)
+                try db.execute(sql: "INSERT INTO seen (seq, line_no, event, user_id) VALUES (?, ?, ?, ?)",
+                               arguments: [seq, line, event.rawName, event.userID])
             }
+            XCTAssertEqual(seqs.first ?? .max, input.firstSeq)
+            XCTAssertEqual(seqs.last ?? input.lastSeq, input.lastSeq)
+            committed.append(seqs)
         }
     }
 
     func testObserverSeesNewEventsInsideTheTransaction() throws {
         let migration = StoreMigration(name: "test: seen") { db in
-            try db.execute(sql: "CREATE TABLE seen (seq INTEGER PRIMARY KEY, event_id TEXT, user_id TEXT)")
+            try db.execute(sql: "CREATE TABLE seen (seq INTEGER PRIMARY KEY, line_no INTEGER, event TEXT, user_id TEXT)")
         }
         let st = try store(migrations: [migration])
         let recorder = Recorder()
         _ = try ingest(st, [duplicatesFile], options: IngestOptions(batchLines: 4, now: fixedClock(0)), observer: recorder)
-        XCTAssertEqual(recorder.batches.flatMap { $0 }, [1, 2, 3, 4, 5])
-        XCTAssertGreaterThan(recorder.batches.count, 1)
-        let seen = try st.writer.read { db in try String.fetchAll(db, sql: "SELECT event_id FROM seen ORDER BY seq") }
-        XCTAssertEqual(seen, ["dup-0001", "dup-0002", "dup-0003", "dup-0005", "dup-0006"])
+        XCTAssertEqual(recorder.committed, [[1, 2, 3, 4, 5]])
+        XCTAssertGreaterThan(recorder.batches, 1)
+        let seen = try st.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT line_no, user_id FROM seen ORDER BY seq").map { "\($0[0] as Int) \($0[1] as String)" }
+        }
+        // The accepted lines: not the copies (4, 5, 9) nor the conflict (6).
+        XCTAssertEqual(seen, ["1 u-7", "2 u-7", "3 u-7", "7 u-7", "8 u-7"])
         // Reopening with the same migrations is fine; they are not run twice.
         XCTAssertNoThrow(try store(migrations: [migration]))
     }

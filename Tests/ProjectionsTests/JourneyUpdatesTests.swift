@@ -31,7 +31,7 @@ final class JourneyUpdatesTests: DayFilesTestCase {
     /// (watermark, last seq) as the store has them.
     func marks(_ store: EventStore) throws -> (Int64, Int64) {
         try store.writer.read { db in
-            (try ProjectionStore.watermark(in: db), try Int64.fetchOne(db, sql: "SELECT max(seq) FROM events") ?? 0)
+            (try ProjectionStore.watermark(in: db), try EventStore.lastSeq(in: db))
         }
     }
 
@@ -168,14 +168,10 @@ final class JourneyUpdatesTests: DayFilesTestCase {
         let inner: ProjectionUpdater
         var commits = 0
         init(_ inner: ProjectionUpdater) { self.inner = inner }
-        func didAppend(_ events: [RecordedEvent], in db: Database) throws { try inner.didAppend(events, in: db) }
-        var wantsLines: Bool { inner.wantsLines }
-        func parsedEventSink() -> (any ParsedEventSink)? { inner.parsedEventSink() }
-        func willRead(sink: any ParsedEventSink) { inner.willRead(sink: sink) }
-        func didAccept(line: Int, seq: Int64) { inner.didAccept(line: line, seq: seq) }
+        func makeEventSink() -> any ParsedEventSink { inner.makeEventSink() }
         func betweenBatches(in db: Database) throws { try inner.betweenBatches(in: db) }
-        func willCommit(in db: Database, newUsers: Set<String>, more: Bool) throws {
-            try inner.willCommit(in: db, newUsers: newUsers, more: more)
+        func willCommit(_ input: CommittedInput, in db: Database) throws {
+            try inner.willCommit(input, in: db)
             commits += 1
             if commits == 2 { throw StoreError(doing: "ingesting the second input", reason: "stopped by the test") }
         }

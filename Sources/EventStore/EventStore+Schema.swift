@@ -114,5 +114,11 @@ extension EventStore {
                 )
                 """)
         }
+        // Readable from outside: each event's name and step as columns (atoms, like user and
+        // flow), filled in for the events already stored, and the `event_log` view.
+        migrator.registerMigration("v5: event and step columns, event_log view") { db in
+            try EventStore.addEventColumns(db)
+            try db.execute(sql: EventStore.eventLogView)
+        }
     }
 }

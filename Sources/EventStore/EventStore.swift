@@ -11,7 +11,7 @@ import Foundation
 /// code that keeps its own tables).
 public final class EventStore: Sendable {
     public let path: String
-    private let pool: DatabasePool
+    let pool: DatabasePool
     public let logger: Logger
 
     /// For projection code that needs raw GRDB access.

@@ -80,9 +80,14 @@ struct PendingEvents {
         var flow: Int64
         var ts: Int64
         var offset: Int32
+        /// The event name's atom, and the step's (0: the line names no step).
+        var name: Int64
+        var step: Int64
     }
-    /// Rows per multi-row INSERT (9 parameters a row).
+    /// Rows per multi-row INSERT.
     static let rowsPerStatement = 32
+    /// Parameters a row binds.
+    static let columnsPerRow: Int32 = 11
     private var rows: [Row] = []
     private var bodies: [UInt8] = []
     private var ends: [Int] = []
@@ -98,8 +103,8 @@ struct PendingEvents {
     init(_ db: Database, inputID: Int64, label: String) throws {
         // OR FAIL: a failing row stops the statement without a statement journal (the input's
         // transaction is rolled back by the error anyway).
-        let columns = "INSERT OR FAIL INTO events (seq, id_hash, user, flow, ts_us, ts_offset, input_id, line_no, body) VALUES "
-        let values = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        let columns = "INSERT OR FAIL INTO events (seq, id_hash, user, flow, ts_us, ts_offset, input_id, line_no, body, event, step) VALUES "
+        let values = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         many = try RawStatement(db, columns + Array(repeating: values, count: PendingEvents.rowsPerStatement).joined(separator: ", "))
         one = try RawStatement(db, columns + values)
         nextSeq = (try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0) + 1
@@ -137,7 +142,7 @@ struct PendingEvents {
                 for k in 0..<perStatement {
                     let i = first + k
                     let row = rows[i]
-                    let base = Int32(k * 9)
+                    let base = Int32(k) * PendingEvents.columnsPerRow
                     statement.int(base + 1, batchSeq + Int64(i))
                     statement.int(base + 2, row.hash)
                     statement.int(base + 3, row.user)
@@ -148,6 +153,8 @@ struct PendingEvents {
                     statement.int(base + 8, Int64(row.line))
                     // Bound in place: the bytes stay put until the statement has run.
                     statement.staticBlob(base + 9, UnsafeBufferPointer(rebasing: all[(i == 0 ? 0 : ends[i - 1])..<ends[i]]))
+                    statement.int(base + 10, row.name)
+                    if row.step == 0 { statement.null(base + 11) } else { statement.int(base + 11, row.step) }
                 }
                 try statement.step("appending \(label) line \(rows[first].line)")
                 statement.reset()
@@ -426,7 +433,8 @@ extension Ingestor {
                             }
                             if same == nil {
                                 rows.add(PendingEvents.Row(lineIndex: lineIndex, line: line.number, hash: hash, user: userAtom,
-                                                           flow: flowAtom, ts: env.time.micros, offset: env.time.offsetSeconds),
+                                                           flow: flowAtom, ts: env.time.micros, offset: env.time.offsetSeconds,
+                                                           name: keys[id].nameAtom, step: keys[id].stepAtom),
                                          body: encoder.body)
                                 if rows.isFull { try flushRows() }
                                 result.counts.accepted += 1

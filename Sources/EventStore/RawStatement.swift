@@ -48,6 +48,7 @@ package struct RawStatement {
         }
     }
     @inline(__always) package func int(_ i: Int32, _ v: Int64) { _ = sqlite3_bind_int64(handle, i, v) }
+    @inline(__always) package func null(_ i: Int32) { _ = sqlite3_bind_null(handle, i) }
 
     // MARK: stepping
 

@@ -67,6 +67,9 @@ public struct Journey: Sendable, Hashable, Codable {
 
     public var started: Bool { startedAt != nil }
 
+    /// The idle window reports use unless told otherwise: 24 h.
+    public static let defaultIdleSeconds: Double = 86_400
+
     /// The state as of `asOf` with an idle window of `idleSeconds` (DESIGN.md "state").
     public func state(asOf: Timestamp, idleSeconds: Double) -> State {
         if let c = completedAt, c <= asOf { return .completed }

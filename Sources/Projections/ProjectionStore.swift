@@ -51,6 +51,10 @@ public enum ProjectionStore {
             try db.execute(sql: "INSERT INTO journey_facts (flow, user_id, last_us, facts) SELECT flow, user_id, last_us, facts FROM journeys")
             try db.execute(sql: "ALTER TABLE journeys DROP COLUMN facts")
         },
+        // Readable from outside: each user's journey as text (see docs/store.md).
+        StoreMigration(name: "projections-v4-journey-state-view") { db in
+            try db.execute(sql: JourneyStateView.sql)
+        },
     ]
 
     /// A fingerprint of a definition: journeys folded with another one are refolded.

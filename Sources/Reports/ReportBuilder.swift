@@ -42,7 +42,7 @@ public struct ReportQuery: Sendable, Hashable {
 
     public init(cohort: FlowDefinition.Cohort? = nil, filters: [(text: String, condition: Condition)] = [],
                 since: Timestamp? = nil, until: Timestamp? = nil, asOf: Timestamp,
-                idleSeconds: Double = 86_400, by: Dimension? = nil) {
+                idleSeconds: Double = Journey.defaultIdleSeconds, by: Dimension? = nil) {
         self.cohort = cohort
         self.filters = filters
         self.since = since

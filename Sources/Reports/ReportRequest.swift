@@ -136,7 +136,7 @@ public struct ReportRequest: Sendable {
             }
             dimension = d
         }
-        let idleSeconds = try idle.map(Inputs.duration) ?? 86_400
+        let idleSeconds = try idle.map(Inputs.duration) ?? Journey.defaultIdleSeconds
         let asOfTime: Timestamp
         if let asOf {
             asOfTime = try Inputs.time(asOf, option: "--as-of")

@@ -12,6 +12,7 @@ struct Funnel: ParsableCommand {
             ReplayCommand.self,
             RebuildCommand.self,
             QuarantineCommand.self,
+            ExportCommand.self,
             FlowsCommand.self,
             SampleCommand.self,
         ]

@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failure writing an output, naming it.
+public struct OutputError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "cannot write \(path): \(reason)" }
+}
+
+/// Writes lines, each followed by a newline, to standard output or to a file: plain, or gzip
+/// as a collector writes it (one member per `memberBytes` of lines). A file is written under a
+/// temporary name and renamed when `finish()` succeeds, so a failed or killed export never
+/// leaves a file that looks whole.
+public final class LineWriter {
+    /// Uncompressed bytes held before a write, and in each gzip member.
+    public static let memberBytes = 1 << 20
+
+    private let path: String?
+    private let partial: String?
+    private let fd: Int32
+    private let gzip: GzipWriter?
+    private var buffer: [UInt8] = []
+
+    /// Standard output when `path` is nil or `-`; gzip when `gzip` (a file only).
+    public init(path: String?, gzip: Bool) throws {
+        buffer.reserveCapacity(LineWriter.memberBytes + 4096)
+        guard let path, path != "-" else {
+            self.path = nil
+            partial = nil
+            fd = 1
+            self.gzip = nil
+            return
+        }
+        self.path = path
+        let partial = path + ".partial"
+        self.partial = partial
+        if gzip {
+            do {
+                self.gzip = try GzipWriter(path: partial)
+            } catch let e as InputError {
+                throw OutputError(path: path, reason: e.reason)
+            }
+            fd = -1
+        } else {
+            let f = open(partial, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            guard f >= 0 else { throw OutputError(path: path, reason: String(cString: strerror(errno))) }
+            fd = f
+            self.gzip = nil
+        }
+    }
+
+    deinit {
+        if fd > 2 { close(fd) }
+        if let partial { unlink(partial) }
+    }
+
+    public var label: String { path ?? "standard output" }
+
+    /// Adds one line and its newline.
+    public func write(_ line: UnsafeBufferPointer<UInt8>) throws {
+        buffer.append(contentsOf: line)
+        buffer.append(0x0A)
+        if buffer.count >= LineWriter.memberBytes { try flush() }
+    }
+
+    /// Writes what is held and, for a file, gives it its name.
+    public func finish() throws {
+        try flush()
+        guard let path, let partial else { return }
+        if fd > 2, fsync(fd) != 0 { throw OutputError(path: path, reason: String(cString: strerror(errno))) }
+        guard rename(partial, path) == 0 else { throw OutputError(path: path, reason: String(cString: strerror(errno))) }
+    }
+
+    private func flush() throws {
+        guard !buffer.isEmpty else { return }
+        defer { buffer.removeAll(keepingCapacity: true) }
+        if let gzip {
+            do {
+                try gzip.writeMember(buffer)
+            } catch let e as InputError {
+                throw OutputError(path: label, reason: e.reason)
+            }
+            return
+        }
+        try buffer.withUnsafeBufferPointer { b in
+            guard let base = b.baseAddress else { return }
+            var written = 0
+            while written < b.count {
+                let n = systemWrite(fd, base + written, b.count - written)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw OutputError(path: label, reason: String(cString: strerror(errno)))
+                }
+                written += n
+            }
+        }
+    }
+}
+
+/// The system's write(2) (the class's own `write` hides the plain name).
+private func systemWrite(_ fd: Int32, _ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
+    #if canImport(Glibc)
+    return Glibc.write(fd, p, n)
+    #else
+    return Darwin.write(fd, p, n)
+    #endif
+}

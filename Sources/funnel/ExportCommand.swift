@@ -1,0 +1,63 @@
+import ArgumentParser
+import EventLog
+import EventStore
+import Foundation
+import Reports
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write the stored events as NDJSON, each line as it was accepted, in arrival order.",
+        discussion: """
+            Duplicates, conflicting copies and quarantined lines are not events and are never
+            written. --since and --until select by event time (ts), from --since up to but not
+            including --until. An --output ending in .gz is written as gzip.
+            Examples:
+              funnel export --output all.ndjson.gz
+              funnel export --flow glp1 --since 2026-10-03 | duckdb -c "SELECT …"
+              funnel export | funnel ingest --store copy.sqlite -
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Option(help: "Only this flow.") var flow: String?
+    @Option(help: "Only this user.") var user: String?
+    @Option(help: "Only events at or after this time (RFC 3339 or YYYY-MM-DD).") var since: String?
+    @Option(help: "Only events before this time (RFC 3339 or YYYY-MM-DD).") var until: String?
+    @Option(help: "Write to this file (gzip when it ends in .gz) instead of standard output.") var output: String?
+
+    func run() throws {
+        try reportingErrors("export") {
+            let selection = EventSelection(flow: flow, user: user,
+                                           since: try since.map { try Inputs.time($0, option: "--since") },
+                                           until: try until.map { try Inputs.time($0, option: "--until") })
+            guard FileManager.default.fileExists(atPath: storeOptions.path) else {
+                throw CLIError("no store at \(storeOptions.path) (ingest logs first, or give --store)")
+            }
+            let store = try storeOptions.open()
+            try check(selection, in: store)
+            let writer = try LineWriter(path: output, gzip: output?.hasSuffix(".gz") ?? false)
+            let count = try store.forEachLine(selection) { try writer.write($0) }
+            try writer.finish()
+            if let output { print("exported \(count) event\(count == 1 ? "" : "s") to \(output)") }
+        }
+    }
+
+    /// A flow or user the store does not have is an error, not an empty export.
+    private func check(_ selection: EventSelection, in store: EventStore) throws {
+        if let flow = selection.flow {
+            let flows = try store.flows()
+            guard flows.contains(flow) else {
+                throw CLIError("no events in flow \"\(flow)\"; the store has: " + (flows.isEmpty ? "no events" : flows.joined(separator: ", ")))
+            }
+        }
+        if let user = selection.user, try store.events(user: user, flow: selection.flow).isEmpty {
+            let close = try store.userIDs(matching: user, limit: 5).filter { $0 != user }
+            var message = "no events for user \"\(user)\"" + (selection.flow.map { " in flow \($0)" } ?? "")
+            if !close.isEmpty { message += "; did you mean: " + close.joined(separator: ", ") }
+            throw CLIError(message)
+        }
+        if let since = selection.since, let until = selection.until, until <= since {
+            throw CLIError("--until (\(until)) is not after --since (\(since))")
+        }
+    }
+}

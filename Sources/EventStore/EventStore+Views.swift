@@ -61,14 +61,15 @@ extension EventStore {
             return id
         }
         let update = try db.makeStatement(sql: "UPDATE events SET event = ?, step = ? WHERE seq = ?")
-        let read = try db.makeStatement(sql: "SELECT seq, user, flow, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?")
+        let read = try RawStatement(db, "SELECT seq, user, flow, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?")
         let reader = try StoredLineReader(db)
         // A chunk at a time: a statement reading `events` does not stay open over its updates.
         var after: Int64 = 0
         var rows: [(seq: Int64, event: Int64, step: Int64?)] = []
         repeat {
             rows.removeAll(keepingCapacity: true)
-            try read.setArguments([after, migrationChunk])
+            read.int(1, after)
+            read.int(2, Int64(migrationChunk))
             try reader.recorded(read) { r in rows.append((r.seq, try atom(r.event.rawName), try r.event.step.map(atom))) }
             for r in rows { try update.execute(arguments: [r.event, r.step, r.seq]) }
             after = rows.last?.seq ?? after

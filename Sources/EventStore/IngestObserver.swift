@@ -81,11 +81,7 @@ public struct AcceptedLines: Sendable {
     /// The seq `line` was accepted as; nil when it was not accepted (a duplicate, a conflict).
     public func seq(ofLine line: Int) -> Int64? {
         // The last run starting at or before the line.
-        var lo = 0, hi = runs.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if runs[mid].line <= line { lo = mid + 1 } else { hi = mid }
-        }
+        let lo = partitionPoint(runs.count) { runs[$0].line <= line }
         guard lo > 0 else { return nil }
         let run = runs[lo - 1]
         return line < run.line + run.count ? run.seq + Int64(line - run.line) : nil

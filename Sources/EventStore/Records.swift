@@ -2,18 +2,6 @@ import FunnelModel
 import EventLog
 import GRDB
 
-/// A migration added by another module (projections), registered after the store's own.
-/// Like the store's migrations, a shipped migration is never edited: add a new one.
-public struct StoreMigration: Sendable {
-    public var name: String
-    public var migrate: @Sendable (Database) throws -> Void
-
-    public init(name: String, migrate: @escaping @Sendable (Database) throws -> Void) {
-        self.name = name
-        self.migrate = migrate
-    }
-}
-
 /// An event as the log holds it, with where it came from.
 public struct StoredEvent: Sendable, Hashable {
     public var recorded: RecordedEvent
@@ -77,17 +65,4 @@ public struct LedgerEntry: Sendable, Hashable {
     public var error: String?
     public var startedAt: Timestamp
     public var finishedAt: Timestamp
-}
-
-/// A store failure, saying what the store was doing.
-public struct StoreError: Error, Sendable, CustomStringConvertible {
-    public var doing: String
-    public var reason: String
-
-    public init(doing: String, reason: String) {
-        self.doing = doing
-        self.reason = reason
-    }
-
-    public var description: String { "store: while \(doing): \(reason)" }
 }

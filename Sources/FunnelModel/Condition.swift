@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 /// A predicate over what a user's journey has shown so far, written as text in flow
 /// definitions: `weightGoal != maintain`, `injectionFrequency in [weekly, biweekly]`,
 /// `flag:trackingStyleQuestion`, `app_version >= 3.2.0 and not flag:newPaywall`.
@@ -215,26 +210,8 @@ extension Condition {
 }
 
 /// Parsed conditions by text: a flow's few conditions are read for every journey folded.
-/// Bounded (starts over past 4,096 texts); safe from any thread.
-final class ConditionCache: @unchecked Sendable {
-    static let shared = ConditionCache()
-    private var lock = pthread_mutex_t()
-    private var entries: [String: Result<Condition, ConditionParseError>] = [:]
-
-    init() { pthread_mutex_init(&lock, nil) }
-
-    func get(_ text: String) -> Result<Condition, ConditionParseError>? {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        return entries[text]
-    }
-
-    func put(_ text: String, _ value: Result<Condition, ConditionParseError>) {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        if entries.count >= 4_096 { entries.removeAll() }
-        entries[text] = value
-    }
+enum ConditionCache {
+    static let shared = BoundedCache<String, Result<Condition, ConditionParseError>>(limit: Tuning.cachedConditions)
 }
 
 struct ConditionParser {

@@ -292,16 +292,9 @@ struct BinaryWriter {
 
     mutating func byte(_ b: UInt8) { bytes.append(b) }
 
-    mutating func uint(_ v: UInt64) {
-        var v = v
-        while v >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        bytes.append(UInt8(v))
-    }
+    mutating func uint(_ v: UInt64) { Varint.append(v, to: &bytes) }
 
-    mutating func int(_ v: Int64) { uint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
+    mutating func int(_ v: Int64) { uint(Varint.zigzag(v)) }
 
     mutating func double(_ d: Double) {
         var bits = d.bitPattern
@@ -467,15 +460,11 @@ struct BinaryReader {
     }
 
     @inline(__always) mutating func uint() throws -> UInt64 {
-        var v: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let c = try byte()
-            v |= UInt64(c & 0x7F) << shift
-            if c < 0x80 { return v }
-            shift += 7
-            if shift > 63 { throw JourneyDecodingError(offset: offset, reason: "varint too long") }
+        let start = offset
+        guard let v = Varint.read(b, at: &offset) else {
+            throw JourneyDecodingError(offset: offset, reason: offset - start >= Varint.maxBytes ? "varint too long" : "unexpected end")
         }
+        return v
     }
 
     mutating func count() throws -> Int {
@@ -485,8 +474,7 @@ struct BinaryReader {
     }
 
     mutating func int() throws -> Int64 {
-        let u = try uint()
-        return Int64(bitPattern: (u >> 1) ^ (0 &- (u & 1)))
+        Varint.unzigzag(try uint())
     }
 
     mutating func double() throws -> Double {

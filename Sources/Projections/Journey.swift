@@ -72,9 +72,15 @@ public struct Journey: Sendable, Hashable, Codable {
 
     /// The state as of `asOf` with an idle window of `idleSeconds` (DESIGN.md "state").
     public func state(asOf: Timestamp, idleSeconds: Double) -> State {
+        Journey.state(completedAt: completedAt?.micros, lastEventAt: lastEventAt.micros, asOf: asOf.micros, idleSeconds: idleSeconds)
+    }
+
+    /// The state rule on bare times (microseconds): completed by `asOf`, else in progress
+    /// while the last event is within the idle window before `asOf`, else abandoned.
+    public static func state(completedAt: Int64?, lastEventAt: Int64, asOf: Int64, idleSeconds: Double) -> State {
         if let c = completedAt, c <= asOf { return .completed }
         let idleMicros = Int64(idleSeconds * 1_000_000)
-        return lastEventAt.micros >= asOf.micros - idleMicros ? .inProgress : .abandoned
+        return lastEventAt >= asOf - idleMicros ? .inProgress : .abandoned
     }
 
     /// Time to complete: first completed − first started.

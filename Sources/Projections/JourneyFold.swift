@@ -309,15 +309,13 @@ public struct JourneyFold: Sendable {
 
 /// Expected paths already worked out for one flow definition, by the part of the context they
 /// read (`FlowDefinition.pathContext`): most journeys share a few lanes, answers and flags.
-/// Shared by the threads that fold; bounded (it starts over past `limit` contexts).
+/// Shared by the threads that fold; bounded (it starts over past `Tuning.cachedPaths` contexts).
 final class ExpectedPaths: @unchecked Sendable {
     let definition: FlowDefinition
     /// The definition's flag defaults (built once, not once per journey finished).
     let flagDefaults: [String: Bool]
     private let keys: Set<String>
-    private let lock = NSLock()
-    private var paths: [ConditionContext: ExpectedPath] = [:]
-    private let limit = 4_096
+    private let paths = BoundedCache<ConditionContext, ExpectedPath>(limit: Tuning.cachedPaths)
 
     init(_ definition: FlowDefinition) {
         self.definition = definition
@@ -327,16 +325,10 @@ final class ExpectedPaths: @unchecked Sendable {
 
     func path(for ctx: ConditionContext) -> ExpectedPath {
         let key = definition.pathContext(ctx, keys: keys)
-        lock.lock()
-        let known = paths[key]
-        lock.unlock()
-        if let known { return known }
+        if let known = paths.get(key) { return known }
         // Worked out from the part alone, so a path is always the same function of its key.
         let path = definition.expectedPath(key)
-        lock.lock()
-        if paths.count >= limit { paths.removeAll() }
-        paths[key] = path
-        lock.unlock()
+        paths.put(key, path)
         return path
     }
 }

@@ -45,12 +45,8 @@ public struct ReportAccumulator {
         if let mask = cohortMask, f.cohorts & mask == 0 { return }
         scratch.reset()
         scratch.lane = f.lane
-        if let c = f.completedAt, c <= query.asOf.micros {
-            scratch.state = .completed
-        } else {
-            let idleMicros = Int64(query.idleSeconds * 1_000_000)
-            scratch.state = f.lastEventAt >= query.asOf.micros - idleMicros ? .inProgress : .abandoned
-        }
+        scratch.state = Journey.state(completedAt: f.completedAt, lastEventAt: f.lastEventAt, asOf: query.asOf.micros,
+                                      idleSeconds: query.idleSeconds)
         if let s = f.startedAt, let c = f.completedAt { scratch.secondsToComplete = Double(c - s) / 1_000_000 }
         let width = min(f.bits.count, scratch.reached.count)
         f.bits.withUnsafeBufferPointer { bits in

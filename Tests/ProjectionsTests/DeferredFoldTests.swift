@@ -11,7 +11,7 @@ import Simulator
 /// An ingest of several inputs folds each input's journeys after it commits, beside the next
 /// input, and writes them in the next input's transaction; the watermark says which events the
 /// journeys hold, and a run that stops in between leaves work the next reader or ingest does.
-final class JourneyUpdatesTests: DayFilesTestCase {
+final class DeferredFoldTests: DayFilesTestCase {
     func store(_ name: String) throws -> EventStore {
         try EventStore(path: dir.appendingPathComponent(name).path, migrations: ProjectionStore.migrations)
     }

@@ -1,0 +1,337 @@
+import FunnelModel
+import EventLog
+import GRDB
+import Logging
+import Foundation
+
+/// Writes one input's parsed batches inside the input's transaction: each line is
+/// quarantined, recorded as a duplicate or conflict of a stored event, or appended to the log
+/// with its id, its user's run and its flow's summary; `finish` writes the ledger row and what
+/// waited for the input's end.
+struct InputWriter {
+    let db: Database
+    let label: String
+    let inputID: Int64
+    /// When the ingest that reads the input started (the arrival time of its copies).
+    let arrived: Int64
+    /// Each defined flow's step ids: what an event is checked against for `unplanned`.
+    let flowSteps: [String: Set<String>]
+    /// New ids held before they go into the index.
+    let heldIDs: Int
+    /// Whether an observer is told which users are new and which lines got which seqs.
+    let observed: Bool
+    /// The store's largest atom id before this input: a user atom above it is a new user.
+    let atomWatermark: Int64
+
+    private(set) var rows: PendingEvents
+    private let findSeq: RawStatement
+    private var findID: EventIDs.Finder
+    /// Every stored id hash (kept from input to input by the ingestor).
+    private(set) var filter: IDFilter
+    private var newIDs = NewIDs()
+    private var atoms: InternTable
+    private var shapes: InternTable
+    /// Shapes this input may still add: past it, lines are kept verbatim.
+    private var newShapeBudget = 4096
+    private(set) var newUsers = Set<String>()
+    private var runs = RunCollector()
+    private var encoder = LineEncoder()
+    private let lineReader: StoredLineReader
+    /// Which lines got which seqs, for the observer.
+    private(set) var accepted = AcceptedLines()
+    private let insertDuplicate: RawStatement
+    private let insertConflict: RawStatement
+    private let insertQuarantine: RawStatement
+    private(set) var result = Ingestor.InputResult()
+    private var keys: [Ingestor.KeyInfo] = []
+    // The atom of each user and the id of each shape (nil: kept verbatim), by the parser's
+    // numbers.
+    private var userAtoms: [Int64] = []
+    private var shapeIDs: [Int64?] = []
+    // A batch's id hashes, whether each line has one, and whether the filter may hold it.
+    private var hashes: [Int64] = []
+    private var maybe: [Bool] = []
+    private var valid: [Bool] = []
+
+    init(_ db: Database, label: String, inputID: Int64, arrived: Int64, filter: IDFilter,
+         flowSteps: [String: Set<String>], heldIDs: Int, observed: Bool) throws {
+        self.db = db
+        self.label = label
+        self.inputID = inputID
+        self.arrived = arrived
+        self.flowSteps = flowSteps
+        self.heldIDs = heldIDs
+        self.observed = observed
+        rows = try PendingEvents(db, inputID: inputID, label: label)
+        findSeq = try RawStatement(db, "SELECT user, flow, body FROM events WHERE seq = ?")
+        findID = try EventIDs.Finder(db)
+        self.filter = filter
+        atoms = try InternTable(db, table: "atoms", column: "text", blob: false)
+        shapes = try InternTable(db, table: "shapes", column: "skeleton", blob: true)
+        atomWatermark = try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM atoms") ?? 0
+        lineReader = try StoredLineReader(db)
+        insertDuplicate = try RawStatement(db, "INSERT INTO duplicates (event_id, input_id, line_no, arrived_us) VALUES (?, ?, ?, ?)")
+        insertConflict = try RawStatement(db, "INSERT INTO conflicts (event_id, input_id, line_no, arrived_us, line) VALUES (?, ?, ?, ?, ?)")
+        insertQuarantine = try RawStatement(db, """
+            INSERT INTO quarantine (input_id, path, line_no, byte_offset, reason_code, reason, raw) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+    }
+
+    /// Writes every line of `batch`, then the rows still held.
+    mutating func write(_ batch: LineBatch) throws {
+        try batch.bytes.withUnsafeBufferPointer { b in
+            // Each line's id hash, and whether the filter may hold it (this batch's earlier
+            // lines included: each is added as it is tested).
+            hashes.removeAll(keepingCapacity: true)
+            valid.removeAll(keepingCapacity: true)
+            for line in batch.lines {
+                hashes.append(line.envelope != nil ? line.keys.idHash : 0)
+                valid.append(line.envelope != nil)
+            }
+            filter.testAndInsert(hashes, valid: valid, into: &maybe)
+            for (lineIndex, line) in batch.lines.enumerated() {
+                try write(line, at: lineIndex, in: b)
+            }
+            try flushRows()
+        }
+    }
+
+    /// After a batch: writes the runs and new ids held once there are many, so that memory
+    /// does not grow with the input (ids go into the index as a run each, merged as any).
+    mutating func afterBatch() throws {
+        if runs.held >= runs.limit { try runs.flush(db) }
+        if newIDs.count >= heldIDs {
+            try EventIDs.add(&newIDs, in: db)
+            findID = try EventIDs.Finder(db)
+        }
+    }
+
+    private mutating func write(_ line: ParsedLine, at lineIndex: Int, in b: UnsafeBufferPointer<UInt8>) throws {
+        let bytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
+        result.counts.lines += 1
+        guard let env = line.envelope else {
+            try quarantine(line, bytes)
+            return
+        }
+        let id = try key(of: line, env, in: b)
+        let userAtom = try user(of: line, env, in: b)
+        try encode(line, env, nameAtom: keys[id].nameAtom, stepAtom: keys[id].stepAtom, bytes: bytes, in: b)
+        let hash = hashes[lineIndex]
+        // nil: a new event; true: a copy of a stored one; false: a stored event's id with
+        // another body. Only a hash the filter may have held is looked up.
+        var same: Bool?
+        if maybe[lineIndex] { same = try stored(hash: hash, of: line, env, bytes: bytes, in: b) }
+        switch same {
+        case nil:
+            rows.add(PendingEvents.Row(lineIndex: lineIndex, line: line.number, hash: hash, user: userAtom,
+                                       flow: keys[id].flowAtom, ts: env.time.micros, offset: env.time.offsetSeconds,
+                                       name: keys[id].nameAtom, step: keys[id].stepAtom),
+                     body: encoder.body)
+            if rows.isFull { try flushRows() }
+            count(accepted: env, key: id)
+        case true?:
+            insertDuplicate.text(1, ref(env.eventID, in: b))
+            insertDuplicate.int(2, inputID)
+            insertDuplicate.int(3, Int64(line.number))
+            insertDuplicate.int(4, arrived)
+            try insertDuplicate.step("recording a duplicate at \(label) line \(line.number)")
+            insertDuplicate.reset()
+            result.counts.duplicates += 1
+        case false?:
+            insertConflict.text(1, ref(env.eventID, in: b))
+            insertConflict.int(2, inputID)
+            insertConflict.int(3, Int64(line.number))
+            insertConflict.int(4, arrived)
+            insertConflict.text(5, bytes)
+            try insertConflict.step("recording a conflict at \(label) line \(line.number)")
+            insertConflict.reset()
+            result.counts.conflicts += 1
+        }
+    }
+
+    @inline(__always)
+    private func ref(_ r: StringRef, in b: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)])
+    }
+
+    private func outOfOrder(_ what: String, _ n: Int32, line: ParsedLine) -> StoreError {
+        StoreError(doing: "appending \(label) line \(line.number)", reason: "\(what) number \(n) is out of order")
+    }
+
+    private mutating func quarantine(_ line: ParsedLine, _ bytes: UnsafeBufferPointer<UInt8>) throws {
+        let rejection = line.rejection ?? .notJSON(column: 1, detail: "unknown")
+        insertQuarantine.int(1, inputID)
+        insertQuarantine.text(2, label)
+        insertQuarantine.int(3, Int64(line.number))
+        insertQuarantine.int(4, line.offset)
+        insertQuarantine.text(5, rejection.code.rawValue)
+        insertQuarantine.text(6, rejection.text)
+        insertQuarantine.blob(7, bytes)
+        try insertQuarantine.step("quarantining \(label) line \(line.number)")
+        insertQuarantine.reset()
+        result.counts.quarantined += 1
+        result.quarantinedBy[rejection.code, default: 0] += 1
+    }
+
+    /// The index in `keys` of the line's (flow, step, event) key. The parser numbered keys,
+    /// users and shapes in first-seen order: a number met for the first time is the next
+    /// one, looked up (classified and normalized) here once.
+    private mutating func key(of line: ParsedLine, _ env: Envelope, in b: UnsafeBufferPointer<UInt8>) throws -> Int {
+        let id = Int(line.keys.key)
+        guard id >= 0 && id <= keys.count else { throw outOfOrder("key", line.keys.key, line: line) }
+        if id == keys.count {
+            let raw = String(decoding: ref(env.name, in: b), as: UTF8.self)
+            let flow = String(decoding: ref(env.flow, in: b), as: UTF8.self)
+            let step = env.step.map { String(decoding: ref($0, in: b), as: UTF8.self) }
+            let normalized = EventName.normalized(raw)
+            keys.append(Ingestor.KeyInfo(flow: flow, step: step, rawName: raw, normalized: normalized,
+                                         planned: Ingestor.isPlanned(name: normalized, flow: flow, step: step, flows: flowSteps),
+                                         flowAtom: try atoms.id(ref(env.flow, in: b)).id, nameAtom: try atoms.id(ref(env.name, in: b)).id,
+                                         stepAtom: try env.step.map { try atoms.id(ref($0, in: b)).id } ?? 0))
+        }
+        return id
+    }
+
+    /// The atom of the line's user (numbered by the parser as keys are).
+    private mutating func user(of line: ParsedLine, _ env: Envelope, in b: UnsafeBufferPointer<UInt8>) throws -> Int64 {
+        let u = Int(line.keys.user)
+        guard u >= 0 && u <= userAtoms.count else { throw outOfOrder("user", line.keys.user, line: line) }
+        if u == userAtoms.count {
+            let user = try atoms.id(ref(env.userID, in: b))
+            userAtoms.append(user.id)
+            if user.first && user.id > atomWatermark && observed {
+                newUsers.insert(String(decoding: ref(env.userID, in: b), as: UTF8.self))
+            }
+        }
+        return userAtoms[u]
+    }
+
+    /// Encodes the line's stored body into `encoder.body`: its shape and cut values, or the
+    /// line verbatim (no shape, or none left in this input's budget).
+    private mutating func encode(_ line: ParsedLine, _ env: Envelope, nameAtom: Int64, stepAtom: Int64,
+                                 bytes: UnsafeBufferPointer<UInt8>, in b: UnsafeBufferPointer<UInt8>) throws {
+        let lineEnd = line.start + line.count
+        var shapeID: Int64?
+        let shape = Int(line.keys.shape)
+        if shape >= 0 {
+            guard shape <= shapeIDs.count else { throw outOfOrder("shape", line.keys.shape, line: line) }
+            if shape == shapeIDs.count {
+                encoder.shape(env, lineStart: line.start, lineEnd: lineEnd, in: b)
+                let skeleton = encoder.skeleton
+                let found = try skeleton.withUnsafeBufferPointer { sk in try shapes.id(sk, create: newShapeBudget > 0) }
+                if found?.created == true { newShapeBudget -= 1 }
+                shapeIDs.append(found?.id)
+            } else {
+                encoder.pickCuts(env, lineStart: line.start, lineEnd: lineEnd)
+            }
+            shapeID = shapeIDs[shape]
+        }
+        if let shapeID {
+            encoder.body(shapeID: shapeID, nameAtom: nameAtom, stepAtom: stepAtom, in: b)
+        } else {
+            encoder.verbatim(bytes)
+        }
+    }
+
+    /// Whether a stored event (or one of this input's earlier lines) has the line's id:
+    /// true with the same body, false with another, nil when none has it.
+    private mutating func stored(hash: Int64, of line: ParsedLine, _ env: Envelope, bytes: UnsafeBufferPointer<UInt8>,
+                                 in b: UnsafeBufferPointer<UInt8>) throws -> Bool? {
+        // The earlier lines of this input are looked up in the table (written first when one
+        // waiting to be is this id's).
+        if rows.holds(hash: hash) { try flushRows() }
+        let eventID = ref(env.eventID, in: b)
+        for seq in try findID.seqs(of: hash) + newIDs.seqs(of: hash) {
+            findSeq.int(1, seq)
+            guard try findSeq.step("looking up event \(String(decoding: eventID, as: UTF8.self))") else {
+                findSeq.reset()
+                throw StoreError(doing: "appending \(label) line \(line.number)", reason: "event \(seq) is indexed but not stored")
+            }
+            let stored = try lineReader.line(user: findSeq.int64(0), flow: findSeq.int64(1), body: findSeq.bytes(2), seq: seq)
+            findSeq.reset()
+            let same = stored.withUnsafeBufferPointer { sb -> Bool? in
+                guard let storedID = StoredLine.eventID(of: sb), storedID.elementsEqual(eventID) else { return nil }
+                if sb.count == bytes.count, let a = sb.baseAddress, let lb = bytes.baseAddress, memcmp(a, lb, bytes.count) == 0 {
+                    return true
+                }
+                let x = EventDecoder.jsonValue(sb)
+                return x != nil && x == EventDecoder.jsonValue(bytes)
+            }
+            if same != nil { return same }
+        }
+        return nil
+    }
+
+    /// Counts an accepted event in the input's and its key's totals.
+    private mutating func count(accepted env: Envelope, key id: Int) {
+        result.counts.accepted += 1
+        keys[id].accepted += 1
+        keys[id].firstTs = min(keys[id].firstTs, env.time.micros)
+        keys[id].lastTs = max(keys[id].lastTs, env.time.micros)
+        if !keys[id].planned {
+            result.counts.unplanned += 1
+            result.unplanned[UnplannedKey(flow: keys[id].flow, step: keys[id].step, event: keys[id].normalized), default: 0] += 1
+        }
+    }
+
+    /// Writes the rows held, then does what waited for their seqs: their ids, their users'
+    /// runs, and (observed) which lines they were.
+    private mutating func flushRows() throws {
+        // Moved out for the flush (the closure cannot reach `self` while `rows` is written).
+        var ids = NewIDs(), collected = RunCollector(), lines = AcceptedLines()
+        swap(&ids, &newIDs)
+        swap(&collected, &runs)
+        swap(&lines, &accepted)
+        defer {
+            swap(&ids, &newIDs)
+            swap(&collected, &runs)
+            swap(&lines, &accepted)
+        }
+        let observed = self.observed
+        try rows.flush { row, seq in
+            ids.append(EventIDs.Entry(hash: row.hash, seq: seq))
+            collected.add(user: row.user, flow: row.flow, seq: seq, ts: row.ts)
+            if observed { lines.append(line: row.line, seq: seq) }
+        }
+    }
+
+    /// Writes the input's ledger row (complete, or partial with why), its flows' summary and
+    /// the ids and runs still held. The last input of an ingest saves the id filter for the
+    /// next one. Returns the input's result.
+    mutating func finish(_ end: ParseEnd, isLast: Bool, finishedAt: Timestamp, logger: Logger) throws -> Ingestor.InputResult {
+        var errorText: String?
+        if let e = end.error {
+            var e2 = e
+            e2.path = label
+            var message = e2.description
+            if end.droppedTailBytes > 0 { message += "; an unfinished last line of \(end.droppedTailBytes) bytes was dropped" }
+            errorText = message
+            result.failure = .init(path: label, kind: e.kind, offset: e.offset, message: message, linesKept: result.counts.lines)
+            logger.debug("partial input", metadata: ["path": "\(label)", "error": "\(message)"])
+        }
+        let c = result.counts
+        try db.execute(sql: """
+            UPDATE inputs SET lines = ?, accepted = ?, duplicates = ?, conflicts = ?, quarantined = ?, unplanned = ?,
+                outcome = ?, error = ?, finished_us = ? WHERE id = ?
+            """, arguments: [c.lines, c.accepted, c.duplicates, c.conflicts, c.quarantined, c.unplanned,
+                             errorText == nil ? "complete" : "partial", errorText, finishedAt.micros, inputID])
+        var perFlow: [String: (Int, Int64, Int64)] = [:]
+        for k in keys where k.accepted > 0 {
+            let cur = perFlow[k.flow] ?? (0, Int64.max, Int64.min)
+            perFlow[k.flow] = (cur.0 + k.accepted, min(cur.1, k.firstTs), max(cur.2, k.lastTs))
+        }
+        for (flow, v) in perFlow {
+            try db.execute(sql: """
+                INSERT INTO flow_summary (flow, events, first_ts_us, last_ts_us) VALUES (?, ?, ?, ?)
+                ON CONFLICT (flow) DO UPDATE SET events = events + excluded.events,
+                    first_ts_us = min(first_ts_us, excluded.first_ts_us), last_ts_us = max(last_ts_us, excluded.last_ts_us)
+                """, arguments: [flow, v.0, v.1, v.2])
+        }
+        try EventIDs.add(&newIDs, in: db)
+        if isLast {
+            try filter.saveIfBehind(through: rows.seqs.upperBound - 1, in: db)
+        }
+        try runs.flush(db)
+        return result
+    }
+}

@@ -1,0 +1,55 @@
+import FunnelModel
+import EventLog
+import Foundation
+
+/// The strings of an input's keys and users, made once per number (see `LineKeys`): the
+/// events handed to the projection share them instead of looking each line's bytes up.
+struct KeyedNames {
+    private var keys: [(name: String, flow: String, step: String?)] = []
+    private var users: [String] = []
+
+    /// The event of a line whose keys were just worked out; `env`'s refs are into `b`.
+    mutating func event(_ env: Envelope, keys k: LineKeys, in b: UnsafeBufferPointer<UInt8>,
+                        decoder: EventDecoder, cache: inout EventCache) -> Event {
+        func string(_ r: StringRef) -> String { decoder.string(r, in: b) }
+        // A number not had yet is the next one (numbers are given in first-seen order).
+        if Int(k.key) == keys.count { keys.append((string(env.name), string(env.flow), env.step.map(string))) }
+        if Int(k.user) == users.count { users.append(string(env.userID)) }
+        let key = keys[Int(k.key)]
+        return decoder.event(from: env, in: b, cache: &cache, name: key.name, userID: users[Int(k.user)],
+                             flow: key.flow, step: key.step)
+    }
+}
+
+/// Numbers an input's keys, users and shapes on the parsing thread (one per input).
+struct LineKeyer {
+    private var keys = ByteInterner()
+    private var users = ByteInterner()
+    private var shapes = ByteInterner()
+    private var key: [UInt8] = []
+    private var encoder = LineEncoder()
+
+    init() { key.reserveCapacity(256) }
+
+    /// The keys of the line at `start..<end` of `b`, its envelope's refs into `b`.
+    mutating func keys(_ env: Envelope, start: Int, end: Int, in b: UnsafeBufferPointer<UInt8>) -> LineKeys {
+        func ref(_ r: StringRef) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)])
+        }
+        var out = LineKeys()
+        out.idHash = StoredLine.idHash(ref(env.eventID))
+        key.removeAll(keepingCapacity: true)
+        key.append(contentsOf: ref(env.flow))
+        key.append(0xFF)
+        if let s = env.step { key.append(contentsOf: ref(s)) } else { key.append(0xFE) }
+        key.append(0xFF)
+        key.append(contentsOf: ref(env.name))
+        out.key = Int32(key.withUnsafeBufferPointer { keys.intern($0).id })
+        out.user = Int32(users.intern(ref(env.userID)).id)
+        encoder.shape(env, lineStart: start, lineEnd: end, in: b)
+        if !encoder.cuts.isEmpty {
+            out.shape = Int32(encoder.skeleton.withUnsafeBufferPointer { shapes.intern($0).id })
+        }
+        return out
+    }
+}

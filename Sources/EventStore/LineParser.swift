@@ -1,0 +1,133 @@
+import FunnelModel
+import EventLog
+import Foundation
+
+/// One line as the parser hands it to the writer: where its bytes are in the batch, and
+/// either its envelope (string refs rebased into the batch's bytes) or why it was rejected.
+struct ParsedLine: Sendable {
+    var number: Int
+    var offset: Int64
+    var start: Int
+    var count: Int
+    var envelope: Envelope?
+    var rejection: Rejection?
+    /// Worked out on the parsing thread for a line with an envelope (see `LineKeys`).
+    var keys = LineKeys()
+}
+
+/// What the writer needs of a line besides its bytes, worked out where it is parsed: its id
+/// hash, and the numbers of its (flow, step, event) key, its user and its shape among the
+/// input's distinct ones, in first-seen order. A number the writer has not had yet is the
+/// next one (it is seen first on this line): the writer looks the value up then, once.
+struct LineKeys: Sendable {
+    var idHash: Int64 = 0
+    var key: Int32 = -1
+    var user: Int32 = -1
+    /// -1: no value is cut (the line is kept verbatim).
+    var shape: Int32 = -1
+}
+
+/// A run of parsed lines with their bytes, produced on the parsing thread.
+struct LineBatch: Sendable {
+    var bytes: [UInt8] = []
+    var lines: [ParsedLine] = []
+    /// Compressed bytes read from the input so far.
+    var bytesRead: Int64 = 0
+}
+
+/// How the parsing of an input ended.
+struct ParseEnd: Sendable {
+    var error: InputError?
+    var droppedTailBytes = 0
+    var lines = 0
+}
+
+/// Decompresses, splits and decodes an input, handing batches to `sink`. Runs on any thread.
+enum LineParser {
+    /// `spare`: an emptied batch whose buffers the next batch reuses, when one is back.
+    static func run(path: String, batchLines: Int, batchBytes: Int,
+                    eventSink: (any ParsedEventSink)? = nil, spare: () -> LineBatch? = { nil },
+                    sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
+        let stream: ByteStream
+        do { stream = try ByteStream(path: path) } catch let e as InputError { return ParseEnd(error: e) }
+        let reader = LineReader(stream: stream)
+        var decoder = EventDecoder()
+        var cache = EventCache()
+        var keyer = LineKeyer()
+        var names = KeyedNames()
+        var batch = LineBatch()
+        batch.bytes.reserveCapacity(batchBytes + LineReader.maxLineLength)
+        batch.lines.reserveCapacity(batchLines)
+        var stopped = false
+        struct Stop: Error {}
+        func rebase(_ r: StringRef, line: Int, scratch: Int) -> StringRef {
+            let base = Int32(r.inScratch ? scratch : line)
+            return StringRef(start: r.start + base, end: r.end + base, inScratch: false)
+        }
+        do {
+            try reader.forEachLine { info, bytes in
+                let lineStart = batch.bytes.count
+                batch.bytes.append(contentsOf: bytes)
+                var parsed = ParsedLine(number: info.number, offset: info.offset, start: lineStart, count: bytes.count)
+                if info.isOversized {
+                    parsed.rejection = .lineTooLong(length: info.length)
+                } else {
+                    switch decoder.envelope(bytes) {
+                    case .failure(let r): parsed.rejection = r
+                    case .success(var env):
+                        let scratchStart = batch.bytes.count
+                        if !decoder.scratch.isEmpty { batch.bytes.append(contentsOf: decoder.scratch) }
+                        env.eventID = rebase(env.eventID, line: lineStart, scratch: scratchStart)
+                        env.name = rebase(env.name, line: lineStart, scratch: scratchStart)
+                        env.userID = rebase(env.userID, line: lineStart, scratch: scratchStart)
+                        env.flow = rebase(env.flow, line: lineStart, scratch: scratchStart)
+                        env.timeText = rebase(env.timeText, line: lineStart, scratch: scratchStart)
+                        env.step = env.step.map { rebase($0, line: lineStart, scratch: scratchStart) }
+                        env.properties = env.properties.map { ($0.lowerBound + lineStart)..<($0.upperBound + lineStart) }
+                        env.context = env.context.map { ($0.lowerBound + lineStart)..<($0.upperBound + lineStart) }
+                        parsed.envelope = env
+                        parsed.keys = batch.bytes.withUnsafeBufferPointer { b in
+                            keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b)
+                        }
+                        // Built here, with the line's refs rebased into the batch, and handed
+                        // over as is (the sink consumes it: no copy of its strings and
+                        // dictionaries to retain and release).
+                        if let eventSink {
+                            let event = batch.bytes.withUnsafeBufferPointer { b in
+                                names.event(env, keys: parsed.keys, in: b, decoder: decoder, cache: &cache)
+                            }
+                            eventSink.take(line: info.number, user: parsed.keys.user, event: event)
+                        }
+                    }
+                }
+                batch.lines.append(parsed)
+                if batch.lines.count >= batchLines || batch.bytes.count >= batchBytes {
+                    batch.bytesRead = stream.bytesRead
+                    let used = batch.bytes.count
+                    guard try sink(batch) else { stopped = true; throw Stop() }
+                    // The batch went on with its buffers: those of one the writer is done
+                    // with, else new ones, sized to the last batch with some room (a few
+                    // batches are held at once, so each is kept snug).
+                    if let reused = spare() {
+                        batch = reused
+                    } else {
+                        batch = LineBatch()
+                        batch.bytes.reserveCapacity(min(batchBytes, used + used / 8) + LineReader.maxLineLength / 16)
+                        batch.lines.reserveCapacity(batchLines)
+                                    }
+                }
+            }
+        } catch let e as InputError {
+            batch.bytesRead = stream.bytesRead
+            if !batch.lines.isEmpty { _ = try sink(batch) }
+            return ParseEnd(error: e, droppedTailBytes: reader.droppedTailBytes, lines: reader.linesRead)
+        } catch is Stop {
+            return ParseEnd(lines: reader.linesRead)
+        }
+        if !stopped, !batch.lines.isEmpty {
+            batch.bytesRead = stream.bytesRead
+            _ = try sink(batch)
+        }
+        return ParseEnd(lines: reader.linesRead)
+    }
+}

@@ -1,0 +1,103 @@
+import GRDB
+
+/// Accepted lines on their way into `events`, written many rows to one INSERT: running a
+/// statement once per row cost more than the row itself. Seqs are given here, in line
+/// order, following the store's last one (the writer is the only one appending), and
+/// handed over by `flush` once the rows are written.
+struct PendingEvents {
+    struct Row {
+        var lineIndex: Int
+        var line: Int
+        var hash: Int64
+        var user: Int64
+        var flow: Int64
+        var ts: Int64
+        var offset: Int32
+        /// The event name's atom, and the step's (0: the line names no step).
+        var name: Int64
+        var step: Int64
+    }
+    /// Rows per multi-row INSERT.
+    static let rowsPerStatement = 32
+    /// Parameters a row binds.
+    static let columnsPerRow: Int32 = 11
+    private var rows: [Row] = []
+    private var bodies: [UInt8] = []
+    private var ends: [Int] = []
+    private let many: RawStatement
+    private let one: RawStatement
+    private let inputID: Int64
+    private let label: String
+    /// The seq of the next row written.
+    private var nextSeq: Int64
+    /// The seq of the first row this input writes.
+    private let firstSeq: Int64
+
+    init(_ db: Database, inputID: Int64, label: String) throws {
+        // OR FAIL: a failing row stops the statement without a statement journal (the input's
+        // transaction is rolled back by the error anyway).
+        let columns = "INSERT OR FAIL INTO events (seq, id_hash, user, flow, ts_us, ts_offset, input_id, line_no, body, event, step) VALUES "
+        let values = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        many = try RawStatement(db, columns + Array(repeating: values, count: PendingEvents.rowsPerStatement).joined(separator: ", "))
+        one = try RawStatement(db, columns + values)
+        nextSeq = (try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0) + 1
+        firstSeq = nextSeq
+        self.inputID = inputID
+        self.label = label
+        rows.reserveCapacity(PendingEvents.rowsPerStatement)
+        bodies.reserveCapacity(PendingEvents.rowsPerStatement * 256)
+    }
+
+    var isFull: Bool { rows.count >= PendingEvents.rowsPerStatement }
+
+    /// The seqs of the rows written so far (the store's last seq is `seqs.upperBound - 1`).
+    var seqs: Range<Int64> { firstSeq..<nextSeq }
+
+    /// Whether a row waiting to be written has the id hash `hash`.
+    func holds(hash: Int64) -> Bool { rows.contains { $0.hash == hash } }
+
+    mutating func add(_ row: Row, body: [UInt8]) {
+        rows.append(row)
+        bodies.append(contentsOf: body)
+        ends.append(bodies.count)
+    }
+
+    /// Writes the rows held; `accepted` then gets each row with its seq, in order.
+    mutating func flush(_ accepted: (Row, Int64) throws -> Void) throws {
+        guard !rows.isEmpty else { return }
+        // A full set in one statement; fewer (the end of a batch), one statement each.
+        let perStatement = rows.count == PendingEvents.rowsPerStatement ? rows.count : 1
+        let statement = perStatement > 1 ? many : one
+        let batchSeq = nextSeq
+        try bodies.withUnsafeBufferPointer { all in
+            var first = 0
+            while first < rows.count {
+                for k in 0..<perStatement {
+                    let i = first + k
+                    let row = rows[i]
+                    let base = Int32(k) * PendingEvents.columnsPerRow
+                    statement.int(base + 1, batchSeq + Int64(i))
+                    statement.int(base + 2, row.hash)
+                    statement.int(base + 3, row.user)
+                    statement.int(base + 4, row.flow)
+                    statement.int(base + 5, row.ts)
+                    statement.int(base + 6, Int64(row.offset))
+                    statement.int(base + 7, inputID)
+                    statement.int(base + 8, Int64(row.line))
+                    // Bound in place: the bytes stay put until the statement has run.
+                    statement.staticBlob(base + 9, UnsafeBufferPointer(rebasing: all[(i == 0 ? 0 : ends[i - 1])..<ends[i]]))
+                    statement.int(base + 10, row.name)
+                    if row.step == 0 { statement.null(base + 11) } else { statement.int(base + 11, row.step) }
+                }
+                try statement.step("appending \(label) line \(rows[first].line)")
+                statement.reset()
+                first += perStatement
+            }
+        }
+        nextSeq += Int64(rows.count)
+        for (i, row) in rows.enumerated() { try accepted(row, batchSeq + Int64(i)) }
+        rows.removeAll(keepingCapacity: true)
+        bodies.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+    }
+}

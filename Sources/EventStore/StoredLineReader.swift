@@ -1,0 +1,101 @@
+import FunnelModel
+import EventLog
+import GRDB
+
+/// Gives back stored lines: looks up atoms and shapes by id (cached for the reader's life).
+/// Use one per read; it holds prepared statements of `db`.
+final class StoredLineReader {
+    private let db: Database
+    private let atomStatement: RawStatement
+    private let shapeStatement: RawStatement
+    private var atoms: [Int64: [UInt8]] = [:]
+    private var shapes: [Int64: [UInt8]] = [:]
+    private var decoder = EventDecoder()
+    private var cache = EventCache()
+
+    init(_ db: Database) throws {
+        self.db = db
+        atomStatement = try RawStatement(cached: "SELECT text FROM atoms WHERE id = ?", in: db)
+        shapeStatement = try RawStatement(cached: "SELECT skeleton FROM shapes WHERE id = ?", in: db)
+    }
+
+    private func fetch(_ statement: RawStatement, _ id: Int64, what: String) throws -> [UInt8] {
+        statement.reset()
+        statement.int(1, id)
+        defer { statement.reset() }
+        guard try statement.step("reading \(what) \(id) of the log") else {
+            throw StoreError(doing: "reading the log", reason: "\(what) \(id) is missing")
+        }
+        return Array(statement.bytes(0))
+    }
+
+    func atom(_ id: Int64) throws -> [UInt8] {
+        if let a = atoms[id] { return a }
+        let a = try fetch(atomStatement, id, what: "atom")
+        atoms[id] = a
+        return a
+    }
+
+    func shape(_ id: Int64) throws -> [UInt8] {
+        if let s = shapes[id] { return s }
+        let s = try fetch(shapeStatement, id, what: "shape")
+        shapes[id] = s
+        return s
+    }
+
+    /// The original line of a row, byte for byte.
+    func line(user: Int64, flow: Int64, body: UnsafeRawBufferPointer, seq: Int64) throws -> [UInt8] {
+        func bad(_ why: String) -> StoreError {
+            StoreError(doing: "reading event seq \(seq)", reason: "the stored line does not decode: \(why)")
+        }
+        var i = 0
+        guard let shapeID = Varint.read(body, at: &i) else { throw bad("no shape") }
+        if shapeID == 0 { return Array(UnsafeRawBufferPointer(rebasing: body[i...])) }
+        let skeleton = try shape(Int64(bitPattern: shapeID))
+        var out: [UInt8] = []
+        out.reserveCapacity(skeleton.count + body.count + 32)
+        var k = 0
+        while k < skeleton.count {
+            let c = skeleton[k]
+            if c != 0 {
+                out.append(c)
+                k += 1
+                continue
+            }
+            guard k + 1 < skeleton.count, let field = StoredLine.Field(rawValue: skeleton[k + 1]) else { throw bad("bad shape") }
+            k += 2
+            switch field {
+            case .eventID, .ts, .properties:
+                guard let n = Varint.read(body, at: &i), n <= UInt64(body.count - i) else { throw bad("short value") }
+                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: body[i..<(i + Int(n))]))
+                i += Int(n)
+            case .name, .step:
+                guard let id = Varint.read(body, at: &i) else { throw bad("short atom") }
+                out.append(contentsOf: try atom(Int64(bitPattern: id)))
+            case .user: out.append(contentsOf: try atom(user))
+            case .flow: out.append(contentsOf: try atom(flow))
+            }
+        }
+        guard i == body.count else { throw bad("trailing bytes") }
+        return out
+    }
+
+    /// Reads rows `seq, user, flow, body` of `statement` (already bound) as recorded events.
+    func recorded(_ statement: RawStatement, _ body: (RecordedEvent) throws -> Void) throws {
+        try statement.forEachRow("reading the log") {
+            let seq = statement.int64(0)
+            let bytes = try line(user: statement.int64(1), flow: statement.int64(2), body: statement.bytes(3), seq: seq)
+            let decoded = bytes.withUnsafeBufferPointer { b -> Result<Event, Rejection> in
+                switch decoder.envelope(b) {
+                case .success(let env): return .success(decoder.event(from: env, in: b, cache: &cache))
+                case .failure(let r): return .failure(r)
+                }
+            }
+            switch decoded {
+            case .success(let event): try body(RecordedEvent(seq: seq, event: event, line: String(decoding: bytes, as: UTF8.self)))
+            case .failure(let r):
+                throw StoreError(doing: "reading event seq \(seq)", reason: "the stored line no longer decodes: \(r.text)")
+            }
+        }
+    }
+}

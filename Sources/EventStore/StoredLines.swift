@@ -1,0 +1,81 @@
+import FunnelModel
+import EventLog
+import GRDB
+
+/// One user's stored lines in one flow, read on the writing thread, decoded on any thread
+/// (so that refolding from the log can use both cores).
+public struct StoredLines: Sendable {
+    public private(set) var seqs: [Int64] = []
+    private var bytes: [UInt8] = []
+    private var ends: [Int] = []
+
+    public init() {}
+
+    /// Bytes of line text held.
+    public var byteCount: Int { bytes.count }
+
+    mutating func append(seq: Int64, line: [UInt8]) {
+        seqs.append(seq)
+        bytes.append(contentsOf: line)
+        ends.append(bytes.count)
+    }
+
+    /// The events, decoded, in arrival (seq) order; each with its line when `keepingLines`.
+    public func events(keepingLines: Bool = false) throws -> [RecordedEvent] {
+        var decoder = EventDecoder()
+        var cache = EventCache()
+        var out: [RecordedEvent] = []
+        out.reserveCapacity(seqs.count)
+        try bytes.withUnsafeBufferPointer { all in
+            var start = 0
+            for i in seqs.indices {
+                let b = UnsafeBufferPointer(rebasing: all[start..<ends[i]])
+                start = ends[i]
+                switch decoder.envelope(b) {
+                case .success(let env):
+                    out.append(RecordedEvent(seq: seqs[i], event: decoder.event(from: env, in: b, cache: &cache),
+                                             line: keepingLines ? String(decoding: b, as: UTF8.self) : ""))
+                case .failure(let r):
+                    throw StoreError(doing: "reading event seq \(seqs[i])", reason: "the stored line no longer decodes: \(r.text)")
+                }
+            }
+        }
+        return out
+    }
+}
+
+extension EventStore {
+    /// One user's lines in one flow, as stored (not decoded).
+    public static func storedLines(user: String, flow: String, in db: Database) throws -> StoredLines {
+        guard let userAtom = try atomID(user, in: db), let flowAtom = try atomID(flow, in: db) else { return StoredLines() }
+        return try storedLines(seqs: UserRuns.seqs(user: userAtom, flow: flowAtom, in: db), reader: StoredLineReader(db), in: db)
+    }
+
+    /// Every user's lines, one user and flow at a time (in atom order): what a rebuild folds.
+    /// Memory holds one user's lines.
+    public static func forEachUsersLines(in db: Database, _ body: (_ user: String, _ flow: String, StoredLines) throws -> Void) throws {
+        let statement = try RawStatement(db, "SELECT user, flow, seqs FROM user_runs ORDER BY user, flow, first_seq")
+        let reader = try StoredLineReader(db)
+        try UserRuns.forEachGroup(statement) { user, flow, seqs in
+            try body(String(decoding: try reader.atom(user), as: UTF8.self), String(decoding: try reader.atom(flow), as: UTF8.self),
+                     storedLines(seqs: seqs, reader: reader, in: db))
+        }
+    }
+
+    static func storedLines(seqs: [Int64], reader: StoredLineReader, in db: Database) throws -> StoredLines {
+        var out = StoredLines()
+        let statement = try RawStatement(cached: "SELECT user, flow, body FROM events WHERE seq = ?", in: db)
+        for seq in seqs {
+            statement.reset()
+            statement.int(1, seq)
+            guard try statement.step("reading event seq \(seq)") else {
+                statement.reset()
+                throw StoreError(doing: "reading event seq \(seq)", reason: "a user run names an event the log does not hold")
+            }
+            let line = try reader.line(user: statement.int64(0), flow: statement.int64(1), body: statement.bytes(2), seq: seq)
+            out.append(seq: seq, line: line)
+        }
+        statement.reset()
+        return out
+    }
+}

@@ -1,0 +1,5 @@
+/// EventStore's tuning constants, in one place.
+enum Tuning {
+    /// Emptied batches kept for the parser to fill again.
+    static let spareBatches = 2
+}

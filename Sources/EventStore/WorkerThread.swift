@@ -1,0 +1,31 @@
+import Foundation
+
+/// A thread that lives as long as the process and runs the closures it is given, in order.
+/// Work that recurs (parsing one input after another, folding one input after another) runs
+/// on the same thread each time, so the memory one round frees is what the next one reuses
+/// (glibc keeps freed memory in the arena of the thread that allocated it).
+public final class WorkerThread: @unchecked Sendable {
+    private let jobs = BoundedQueue<@Sendable () -> Void>(capacity: .max)
+
+    public init(name: String) {
+        let thread = Thread { [self] in self.loop() }
+        thread.name = name
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    public func run(_ job: @escaping @Sendable () -> Void) {
+        jobs.push(job)
+    }
+
+    private func loop() {
+        while true {
+            if let job = jobs.pop(timeout: nil) { job() }
+        }
+    }
+
+    /// Parses inputs (one at a time) beside the writing thread.
+    public static let parsing = WorkerThread(name: "funnel-parse")
+    /// Folds journeys beside the writing thread.
+    public static let folding = WorkerThread(name: "funnel-fold")
+}

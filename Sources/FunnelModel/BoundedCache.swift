@@ -1,0 +1,23 @@
+import Foundation
+
+/// Values worked out once by key and shared between threads, bounded: past `limit` keys the
+/// cache starts over (a flow has few distinct keys; the bound keeps a stray input from
+/// growing it without end). Safe from any thread.
+package final class BoundedCache<Key: Hashable, Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [Key: Value] = [:]
+    private let limit: Int
+
+    package init(limit: Int) { self.limit = limit }
+
+    package func get(_ key: Key) -> Value? {
+        lock.withLock { entries[key] }
+    }
+
+    package func put(_ key: Key, _ value: Value) {
+        lock.withLock {
+            if entries.count >= limit { entries.removeAll() }
+            entries[key] = value
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import FunnelModel
+
+/// A flow definition with what saving journeys needs of it, computed once.
+struct FlowContext: Sendable {
+    let definition: FlowDefinition?
+    let fingerprint: String
+    let slots: [String: Int]
+    /// The definition's step ids (built once, not once per journey folded).
+    let knownSteps: Set<String>
+    /// The names the definition gives: stored journeys write them as indexes into these.
+    let names: JourneyNames
+    /// Expected paths worked out so far (nil without a definition).
+    let paths: ExpectedPaths?
+    /// What facts need of the definition (nil without one).
+    let facts: JourneyFacts.Prepared?
+
+    init(_ definition: FlowDefinition?) {
+        self.definition = definition
+        paths = definition.map(ExpectedPaths.init)
+        facts = definition.map(JourneyFacts.Prepared.init)
+        knownSteps = Set(definition?.steps.map(\.id) ?? [])
+        names = JourneyNames(definition)
+        fingerprint = ProjectionStore.fingerprint(definition)
+        var slots: [String: Int] = [:]
+        let ordered: [String] = definition.map { JourneyFacts.slots($0) } ?? []
+        for i in ordered.indices { slots[ordered[i]] = i }
+        self.slots = slots
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import FunnelModel
+import EventStore
+import GRDB
+
+/// What folding an input needs besides the store.
+struct FoldContext: Sendable {
+    let definitions: [String: FlowDefinition]
+    let contexts: [String: FlowContext]
+    /// Threads that fold: 2 on the writing thread (it waits anyway), 1 beside it.
+    let workers: Int
+    /// Beside the writing thread: true once the writer waits for the fold (then 2 fold).
+    var awaited: (@Sendable () -> Bool)? = nil
+
+    /// Folds each touched journey of `p` the cheapest exact way, reading only: from its
+    /// buffered events alone (a user new with this input), going on from its stored fold (which
+    /// must cover exactly the earlier events, all before the new ones in fold order), or
+    /// again from the log. Hands each outcome to `emit` in `p.order`.
+    /// Each journey's buffered events are let go once planned.
+    func fold(_ p: inout PendingFold, in db: Database,
+              emit: ([FoldedRow]) throws -> Void) throws -> ProjectionUpdater.Counts {
+        var counts = ProjectionUpdater.Counts()
+        let load = try RawStatement(db, "SELECT definition, data FROM journeys WHERE flow = ? AND user_id = ?")
+        // A chunk of journeys at a time (so that resumed folds and encoded rows do not pile
+        // up): 1. decide how each is folded (reads the store); 2. fold and encode them
+        // (pure work; each worker writes only its own indices of the results); 3. emit.
+        // (Small enough that a fold beside the writer soon takes both cores once it is awaited.)
+        let chunk = 1_024
+        // The journeys with held events first: they need no log reads, so their events are let
+        // go at the fold's start instead of over all of it. (Folding many users from the log can
+        // take as long as the next input, whose held events then grow beside these: the 160 k-
+        // user ingest's peak held both inputs'.)
+        let held = p.order.filter { (p.buffered[$0] ?? nil) != nil }
+        if held.count < p.order.count {
+            p.order = held + p.order.filter { (p.buffered[$0] ?? nil) == nil }
+        }
+        var start = 0
+        while start < p.order.count {
+            var end = min(start + chunk, p.order.count)
+            var plans: [FoldPlan] = []
+            plans.reserveCapacity(end - start)
+            // Lines read back from the log are held until the chunk is folded: a chunk ends
+            // early past `logBytesPerChunk` of them.
+            var logBytes = 0
+            for (offset, key) in p.order[start..<end].enumerated() {
+                if logBytes > ProjectionUpdater.logBytesPerChunk {
+                    end = start + offset
+                    break
+                }
+                let definition = definitions[key.flow]
+                let context = contexts[key.flow] ?? FlowContext(definition)
+                if let held = p.buffered.removeValue(forKey: key) ?? nil {
+                    if p.newUsers.contains(key.user) {
+                        plans.append(.fold(nil, held))
+                        counts.fromMemory += 1
+                        continue
+                    }
+                    if let fold = try resumable(key, events: held, firstSeq: p.firstSeq, context: context,
+                                                load: load, in: db) {
+                        plans.append(.fold(fold, held))
+                        counts.resumed += 1
+                        continue
+                    }
+                }
+                let stored = try EventStore.storedLines(user: key.user, flow: key.flow, in: db)
+                logBytes += stored.byteCount
+                plans.append(.log(stored))
+                counts.fromLog += 1
+            }
+            let work = FoldWork(plans: plans, keys: Array(p.order[start..<end]), parts: p.parts.list, derived: p.parts.derived,
+                                definitions: definitions, contexts: contexts)
+            let results = ProjectionStore.foldAll(work, workers: awaited?() == true ? 2 : workers)
+            defer { results.release() }
+            var rows: [FoldedRow] = []
+            rows.reserveCapacity(end - start)
+            for i in 0..<(end - start) {
+                var fromLog = false
+                if case .log = plans[i] { fromLog = true }
+                rows.append(FoldedRow(key: work.keys[i], outcome: results.take(i) ?? .none, fromLog: fromLog))
+            }
+            plans = []
+            try emit(rows)
+            start = end
+        }
+        return counts
+    }
+
+    /// The stored fold of `key`, when it covers exactly the events before `firstSeq` and
+    /// `events` all come after them in fold order.
+    private func resumable(_ key: ProjectionUpdater.Key, events: [HeldEvent], firstSeq: Int64, context: FlowContext,
+                           load: RawStatement, in db: Database) throws -> JourneyFold? {
+        guard firstSeq != .max, let minTime = events.map(\.time.micros).min() else { return nil }
+        load.reset()
+        load.text(1, key.flow)
+        load.text(2, key.user)
+        defer { load.reset() }
+        guard try load.step("reading the journey of \(key.user) in \(key.flow)"),
+              load.string(0) == context.fingerprint else { return nil }
+        guard let (journey, state) = try? Journey.decode(binary: load.bytes(1), names: context.names),
+              let state, journey.lastEventAt.micros <= minTime else { return nil }
+        let prior = try EventStore.priorEvents(user: key.user, flow: key.flow, before: firstSeq, in: db)
+        guard prior.count == journey.events, prior.lastMicros == journey.lastEventAt.micros else { return nil }
+        return JourneyFold(resuming: journey, state, definition: context.definition, knownSteps: context.knownSteps)
+    }
+}

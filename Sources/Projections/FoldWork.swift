@@ -1,0 +1,72 @@
+import Foundation
+import FunnelModel
+import EventStore
+import GRDB
+
+/// How a touched journey is folded at the end of an input.
+enum FoldPlan: Sendable {
+    /// From its held events (parts in `FoldWork`), going on from a stored fold or from nothing.
+    case fold(JourneyFold?, [HeldEvent])
+    /// Again from the log: its stored lines, read where the plan is made, decoded by a worker.
+    case log(StoredLines)
+}
+
+/// What a folding worker made of a plan.
+enum FoldOutcome: Sendable {
+    case row(EncodedJourney)
+    /// A journey that no longer has events (its row goes).
+    case none
+    case failed(String)
+}
+
+/// What the folding workers share (read-only).
+struct FoldWork: Sendable {
+    let plans: [FoldPlan]
+    let keys: [ProjectionUpdater.Key]
+    /// The parts the plans' held events refer to.
+    let parts: [EventParts.Parts]
+    let derived: [EventParts.Derived]
+    let definitions: [String: FlowDefinition]
+    let contexts: [String: FlowContext]
+}
+
+extension ProjectionStore {
+    /// Folds and encodes every plan of `work` on both cores (one core for a small chunk);
+    /// each worker writes only its own indices of the results. Release them after use.
+    static func foldAll(_ work: FoldWork, workers most: Int = 2) -> DisjointResults<FoldOutcome> {
+        let results = DisjointResults<FoldOutcome>(count: work.plans.count)
+        let workers = work.plans.count >= 64 ? most : 1
+        DispatchQueue.concurrentPerform(iterations: workers) { w in
+            let parts = work.parts, derived = work.derived
+            var i = w
+            while i < work.plans.count {
+                let key = work.keys[i]
+                let definition = work.definitions[key.flow]
+                let context = work.contexts[key.flow] ?? FlowContext(definition)
+                var fold: JourneyFold?
+                switch work.plans[i] {
+                case .fold(let resumed, let held):
+                    if resumed != nil || !held.isEmpty {
+                        var going = resumed ?? JourneyFold(userID: key.user, flow: key.flow, definition: definition,
+                                                           knownSteps: context.knownSteps)
+                        for j in EventParts.foldOrder(held) {
+                            going.apply(HeldView(held: held, parts: parts, derived: derived, i: j), explain: false)
+                        }
+                        fold = going
+                    }
+                case .log(let stored):
+                    do {
+                        fold = JourneyFold.fold(try stored.events(), definition: definition, knownSteps: context.knownSteps)
+                    } catch {
+                        results.set(i, .failed("\(error)"))
+                        i += workers
+                        continue
+                    }
+                }
+                results.set(i, fold.map { .row(ProjectionStore.encode($0.finish(paths: context.paths), context: context, resume: $0.resume)) } ?? .none)
+                i += workers
+            }
+        }
+        return results
+    }
+}

@@ -1,0 +1,64 @@
+import FunnelModel
+import EventStore
+
+/// The events of one input grouped by user and flow on the parsing thread (within a buffer
+/// limit), their seq holding the line number until the input's `CommittedInput.accepted`
+/// gives the real one. The parsing thread touches it while it reads the input; the writing thread
+/// adopts it at the input's end (`ProjectionUpdater.willCommit`), after the parse finished.
+final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
+    let bufferLimit: Int
+    /// Users and flows in first-touch order.
+    var order: [ProjectionUpdater.Key] = []
+    /// Each of `order`'s list in `lists`, or -1: past the buffer limit, folded from the log.
+    var slots: [Int] = []
+    var lists: [[HeldEvent]] = []
+    var parts = EventParts()
+    private var count = 0
+    /// Each key's index in `order`.
+    private var index: [ProjectionUpdater.Key: Int] = [:]
+    /// By the line's user number: the index in `order` of that user's first key, or -1. Most
+    /// lines find their key here, without hashing the user id and flow.
+    private var byUser: [Int32] = []
+
+    init(bufferLimit: Int) { self.bufferLimit = bufferLimit }
+
+    func take(line: Int, user: Int32, event: consuming Event) {
+        let u = Int(user)
+        let k: Int
+        if u >= 0, u < byUser.count, byUser[u] >= 0, order[Int(byUser[u])].flow == event.flow {
+            k = Int(byUser[u])
+        } else {
+            // The key takes the event's user and flow over (see `EventParts.hold`).
+            var flow = "", id = ""
+            swap(&flow, &event.flow)
+            swap(&id, &event.userID)
+            let key = ProjectionUpdater.Key(flow: flow, user: id)
+            if u >= byUser.count { byUser.append(contentsOf: repeatElement(-1, count: u + 1 - byUser.count)) }
+            if let known = index[key] {
+                k = known
+            } else {
+                // A new key gets an empty list, or none past the limit.
+                k = order.count
+                order.append(key)
+                index[key] = k
+                if u >= 0, byUser[u] < 0 { byUser[u] = Int32(k) }
+                if count < bufferLimit {
+                    slots.append(lists.count)
+                    lists.append([])
+                } else {
+                    slots.append(-1)
+                }
+            }
+        }
+        let i = slots[k]
+        guard i >= 0 else { return }
+        if count >= bufferLimit {
+            count -= lists[i].count
+            lists[i] = []
+            slots[k] = -1
+            return
+        }
+        lists[i].append(parts.hold(seq: Int64(line), &event))
+        count += 1
+    }
+}

@@ -1,0 +1,31 @@
+/// One input's touched journeys, waiting to be folded: the events buffered per user and
+/// flow (nil: fold from the log), in first-touch order.
+struct PendingFold: Sendable {
+    var order: [ProjectionUpdater.Key]
+    var buffered: [ProjectionUpdater.Key: [HeldEvent]?]
+    /// The parts the held events refer to.
+    var parts: EventParts
+    /// The input's first seq (`.max` when it added no events).
+    var firstSeq: Int64
+    /// Users whose first events in the store came with this input.
+    var newUsers: Set<String>
+    /// The store's last seq with this input in: the watermark once its journeys are written.
+    var through: Int64
+}
+
+/// A pending fold handed to the thread that folds it, so that the thread holds its only
+/// reference (and can let go of each journey's events as it goes).
+final class PendingBox: @unchecked Sendable {
+    private var value: PendingFold?
+    let through: Int64
+
+    init(_ value: PendingFold) {
+        self.value = value
+        through = value.through
+    }
+
+    func take() -> PendingFold? {
+        defer { value = nil }
+        return value
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import FunnelModel
+import EventStore
+import GRDB
+
+extension ProjectionStore {
+    /// Every journey of a flow, refolding from the log the ones folded with another
+    /// definition than `definition`.
+    public static func journeys(flow: String, definition: FlowDefinition?, store: EventStore) throws -> [Journey] {
+        var out: [Journey] = []
+        try forEachJourney(flow: flow, definition: definition, store: store) { out.append($0) }
+        let order = out.indices.sorted { out[$0].userID.utf8.lexicographicallyPrecedes(out[$1].userID.utf8) }
+        return order.map { out[$0] }
+    }
+
+    /// Refolds the journeys of a flow folded with another definition than `definition`, and
+    /// folds the ones an ingest left past the watermark (it was killed before writing them).
+    static func refoldStale(flow: String, context: FlowContext, store: EventStore) throws {
+        let stale = try store.writer.read { db in
+            let changed = try String.fetchAll(db, sql: "SELECT user_id FROM journeys WHERE flow = ? AND definition <> ?",
+                                              arguments: [flow, context.fingerprint])
+            let missing = try usersPastWatermark(flow: flow, in: db)
+            let known = Set(changed)
+            return changed + missing.filter { !known.contains($0) }
+        }
+        if !stale.isEmpty {
+            try store.writer.write { db in
+                for user in stale { try refold(user: user, flow: flow, context: context, in: db) }
+            }
+        }
+    }
+
+    /// Streams the report facts of every journey of a flow folded with `definition` (stale
+    /// ones are refolded first). A journey with events after `asOf` is folded again from the
+    /// log up to `asOf` (left out when it had not begun by then). Nil when facts cannot
+    /// stand for this definition's journeys: use `forEachJourney`.
+    public static func forEachFacts(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp,
+                                    _ body: (JourneyFacts) throws -> Void) throws -> Bool {
+        guard JourneyFacts.supports(definition) else { return false }
+        let context = FlowContext(definition)
+        try refoldStale(flow: flow, context: context, store: store)
+        let slots = context.slots
+        try store.writer.read { db in
+            let statement = try RawStatement(db, "SELECT facts, last_us, user_id FROM journey_facts WHERE flow = ?")
+            var facts = JourneyFacts.empty
+            statement.text(1, flow)
+            try statement.forEachRow("reading the journeys of \(flow)") {
+                if statement.int64(1) > asOf.micros || statement.isNull(0) {
+                    guard let user = statement.string(2) else {
+                        throw StoreError(doing: "reading the journeys of \(flow)", reason: "a facts row without a user id")
+                    }
+                    if let cut = try journey(user: user, flow: flow, definition: definition, until: asOf, in: db) {
+                        try body(JourneyFacts(cut, definition: definition, slots: slots))
+                    }
+                    return
+                }
+                do {
+                    try facts.decode(statement.bytes(0))
+                    try body(facts)
+                } catch let e as JourneyDecodingError {
+                    throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(e)")
+                }
+            }
+        }
+        return true
+    }
+
+    /// Streams every journey of a flow in table order (memory does not grow with the number
+    /// of users), refolding first the ones folded with another definition. With `asOf`, a
+    /// journey with events after it is folded again from the log up to `asOf` (and left out
+    /// when it had not begun by then), as `journeys(_:asOf:definition:store:)` does.
+    public static func forEachJourney(flow: String, definition: FlowDefinition?, store: EventStore, asOf: Timestamp? = nil,
+                                      _ body: (Journey) throws -> Void) throws {
+        let context = FlowContext(definition)
+        try refoldStale(flow: flow, context: context, store: store)
+        try store.writer.read { db in
+            // `+flow`: a table scan, not the primary key index and a row lookup per journey.
+            let statement = try RawStatement(db, "SELECT data, definition, user_id FROM journeys WHERE +flow = ?")
+            statement.text(1, flow)
+            let cache = JourneyDecodingCache()
+            func refolded(_ user: String) throws {
+                if let folded = try journey(user: user, flow: flow, definition: definition, until: asOf, in: db) { try body(folded) }
+            }
+            try statement.forEachRow("reading the journeys of \(flow)") {
+                // A row another ingest folded with another definition since `refoldStale`
+                // (its names are indexes into that one): folded again here from the log.
+                guard statement.textEquals(1, context.fingerprint) else {
+                    guard let user = statement.string(2) else {
+                        throw StoreError(doing: "reading the journeys of \(flow)", reason: "a journey row without a user id")
+                    }
+                    try refolded(user)
+                    return
+                }
+                let journey: Journey
+                do {
+                    journey = try Journey(binary: statement.bytes(0), cache: cache, names: context.names)
+                } catch {
+                    throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)")
+                }
+                if let asOf, journey.lastEventAt > asOf {
+                    try refolded(journey.userID)
+                } else {
+                    try body(journey)
+                }
+            }
+        }
+    }
+
+    /// The store's as-of: the latest event time not after `now` (an event dated in the
+    /// future does not move every user into "abandoned").
+    public static func defaultAsOf(store: EventStore, now: Timestamp) throws -> Timestamp? {
+        try store.latestEventTime(notAfter: now)
+    }
+
+    /// Journeys as of `asOf`: a journey with events after it is folded again from the log up
+    /// to `asOf` (and left out when it had not begun by then).
+    public static func journeys(_ journeys: [Journey], asOf: Timestamp, definition: FlowDefinition?,
+                                store: EventStore) throws -> [Journey] {
+        var out: [Journey] = []
+        out.reserveCapacity(journeys.count)
+        var later: [Journey] = []
+        for j in journeys {
+            if j.lastEventAt > asOf { later.append(j) } else { out.append(j) }
+        }
+        if !later.isEmpty {
+            try store.writer.read { db in
+                for j in later {
+                    if let cut = try journey(user: j.userID, flow: j.flow, definition: definition, until: asOf, in: db) {
+                        out.append(cut)
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// A user's journey in a flow folded again from the log, up to `until` when given; nil
+    /// when it had not begun by then.
+    static func journey(user: String, flow: String, definition: FlowDefinition?, until: Timestamp?,
+                        in db: Database) throws -> Journey? {
+        JourneyFold.journey(of: try EventStore.events(user: user, flow: flow, in: db), definition: definition, until: until)
+    }
+}

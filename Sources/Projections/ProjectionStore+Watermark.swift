@@ -1,0 +1,51 @@
+import Foundation
+import FunnelModel
+import EventStore
+import GRDB
+
+extension ProjectionStore {
+    /// Writes one folded journey (or removes a journey the log no longer has events for).
+    static func apply(_ row: FoldedRow, contexts: [String: FlowContext], in db: Database) throws {
+        let key = row.key
+        switch row.outcome {
+        case .row(let e):
+            try write(e, context: contexts[key.flow] ?? FlowContext(nil), in: db)
+        case .failed(let message):
+            throw StoreError(doing: "folding the journey of \(key.user) in \(key.flow)", reason: message)
+        case .none:
+            // A plan from buffered events always has events; one from the log may not.
+            if row.fromLog {
+                try remove(flow: key.flow, user: key.user, in: db)
+            }
+        }
+    }
+
+    /// The watermark: every event up to this seq is in the journeys.
+    static func watermark(in db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT seq FROM journeys_watermark WHERE id = 1") ?? 0
+    }
+
+    static func setWatermark(_ seq: Int64, in db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE journeys_watermark SET seq = ? WHERE id = 1").execute(arguments: [seq])
+    }
+
+    /// Adds to `p`, to be folded from the log, every user and flow with events past the
+    /// watermark that came before this input (left unfolded by an ingest that was killed).
+    static func addMissing(to p: inout PendingFold, in db: Database) throws {
+        let watermark = try watermark(in: db)
+        let before = p.firstSeq == .max ? p.through + 1 : p.firstSeq
+        let missing = (watermark + 1)..<max(watermark + 1, before)
+        guard try EventStore.hasEvents(in: missing, in: db) else { return }
+        for (user, flow) in try EventStore.usersAndFlows(withEventsIn: missing, in: db) {
+            let key = ProjectionUpdater.Key(flow: flow, user: user)
+            if p.buffered.updateValue(nil, forKey: key) == nil { p.order.append(key) }
+        }
+    }
+
+    /// The users of `flow` with events past the watermark (journeys an ingest left unfolded).
+    static func usersPastWatermark(flow: String, in db: Database) throws -> [String] {
+        let watermark = try watermark(in: db)
+        guard try EventStore.hasEvents(after: watermark, in: db) else { return [] }
+        return try EventStore.users(of: flow, withEventsAfter: watermark, in: db)
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import FunnelModel
+import EventStore
+import GRDB
+
+extension ProjectionStore {
+    /// Folds one user's journey in one flow from the log and writes (or removes) its row.
+    @discardableResult
+    public static func refold(user: String, flow: String, definition: FlowDefinition?, in db: Database) throws -> Journey? {
+        try refold(user: user, flow: flow, context: FlowContext(definition), in: db)
+    }
+
+    @discardableResult
+    static func refold(user: String, flow: String, context: FlowContext, in db: Database) throws -> Journey? {
+        let events = try EventStore.events(user: user, flow: flow, in: db)
+        guard let fold = JourneyFold.fold(events, definition: context.definition) else {
+            try remove(flow: flow, user: user, in: db)
+            return nil
+        }
+        let journey = fold.finish(paths: context.paths)
+        try save(journey, context: context, resume: fold.resume, in: db)
+        return journey
+    }
+
+    static func save(_ j: Journey, context: FlowContext, resume: JourneyFold.Resume? = nil, in db: Database) throws {
+        try write(encode(j, context: context, resume: resume), context: context, in: db)
+    }
+
+    /// A journey's row values, computed off the writing thread.
+    static func encode(_ j: Journey, context: FlowContext, resume: JourneyFold.Resume?) -> EncodedJourney {
+        let facts = context.definition.flatMap { d in
+            JourneyFacts.supports(d)
+                ? Data(JourneyFacts(j, definition: d, slots: context.slots, prepared: context.facts ?? JourneyFacts.Prepared(d)).binary())
+                : nil
+        }
+        return EncodedJourney(flow: j.flow, userID: j.userID, startedUs: j.startedAt?.micros, completedUs: j.completedAt?.micros,
+                              lastUs: j.lastEventAt.micros, currentStep: j.currentStep, lane: j.lane,
+                              data: Data(j.binary(resume: resume, names: context.names)), facts: facts)
+    }
+
+    static func write(_ e: EncodedJourney, context: FlowContext, in db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO journeys (flow, user_id, started_us, completed_us, last_us, current_step, lane, definition, data)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(flow, user_id) DO UPDATE SET started_us = excluded.started_us,
+              completed_us = excluded.completed_us, last_us = excluded.last_us,
+              current_step = excluded.current_step, lane = excluded.lane,
+              definition = excluded.definition, data = excluded.data
+            """)
+        try statement.execute(arguments: [e.flow, e.userID, e.startedUs, e.completedUs, e.lastUs,
+                                          e.currentStep, e.lane, context.fingerprint, e.data])
+        let facts = try db.cachedStatement(sql: """
+            INSERT INTO journey_facts (flow, user_id, last_us, facts) VALUES (?, ?, ?, ?)
+            ON CONFLICT(flow, user_id) DO UPDATE SET last_us = excluded.last_us, facts = excluded.facts
+            """)
+        try facts.execute(arguments: [e.flow, e.userID, e.lastUs, e.facts])
+    }
+
+    /// Removes a journey (the log has no events for it).
+    static func remove(flow: String, user: String, in db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM journeys WHERE flow = ? AND user_id = ?").execute(arguments: [flow, user])
+        try db.cachedStatement(sql: "DELETE FROM journey_facts WHERE flow = ? AND user_id = ?").execute(arguments: [flow, user])
+    }
+
+    /// Drops every journey and folds them again from the log. Returns how many journeys.
+    /// Lines are read a chunk of users at a time and decoded and folded on both cores.
+    @discardableResult
+    public static func rebuild(store: EventStore, definitions: [FlowDefinition]) throws -> Int {
+        let byID = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let contexts = byID.mapValues { FlowContext($0) }
+        return try store.writer.write { db in
+            try db.execute(sql: "DELETE FROM journeys")
+            try db.execute(sql: "DELETE FROM journey_facts")
+            var count = 0
+            var pending: [(key: ProjectionUpdater.Key, lines: StoredLines)] = []
+            var pendingBytes = 0
+            func flush() throws {
+                guard !pending.isEmpty else { return }
+                let work = FoldWork(plans: pending.map { .log($0.lines) }, keys: pending.map(\.key), parts: [], derived: [],
+                                    definitions: byID, contexts: contexts)
+                let results = foldAll(work)
+                defer { results.release() }
+                for i in work.keys.indices {
+                    let key = work.keys[i]
+                    switch results.take(i) {
+                    case .row(let e)?:
+                        try write(e, context: contexts[key.flow] ?? FlowContext(nil), in: db)
+                        count += 1
+                    case .failed(let message)?:
+                        throw StoreError(doing: "rebuilding the journey of \(key.user) in \(key.flow)", reason: message)
+                    case .none?, nil:
+                        break
+                    }
+                }
+                pending.removeAll(keepingCapacity: true)
+                pendingBytes = 0
+            }
+            try EventStore.forEachUsersLines(in: db) { user, flow, lines in
+                pending.append((ProjectionUpdater.Key(flow: flow, user: user), lines))
+                pendingBytes += lines.byteCount
+                if pendingBytes > ProjectionUpdater.logBytesPerChunk { try flush() }
+            }
+            try flush()
+            try setWatermark(try EventStore.lastSeq(in: db), in: db)
+            return count
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import FunnelModel
+import EventStore
+import GRDB
+
+/// Keeps the journeys projection current during ingest, so a late or out-of-order event gives
+/// the same journey as a rebuild. An input's journeys are written in its own transaction (the
+/// last input of an ingest) or in the next input's (folded beside it after the input
+/// commits); `journeys_watermark` says up to which seq they are complete.
+///
+/// The input's new events are kept in memory (without their lines). At the end of the input,
+/// each touched user and flow is folded the cheapest exact way:
+/// - no events before this input (the common case in a cold ingest): from those events;
+/// - a stored journey that covers exactly the earlier events (same count, same definition)
+///   and new events that all come after them in fold order: the stored fold goes on;
+/// - otherwise (a late or out-of-order event, a changed definition): again from the log.
+/// Buffered events are capped at `bufferLimit`: past it, a user's buffer is dropped and the
+/// user refolded from the log, so memory does not grow with the input.
+public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
+    let definitions: [String: FlowDefinition]
+    let contexts: [String: FlowContext]
+    let bufferLimit: Int
+    struct Key: Hashable, Sendable {
+        var flow: String
+        var user: String
+    }
+    /// How the last input's journeys were folded (for tests and tuning).
+    public private(set) var lastCounts = Counts()
+    /// The input whose journeys were left for after its commit, and the fold of the one
+    /// that committed (running off the writing thread).
+    private var prepared: PendingBox?
+    private var running: DeferredFold?
+
+    public struct Counts: Sendable, Hashable {
+        public var fromMemory = 0
+        public var resumed = 0
+        public var fromLog = 0
+    }
+
+    static let logBytesPerChunk = 4 << 20
+
+    public init(definitions: [FlowDefinition], bufferLimit: Int = 250_000) {
+        self.definitions = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        self.contexts = self.definitions.mapValues { FlowContext($0) }
+        self.bufferLimit = bufferLimit
+    }
+
+    public func makeEventSink() -> any ParsedEventSink {
+        ParsedGroups(bufferLimit: bufferLimit)
+    }
+
+    /// Moves what the parsing thread grouped into `pending`, with real seqs: events whose
+    /// line was not accepted (a duplicate, a conflict) are dropped, and a user and flow left
+    /// with none is not touched.
+    private static func adopt(_ groups: ParsedGroups, accepted: AcceptedLines, into pending: inout PendingFold) {
+        swap(&pending.parts, &groups.parts)
+        for (k, key) in groups.order.enumerated() {
+            let i = groups.slots[k]
+            guard i >= 0 else {
+                // Over the buffer limit: folded from the log.
+                if pending.buffered.updateValue(nil, forKey: key) == nil { pending.order.append(key) }
+                continue
+            }
+            // Taken out of the list (so that rewriting seqs does not copy them).
+            var events: [HeldEvent] = []
+            swap(&events, &groups.lists[i])
+            var kept = 0
+            for i in events.indices {
+                if let s = accepted.seq(ofLine: Int(events[i].seq)) {
+                    events[i].seq = s
+                    if kept != i { events.swapAt(kept, i) }
+                    kept += 1
+                }
+            }
+            events.removeLast(events.count - kept)
+            guard !events.isEmpty else { continue }
+            if pending.buffered.updateValue(.some(events), forKey: key) == nil { pending.order.append(key) }
+        }
+    }
+
+    /// Folds every touched journey once per input. The journeys of the input before (when
+    /// they were left for later) are written first. With `more`, this input's journeys are
+    /// folded after it commits, off the writing thread, while the next input is read, and
+    /// written in the next input's transaction (or by `finish`); until then the watermark
+    /// says they are missing, and whoever reads the store next folds them from the log.
+    public func willCommit(_ input: CommittedInput, in db: Database) throws {
+        var pending = PendingFold(order: [], buffered: [:], parts: EventParts(), firstSeq: input.firstSeq,
+                                  newUsers: input.newUsers, through: input.lastSeq)
+        if let groups = input.events as? ParsedGroups {
+            ProjectionUpdater.adopt(groups, accepted: input.accepted, into: &pending)
+        }
+        // An input folded for later whose transaction did not commit: nothing to write.
+        prepared = nil
+        try writeDeferred(in: db, wait: true)
+        try ProjectionStore.addMissing(to: &pending, in: db)
+        if input.more && !pending.order.isEmpty {
+            prepared = PendingBox(pending)
+            return
+        }
+        let context = FoldContext(definitions: definitions, contexts: contexts, workers: 2)
+        let counts = try context.fold(&pending, in: db) { rows in
+            for row in rows { try ProjectionStore.apply(row, contexts: contexts, in: db) }
+        }
+        try ProjectionStore.setWatermark(pending.through, in: db)
+        lastCounts = counts
+    }
+
+    /// Writes the rows of the input folded beside this one that are ready (between batches).
+    public func betweenBatches(in db: Database) throws {
+        try writeDeferred(in: db, wait: false)
+    }
+
+    /// Starts folding the input that just committed, when it was left for later.
+    public func didCommit(store: EventStore) {
+        guard let box = prepared else { return }
+        prepared = nil
+        let job = DeferredFold(through: box.through)
+        let context = FoldContext(definitions: definitions, contexts: contexts, workers: 1, awaited: { job.isAwaited })
+        running = job
+        WorkerThread.folding.run {
+            // The box's only reference: events are let go as the fold goes.
+            guard var pending = box.take() else { return }
+            do {
+                try store.writer.read { db in
+                    // Read through the page cache, not a map of the file: the ingest's memory
+                    // stays the same however large the store grows.
+                    try db.execute(sql: "PRAGMA mmap_size = 0")
+                    let counts = try context.fold(&pending, in: db) { rows in job.push(rows) }
+                    job.finish(.success(counts))
+                }
+            } catch {
+                job.finish(.failure(StoreError(doing: "folding the journeys of an input", reason: "\(error)")))
+            }
+        }
+    }
+
+    /// Writes the journeys still being folded, in their own transaction.
+    public func finish(store: EventStore) throws {
+        prepared = nil
+        guard running != nil else { return }
+        try store.writer.write { db in try writeDeferred(in: db, wait: true) }
+    }
+
+    /// Writes what the fold beside the writing thread has handed over (all of it, waiting
+    /// for the end, with `wait`), and the watermark once every row is in.
+    private func writeDeferred(in db: Database, wait: Bool) throws {
+        guard let job = running else { return }
+        do {
+            while let next = job.next(wait: wait) {
+                switch next {
+                case .rows(let rows):
+                    for row in rows { try ProjectionStore.apply(row, contexts: contexts, in: db) }
+                case .end(let result):
+                    running = nil
+                    lastCounts = try result.get()
+                    try ProjectionStore.setWatermark(job.through, in: db)
+                    return
+                }
+            }
+        } catch {
+            // The rows written so far go with the failed transaction: the watermark stays
+            // behind them, and whoever reads the store next folds those users from the log.
+            running = nil
+            job.abandon()
+            throw error
+        }
+    }
+
+    deinit {
+        running?.abandon()
+    }
+}

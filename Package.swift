@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "FunnelModel"),
         .target(name: "EventLog", dependencies: ["FunnelModel", "CZlib", "CDeflate"], swiftSettings: hotPath),
         .target(name: "Flows", dependencies: ["FunnelModel"]),
-        .target(name: "Simulator", dependencies: ["FunnelModel", "Flows", "EventLog"]),
+        .target(name: "Simulator", dependencies: ["FunnelModel", "EventLog"]),
         .target(name: "EventStore", dependencies: [
             "FunnelModel", "EventLog",
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -34,26 +34,27 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: hotPath),
         .target(name: "Projections", dependencies: [
-            "FunnelModel", "Flows", "EventStore",
+            "FunnelModel", "EventLog", "EventStore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], swiftSettings: hotPath),
         .target(name: "Reports", dependencies: ["FunnelModel", "Projections", "EventStore"]),
         .executableTarget(name: "funnel", dependencies: [
             "FunnelModel", "EventLog", "Flows", "Simulator", "EventStore", "Projections", "Reports",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
         ]),
         // Scratch folders the test targets share (removed when the test process exits).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "FunnelModelTests", dependencies: ["FunnelModel"]),
-        .testTarget(name: "EventLogTests", dependencies: ["TestSupport", "EventLog"]),
-        .testTarget(name: "FlowsTests", dependencies: ["TestSupport", "Flows"]),
-        .testTarget(name: "SimulatorTests", dependencies: ["TestSupport", "Simulator", "EventLog"]),
-        .testTarget(name: "EventStoreTests", dependencies: ["TestSupport", "EventStore", "Flows"]),
-        .testTarget(name: "ProjectionsTests", dependencies: ["TestSupport", "Projections", "Simulator", "Flows", "EventStore", "EventLog",
+        .testTarget(name: "EventLogTests", dependencies: ["TestSupport", "EventLog", "FunnelModel"]),
+        .testTarget(name: "FlowsTests", dependencies: ["TestSupport", "Flows", "FunnelModel"]),
+        .testTarget(name: "SimulatorTests", dependencies: ["TestSupport", "Simulator", "EventLog", "Flows", "FunnelModel"]),
+        .testTarget(name: "EventStoreTests", dependencies: ["TestSupport", "EventStore", "EventLog", "FunnelModel",
+                                                       .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "ProjectionsTests", dependencies: ["TestSupport", "Projections", "Simulator", "Flows", "EventStore", "EventLog", "FunnelModel",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ReportsTests", dependencies: ["TestSupport", "Reports", "Projections", "FunnelModel", "CZlib"]),
-        .testTarget(name: "funnelTests", dependencies: ["TestSupport", "funnel"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Projections", "FunnelModel", "CZlib"]),
+        // `funnel`: the tests run the built binary.
+        .testTarget(name: "funnelTests", dependencies: ["TestSupport", "funnel", .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]
 )

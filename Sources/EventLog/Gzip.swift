@@ -318,13 +318,6 @@ public final class GzipWriter {
 
     public func writeMember(_ text: String) throws { try writeMember(Array(text.utf8)) }
 
-    /// Appends raw bytes (not compressed): for making broken files in tests.
-    public func writeRaw(_ bytes: [UInt8]) throws {
-        out = bytes.count > out.count ? bytes : out
-        out.replaceSubrange(0..<bytes.count, with: bytes)
-        try writeAll(bytes.count)
-    }
-
     private func writeAll(_ count: Int) throws {
         var written = 0
         while written < count {

@@ -77,5 +77,5 @@ extension EventStore {
     }
 
     /// Events a migration reads and rewrites at a time.
-    static let migrationChunk = 65_536
+    static let migrationChunk = Tuning.migrationChunk
 }

@@ -53,9 +53,14 @@ public final class EventStore: Sendable {
     /// Process-wide SQLite settings, made once before the first connection opens: no memory
     /// statistics. With them on (SQLite's default), every allocation of every connection takes
     /// one global mutex, and ingest's writer and the reader folding journeys beside it would
-    /// queue on it thousands of times per input.
+    /// queue on it thousands of times per input. Linux only (see `sqliteConfigInt`); elsewhere
+    /// SQLite keeps its default.
     static let sqliteSetUp: Bool = {
-        sqliteConfigInt(9 /* SQLITE_CONFIG_MEMSTATUS */, 0) == 0 /* SQLITE_OK */
+        #if os(Linux)
+        return sqliteConfigInt(9 /* SQLITE_CONFIG_MEMSTATUS */, 0) == 0 /* SQLITE_OK */
+        #else
+        return false
+        #endif
     }()
 
     /// `$FUNNEL_STORE`, else `./funnel.sqlite` (a `--store` flag goes before this).
@@ -288,7 +293,9 @@ public final class EventStore: Sendable {
     }
 }
 
+#if os(Linux)
 /// `sqlite3_config` is variadic, which Swift cannot call; on Linux (x86-64 and AArch64) a
 /// variadic int argument travels exactly like a fixed one, so this is that call with one int.
 @_silgen_name("sqlite3_config")
 private func sqliteConfigInt(_ option: Int32, _ value: Int32) -> Int32
+#endif

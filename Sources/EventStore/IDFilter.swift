@@ -28,7 +28,7 @@ struct IDFilter {
     }
 
     /// The smallest filter, in blocks (32 KiB).
-    private static let minBlocks = 1 << 9
+    private static let minBlocks = Tuning.filterMinBlocks
 
     /// The largest filter a limit of `maxBlocks` allows (never under `minBlocks`).
     private static func largest(_ maxBlocks: Int) -> Int { max(minBlocks, maxBlocks) }
@@ -147,13 +147,13 @@ struct IDFilter {
         let stored = try Int.fetchOne(db, sql: "SELECT coalesce(sum(pairs), 0) FROM event_id_runs") ?? 0
         // Room for a quarter more than the store holds: a saved filter serves several inputs
         // before one is built from every hash again.
-        var filter = IDFilter(capacity: stored + max(more, 1 << 20, stored / 4), maxBlocks: maxBlocks)
+        var filter = IDFilter(capacity: stored + max(more, Tuning.filterRebuildRoom, stored / 4), maxBlocks: maxBlocks)
         try EventIDs.forEachHash(in: db) { filter.insert($0) }
         return filter
     }
 
     /// The bytes moved at a time between a filter and its saved copy.
-    private static let chunkBytes = 1 << 20
+    private static let chunkBytes = Tuning.filterChunkBytes
 
     /// The saved filter with the hashes of the events stored after it, when it has room for
     /// `more`. (A filter holding a hash too many only costs a lookup; one too few would let a

@@ -15,18 +15,18 @@ public struct IngestOptions: Sendable {
     public var batchLines: Int
     /// SQLite page cache for the writing connection, in MiB (bounds ingest memory). The
     /// writes are appends and one pass over the id ranges per input: a small cache serves.
-    public var cacheMiB = 24
+    public var cacheMiB = Tuning.writerCacheMiB
     /// New event ids an input holds before it writes them to the dedupe index (16 bytes
     /// each): a longer input writes them as several runs, so its memory stays the same.
-    public var heldIDs = 1 << 18
+    public var heldIDs = Tuning.heldIDs
     /// The Bloom filter of stored event ids, at most, in bytes (bounds ingest memory however
     /// large the store grows; at least 32 KiB). It takes 1.5 bytes an id up to this size
-    /// (44 M ids in 64 MiB, under 1 % of new ids then looked up in the index for nothing);
-    /// past it, that share grows with the store, and each costs a lookup in every run of the
-    /// index (about 17 µs on a store of 26 M events). Copies are caught either way.
-    public var idFilterBytes = 64 << 20
+    /// (under 1 % of new ids then looked up in the index for nothing); past it, that share
+    /// grows with the store, and each costs a lookup in every run of the index. Copies are
+    /// caught either way.
+    public var idFilterBytes = Tuning.idFilterBytes
 
-    public init(strict: Bool = false, flows: [FlowDefinition] = [], parallel: Bool = true, batchLines: Int = 4096,
+    public init(strict: Bool = false, flows: [FlowDefinition] = [], parallel: Bool = true, batchLines: Int = Tuning.batchLines,
                 now: @escaping @Sendable () -> Timestamp = { Timestamp.now() }) {
         self.strict = strict
         self.flows = flows

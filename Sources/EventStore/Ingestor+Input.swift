@@ -95,11 +95,9 @@ extension Ingestor {
             try db.execute(sql: "PRAGMA mmap_size = 0")
             // No foreign key checks while the log is written: this writer interns every atom
             // and its input row before any line names them, and the checks cost three lookups
-            // a row. They also made each multi-row INSERT a statement that "may abort", so
-            // SQLite kept a statement journal for it: a page copied to a temp file every 32
-            // rows (118 MB for one day's file). `OR FAIL` below removes the other cause; any
-            // error still rolls the whole input back. (Set outside the transaction: SQLite
-            // ignores it inside one.)
+            // a row and make each multi-row INSERT keep a statement journal (as does the other
+            // cause, removed by `OR FAIL`); any error still rolls the whole input back. Set
+            // outside the transaction: SQLite ignores it inside one.
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
             var outcome: InputOutcome?
@@ -116,7 +114,7 @@ extension Ingestor {
                     """, arguments: [label, content.sha256, content.size, startedAt.micros, startedAt.micros])
                 let inputID = db.lastInsertedRowID
                 var writer = try InputWriter(db, label: label, inputID: inputID, arrived: startedAt.micros,
-                                             filter: try takeIDFilter(room: max(1 << 18, Int(content.size / 16)),
+                                             filter: try takeIDFilter(room: max(Tuning.filterRoomIDs, Int(content.size / Tuning.filterRoomBytesPerID)),
                                                                       maxBlocks: filterBlocks, in: db),
                                              flowSteps: flowSteps, heldIDs: heldIDs, observed: observer != nil)
                 let run = parallel ? (prefetched ?? startParse(path: path)) : nil
@@ -136,7 +134,7 @@ extension Ingestor {
                 if let run {
                     end = try run.forEach(idle: { try observer?.betweenBatches(in: db) }, handle)
                 } else {
-                    end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: 4 << 20, eventSink: eventSink) {
+                    end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: Tuning.batchBytes, eventSink: eventSink) {
                         try handle($0)
                         return true
                     }

@@ -95,25 +95,24 @@ public final class Ingestor {
     /// parsed on a thread of its own, whose malloc arena would otherwise keep its freed
     /// pages for a thread that never comes back.
     static func releaseFreeMemory() {
-        #if canImport(Glibc)
+        #if os(Linux)
         _ = glibcMallocTrim(0)
         #endif
     }
 
-    /// Has every block of 256 KiB or more mapped on its own and unmapped when freed. glibc
-    /// otherwise raises that threshold each time such a block is freed (up to 32 MiB), after
-    /// which the large arrays of one input stay in the heap and the peak grows with the input
-    /// (the 160 k-user ingest peaked at 176 MB with the sliding threshold, 141 MB with this
-    /// one). Batches are reused (`BatchQueue.recycle`), so few blocks are mapped again and
-    /// again. Process-wide, once.
+    /// Has every block of `Tuning.mmapThreshold` or more mapped on its own and unmapped when
+    /// freed. glibc otherwise raises that threshold each time such a block is freed (up to
+    /// 32 MiB), after which the large arrays of one input stay in the heap and the peak grows
+    /// with the input. Batches are reused (`BatchQueue.recycle`), so few blocks are mapped
+    /// again and again. Process-wide, once; elsewhere than Linux the allocator is left as is.
     static func returnLargeBlocks() {
         _ = fixedMapThreshold
     }
 
     private static let fixedMapThreshold: Bool = {
-        #if canImport(Glibc)
+        #if os(Linux)
         // M_MMAP_THRESHOLD
-        return glibcMallopt(-3, 256 << 10) == 1
+        return glibcMallopt(-3, Tuning.mmapThreshold) == 1
         #else
         return false
         #endif
@@ -136,7 +135,7 @@ public final class Ingestor {
         guard fd >= 0 else { throw InputError(kind: .unreadable, path: path, offset: 0, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var hasher = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var buffer = [UInt8](repeating: 0, count: Tuning.readBuffer)
         var size: Int64 = 0
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -160,7 +159,7 @@ public final class Ingestor {
         defer { close(fd) }
         let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var hasher = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var buffer = [UInt8](repeating: 0, count: Tuning.readBuffer)
         var size: Int64 = 0
         while true {
             let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
@@ -185,7 +184,7 @@ public final class Ingestor {
     }
 }
 
-#if canImport(Glibc)
+#if os(Linux)
 /// glibc's `malloc_trim` (malloc.h is not part of the Glibc module).
 @_silgen_name("malloc_trim")
 private func glibcMallocTrim(_ pad: Int) -> Int32

@@ -28,17 +28,17 @@ struct InputWriter {
     private var findID: EventIDs.Finder
     /// Every stored id hash (kept from input to input by the ingestor).
     private(set) var filter: IDFilter
-    private var newIDs = NewIDs()
+    /// What waits for the written rows' seqs.
+    private var written = Written()
     private var atoms: InternTable
     private var shapes: InternTable
     /// Shapes this input may still add: past it, lines are kept verbatim.
-    private var newShapeBudget = 4096
+    private var newShapeBudget = Tuning.newShapesPerInput
     private(set) var newUsers = Set<String>()
-    private var runs = RunCollector()
     private var encoder = LineEncoder()
     private let lineReader: StoredLineReader
     /// Which lines got which seqs, for the observer.
-    private(set) var accepted = AcceptedLines()
+    var accepted: AcceptedLines { written.lines }
     private let insertDuplicate: RawStatement
     private let insertConflict: RawStatement
     private let insertQuarantine: RawStatement
@@ -99,9 +99,9 @@ struct InputWriter {
     /// After a batch: writes the runs and new ids held once there are many, so that memory
     /// does not grow with the input (ids go into the index as a run each, merged as any).
     mutating func afterBatch() throws {
-        if runs.held >= runs.limit { try runs.flush(db) }
-        if newIDs.count >= heldIDs {
-            try EventIDs.add(&newIDs, in: db)
+        if written.runs.held >= written.runs.limit { try written.runs.flush(db) }
+        if written.ids.count >= heldIDs {
+            try EventIDs.add(&written.ids, in: db)
             findID = try EventIDs.Finder(db)
         }
     }
@@ -241,7 +241,7 @@ struct InputWriter {
         // waiting to be is this id's).
         if rows.holds(hash: hash) { try flushRows() }
         let eventID = ref(env.eventID, in: b)
-        for seq in try findID.seqs(of: hash) + newIDs.seqs(of: hash) {
+        for seq in try findID.seqs(of: hash) + written.ids.seqs(of: hash) {
             findSeq.int(1, seq)
             guard try findSeq.step("looking up event \(String(decoding: eventID, as: UTF8.self))") else {
                 findSeq.reset()
@@ -274,24 +274,21 @@ struct InputWriter {
         }
     }
 
-    /// Writes the rows held, then does what waited for their seqs: their ids, their users'
-    /// runs, and (observed) which lines they were.
+    /// What waits for written rows' seqs: their ids, their users' runs, and (observed) which
+    /// lines they were.
+    struct Written {
+        var ids = NewIDs()
+        var runs = RunCollector()
+        var lines = AcceptedLines()
+    }
+
+    /// Writes the rows held, then records what waited for their seqs.
     private mutating func flushRows() throws {
-        // Moved out for the flush (the closure cannot reach `self` while `rows` is written).
-        var ids = NewIDs(), collected = RunCollector(), lines = AcceptedLines()
-        swap(&ids, &newIDs)
-        swap(&collected, &runs)
-        swap(&lines, &accepted)
-        defer {
-            swap(&ids, &newIDs)
-            swap(&collected, &runs)
-            swap(&lines, &accepted)
-        }
         let observed = self.observed
-        try rows.flush { row, seq in
-            ids.append(EventIDs.Entry(hash: row.hash, seq: seq))
-            collected.add(user: row.user, flow: row.flow, seq: seq, ts: row.ts)
-            if observed { lines.append(line: row.line, seq: seq) }
+        try rows.flush(into: &written) { written, row, seq in
+            written.ids.append(EventIDs.Entry(hash: row.hash, seq: seq))
+            written.runs.add(user: row.user, flow: row.flow, seq: seq, ts: row.ts)
+            if observed { written.lines.append(line: row.line, seq: seq) }
         }
     }
 
@@ -327,11 +324,11 @@ struct InputWriter {
                     first_ts_us = min(first_ts_us, excluded.first_ts_us), last_ts_us = max(last_ts_us, excluded.last_ts_us)
                 """, arguments: [flow, v.0, v.1, v.2])
         }
-        try EventIDs.add(&newIDs, in: db)
+        try EventIDs.add(&written.ids, in: db)
         if isLast {
             try filter.saveIfBehind(through: rows.seqs.upperBound - 1, in: db)
         }
-        try runs.flush(db)
+        try written.runs.flush(db)
         return result
     }
 }

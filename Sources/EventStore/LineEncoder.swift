@@ -94,6 +94,4 @@ struct LineEncoder {
         body.append(0)
         body.append(contentsOf: line)
     }
-
-    func cut(_ f: StoredLine.Field) -> Cut? { cuts.first { $0.field == f } }
 }

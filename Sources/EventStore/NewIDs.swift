@@ -6,9 +6,9 @@ import Foundation
 /// The ids an input added so far, for finding a copy later in the same input. They are kept
 /// the way the store keeps its runs: a short unsorted tail, and sorted chunks, a new chunk
 /// merged into the one before while that one is no larger (up to `chunkLimit` pairs). A
-/// lookup scans the tail and searches each chunk; an append costs a few moves in order (an
-/// open-addressing table before cost the writer a cache miss a line), and the pairs leave in
-/// order by a merge of the chunks, 16 bytes a pair in memory and no sorted copy.
+/// lookup scans the tail and searches each chunk; an append costs a few moves in order (no
+/// cache miss a line, as a hash table would), and the pairs leave in order by a merge of the
+/// chunks, 16 bytes a pair in memory and no sorted copy.
 struct NewIDs {
     let tailLimit: Int
     let chunkLimit: Int
@@ -17,7 +17,7 @@ struct NewIDs {
     /// Pairs added.
     private(set) var count = 0
 
-    init(tailLimit: Int = 256, chunkLimit: Int = 1 << 16) {
+    init(tailLimit: Int = Tuning.newIDsTail, chunkLimit: Int = Tuning.newIDsChunk) {
         self.tailLimit = max(1, tailLimit)
         self.chunkLimit = max(self.tailLimit, chunkLimit)
         tail.reserveCapacity(self.tailLimit)

@@ -11,15 +11,11 @@ final class ParseRun: @unchecked Sendable {
     let path: String
     /// Where this input's decoded events go (see `IngestObserver.makeEventSink`).
     let eventSink: (any ParsedEventSink)?
-    /// At most this many parsed batches wait for the writer: many small batches (4,096 lines
-    /// by default) let the parser and the writer go on through each other's slow stretches
-    /// (both sat blocked about a second of a 40 k-user ingest with 3 of 8,192 lines, and 0.25 s
-    /// longer in all), for about the bytes of 3 large ones.
-    static let capacity = 12
-    private let queue = BatchQueue(capacity: ParseRun.capacity)
+    /// Parsed batches on their way to the writer (at most `Tuning.waitingBatches` wait).
+    private let queue = BatchQueue(capacity: Tuning.waitingBatches)
     private let done = DispatchSemaphore(value: 0)
 
-    init(path: String, batchLines: Int = 8192, batchBytes: Int = 4 << 20,
+    init(path: String, batchLines: Int, batchBytes: Int = Tuning.batchBytes,
          eventSink: (any ParsedEventSink)? = nil) {
         self.path = path
         self.eventSink = eventSink
@@ -46,7 +42,7 @@ final class ParseRun: @unchecked Sendable {
         defer { done.wait() }
         do {
             while true {
-                guard let item = queue.pop(timeout: 0.005) else {
+                guard let item = queue.pop(timeout: Tuning.batchWait) else {
                     try idle()
                     continue
                 }

@@ -18,7 +18,7 @@ struct PendingEvents {
         var step: Int64
     }
     /// Rows per multi-row INSERT.
-    static let rowsPerStatement = 32
+    static let rowsPerStatement = Tuning.eventRowsPerStatement
     /// Parameters a row binds.
     static let columnsPerRow: Int32 = 11
     private var rows: [Row] = []
@@ -62,8 +62,8 @@ struct PendingEvents {
         ends.append(bodies.count)
     }
 
-    /// Writes the rows held; `accepted` then gets each row with its seq, in order.
-    mutating func flush(_ accepted: (Row, Int64) throws -> Void) throws {
+    /// Writes the rows held; `accepted` then gets `target`, each row and its seq, in order.
+    mutating func flush<Target>(into target: inout Target, _ accepted: (inout Target, Row, Int64) throws -> Void) throws {
         guard !rows.isEmpty else { return }
         // A full set in one statement; fewer (the end of a batch), one statement each.
         let perStatement = rows.count == PendingEvents.rowsPerStatement ? rows.count : 1
@@ -95,7 +95,7 @@ struct PendingEvents {
             }
         }
         nextSeq += Int64(rows.count)
-        for (i, row) in rows.enumerated() { try accepted(row, batchSeq + Int64(i)) }
+        for (i, row) in rows.enumerated() { try accepted(&target, row, batchSeq + Int64(i)) }
         rows.removeAll(keepingCapacity: true)
         bodies.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)

@@ -20,7 +20,7 @@ struct RunCollector {
     private(set) var held = 0
     let limit: Int
 
-    init(limit: Int = 1 << 18) { self.limit = limit }
+    init(limit: Int = Tuning.heldRunSeqs) { self.limit = limit }
 
     mutating func add(user: Int64, flow: Int64, seq: Int64, ts: Int64) {
         let key = Key(user: user, flow: flow)

@@ -1,5 +1,63 @@
-/// EventStore's tuning constants, in one place.
+/// EventStore's tuning constants, in one place: each bounds ingest memory or trades it for
+/// speed. Figures behind them are in the README's "Performance".
+@usableFromInline
 enum Tuning {
+    // MARK: parsing
+
+    /// Lines in a parsed batch (`IngestOptions.batchLines`): many small batches let the parser
+    /// and the writer go on through each other's slow stretches.
+    @usableFromInline static let batchLines = 4_096
+    /// Line bytes in a parsed batch, at most.
+    static let batchBytes = 4 << 20
+    /// Parsed batches that wait for the writer before the parser waits.
+    static let waitingBatches = 12
     /// Emptied batches kept for the parser to fill again.
     static let spareBatches = 2
+    /// How long the writer waits for a batch before it does other work (seconds).
+    static let batchWait = 0.005
+
+    // MARK: writing
+
+    /// Event rows a multi-row INSERT writes (running a statement once per row cost more than
+    /// the row).
+    static let eventRowsPerStatement = 32
+    /// New shapes an input may add; past it, lines are kept verbatim (a stray input cannot
+    /// fill the shapes table).
+    static let newShapesPerInput = 4_096
+    /// Seqs of user runs held before they are written early.
+    static let heldRunSeqs = 1 << 18
+    /// SQLite page cache of the writing connection (MiB, `IngestOptions.cacheMiB`).
+    @usableFromInline static let writerCacheMiB = 24
+    /// Events a migration reads and rewrites at a time.
+    static let migrationChunk = 65_536
+
+    // MARK: event ids
+
+    /// New ids an input holds before writing them to the index (16 bytes each;
+    /// `IngestOptions.heldIDs`).
+    @usableFromInline static let heldIDs = 1 << 18
+    /// The id filter's largest size in bytes (`IngestOptions.idFilterBytes`).
+    @usableFromInline static let idFilterBytes = 64 << 20
+    /// Room a filter is made with for an input: at least this many ids, or one per this
+    /// many bytes of the input.
+    static let filterRoomIDs = 1 << 18
+    static let filterRoomBytesPerID: Int64 = 16
+    /// Room a filter built from every stored hash gets beyond them, at least.
+    static let filterRebuildRoom = 1 << 20
+    /// The smallest filter, in 64-byte blocks (32 KiB).
+    static let filterMinBlocks = 1 << 9
+    /// Bytes moved at a time between a filter and its saved copy.
+    static let filterChunkBytes = 1 << 20
+    /// New ids kept unsorted before they are sorted into a chunk, and the largest chunk.
+    static let newIDsTail = 256
+    static let newIDsChunk = 1 << 16
+
+    // MARK: memory and threads
+
+    /// Blocks of this many bytes or more are mapped on their own and unmapped when freed.
+    static let mmapThreshold: Int32 = 256 << 10
+    /// Bytes read at a time while hashing or spooling an input.
+    static let readBuffer = 1 << 20
+    /// Stack of a worker thread (parsing, folding).
+    static let workerStack = 8 << 20
 }

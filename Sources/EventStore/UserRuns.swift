@@ -4,8 +4,8 @@ import GRDB
 
 /// Where each user's events are in the log.
 ///
-/// The log (`events`) is in arrival order with no per-event user index: keeping one in a
-/// random-order B-tree cost about a fifth of an ingest. Instead, each input adds one row to
+/// The log (`events`) is in arrival order with no per-event user index (a random-order
+/// B-tree written on every event). Instead, each input adds one row to
 /// `user_runs` per user and flow it touched: the seqs of that user's new events (varint
 /// deltas, ascending), how many, and their latest event time. A user's events are the rows
 /// of their runs; a run never spans two inputs (an input's runs all commit with it).

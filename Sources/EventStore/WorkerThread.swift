@@ -10,7 +10,7 @@ public final class WorkerThread: @unchecked Sendable {
     public init(name: String) {
         let thread = Thread { [self] in self.loop() }
         thread.name = name
-        thread.stackSize = 8 << 20
+        thread.stackSize = Tuning.workerStack
         thread.start()
     }
 

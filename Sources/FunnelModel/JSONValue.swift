@@ -1,7 +1,7 @@
 /// A JSON value as it arrived, for event properties, context and flags.
 ///
 /// Numbers keep their literal text so that nothing is rounded on the way through the store
-/// (`1.10` stays `1.10`); `doubleValue` reads them when arithmetic is wanted.
+/// (`1.10` stays `1.10`).
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -39,14 +39,6 @@ extension JSONValue {
             default: return nil
             }
         case .number(let n): return Double(n).map { $0 != 0 }
-        default: return nil
-        }
-    }
-
-    public var doubleValue: Double? {
-        switch self {
-        case .number(let n): return Double(n)
-        case .string(let s): return Double(s)
         default: return nil
         }
     }

@@ -61,7 +61,7 @@ struct EventParts: Sendable {
     /// events find theirs here without a dictionary lookup.
     private var recent = [Int32](repeating: -1, count: EventParts.recentSlots)
     private var recentBits = [Bits](repeating: Bits(), count: EventParts.recentSlots)
-    private static let recentSlots = 1_024
+    private static let recentSlots = Tuning.recentPartSlots
     /// Contexts numbered by their bits, as combinations are: a fold skips an event's context
     /// when the event before had the same number (applying a context twice changes nothing).
     private var contexts: [Bits: Int32] = [:]

@@ -24,12 +24,10 @@ struct FoldContext: Sendable {
         // A chunk of journeys at a time (so that resumed folds and encoded rows do not pile
         // up): 1. decide how each is folded (reads the store); 2. fold and encode them
         // (pure work; each worker writes only its own indices of the results); 3. emit.
-        // (Small enough that a fold beside the writer soon takes both cores once it is awaited.)
-        let chunk = 1_024
+        let chunk = Tuning.foldChunk
         // The journeys with held events first: they need no log reads, so their events are let
-        // go at the fold's start instead of over all of it. (Folding many users from the log can
-        // take as long as the next input, whose held events then grow beside these: the 160 k-
-        // user ingest's peak held both inputs'.)
+        // go at the fold's start instead of held while the log is read (as long as the next
+        // input may take, whose held events would then grow beside these).
         let held = p.order.filter { (p.buffered[$0] ?? nil) != nil }
         if held.count < p.order.count {
             p.order = held + p.order.filter { (p.buffered[$0] ?? nil) == nil }
@@ -40,10 +38,10 @@ struct FoldContext: Sendable {
             var plans: [FoldPlan] = []
             plans.reserveCapacity(end - start)
             // Lines read back from the log are held until the chunk is folded: a chunk ends
-            // early past `logBytesPerChunk` of them.
+            // early past `Tuning.logBytesPerChunk` of them.
             var logBytes = 0
             for (offset, key) in p.order[start..<end].enumerated() {
-                if logBytes > ProjectionUpdater.logBytesPerChunk {
+                if logBytes > Tuning.logBytesPerChunk {
                     end = start + offset
                     break
                 }

@@ -35,7 +35,7 @@ extension ProjectionStore {
     /// each worker writes only its own indices of the results. Release them after use.
     static func foldAll(_ work: FoldWork, workers most: Int = 2) -> DisjointResults<FoldOutcome> {
         let results = DisjointResults<FoldOutcome>(count: work.plans.count)
-        let workers = work.plans.count >= 64 ? most : 1
+        let workers = work.plans.count >= Tuning.plansForTwoWorkers ? most : 1
         DispatchQueue.concurrentPerform(iterations: workers) { w in
             let parts = work.parts, derived = work.derived
             var i = w

@@ -425,7 +425,7 @@ public final class JourneyDecodingCache {
         let u = bytes.bindMemory(to: UInt8.self)
         let (i, isNew) = stringKeys.intern(u)
         if isNew {
-            if strings.count >= 65_536 {
+            if strings.count >= Tuning.cachedDecodedValues {
                 stringKeys = ByteInterner()
                 strings.removeAll(keepingCapacity: true)
                 _ = stringKeys.intern(u)
@@ -579,7 +579,7 @@ struct BinaryReader {
         sub.names = names
         sub.namesAsIndexes = namesAsIndexes
         let o = try sub.decodeObject(depth: depth)
-        if cache.objects.count >= 65_536 {
+        if cache.objects.count >= Tuning.cachedDecodedValues {
             cache.objectKeys = ByteInterner()
             cache.objects.removeAll(keepingCapacity: true)
             _ = cache.objectKeys.intern(raw.bindMemory(to: UInt8.self))

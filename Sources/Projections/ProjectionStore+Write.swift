@@ -6,11 +6,6 @@ import GRDB
 extension ProjectionStore {
     /// Folds one user's journey in one flow from the log and writes (or removes) its row.
     @discardableResult
-    public static func refold(user: String, flow: String, definition: FlowDefinition?, in db: Database) throws -> Journey? {
-        try refold(user: user, flow: flow, context: FlowContext(definition), in: db)
-    }
-
-    @discardableResult
     static func refold(user: String, flow: String, context: FlowContext, in db: Database) throws -> Journey? {
         let events = try EventStore.events(user: user, flow: flow, in: db)
         guard let fold = JourneyFold.fold(events, definition: context.definition) else {
@@ -98,7 +93,7 @@ extension ProjectionStore {
             try EventStore.forEachUsersLines(in: db) { user, flow, lines in
                 pending.append((ProjectionUpdater.Key(flow: flow, user: user), lines))
                 pendingBytes += lines.byteCount
-                if pendingBytes > ProjectionUpdater.logBytesPerChunk { try flush() }
+                if pendingBytes > Tuning.logBytesPerChunk { try flush() }
             }
             try flush()
             try setWatermark(try EventStore.lastSeq(in: db), in: db)

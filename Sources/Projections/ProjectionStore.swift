@@ -36,8 +36,8 @@ public enum ProjectionStore {
             try db.execute(sql: "CREATE TABLE journeys_watermark (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)")
             try db.execute(sql: "INSERT INTO journeys_watermark (id, seq) SELECT 1, coalesce(max(seq), 0) FROM events")
         },
-        // The report facts in a narrow table of their own: a report scans about 180 bytes a
-        // journey instead of the whole rows (1.4 KB on average, with the folded journey).
+        // The report facts in a narrow table of their own: a report scans those short rows,
+        // not the journeys' whole rows with the folded journey.
         StoreMigration(name: "projections-v3-facts-table") { db in
             try db.execute(sql: """
                 CREATE TABLE journey_facts (

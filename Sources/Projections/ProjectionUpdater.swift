@@ -37,9 +37,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
         public var fromLog = 0
     }
 
-    static let logBytesPerChunk = 4 << 20
-
-    public init(definitions: [FlowDefinition], bufferLimit: Int = 250_000) {
+    public init(definitions: [FlowDefinition], bufferLimit: Int = Tuning.heldEvents) {
         self.definitions = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         self.contexts = self.definitions.mapValues { FlowContext($0) }
         self.bufferLimit = bufferLimit

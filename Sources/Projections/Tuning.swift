@@ -1,8 +1,24 @@
-/// Projections' tuning constants, in one place.
+/// Projections' tuning constants, in one place: each bounds memory while journeys are folded
+/// or trades it for speed. Figures behind them are in the README's "Performance".
+@usableFromInline
 enum Tuning {
-    /// Expected paths kept per flow definition before the cache starts over.
-    static let cachedPaths = 4_096
+    /// Events an ingest holds in memory for folding (`ProjectionUpdater.bufferLimit`); past
+    /// it, a user's events are dropped and the user is folded from the log.
+    @usableFromInline static let heldEvents = 250_000
+    /// Journeys planned, folded and written as one chunk: small enough that a fold beside
+    /// the writer soon takes both cores once it is awaited.
+    static let foldChunk = 1_024
+    /// Bytes of lines read back from the log that end a chunk early.
+    static let logBytesPerChunk = 4 << 20
+    /// Fewer plans than this are folded on one core.
+    static let plansForTwoWorkers = 64
     /// Folded chunks that wait for the writing thread before the fold beside it waits: encoded
     /// rows do not pile up.
     static let waitingFoldChunks = 2
+    /// Slots of the recent-combination table of an input's event parts (a power of two).
+    static let recentPartSlots = 1_024
+    /// Expected paths kept per flow definition before the cache starts over.
+    static let cachedPaths = 4_096
+    /// Strings and objects a journey decoding cache keeps before it starts over.
+    static let cachedDecodedValues = 65_536
 }

@@ -1,9 +1,9 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// The modules on ingest's hot path skip the runtime exclusivity checks in release builds
-// (debug builds and the tests keep them): about 5 % of an ingest's CPU time (see the README's
-// "Performance"). The compile-time checks stay on everywhere.
+// The modules on ingest's hot path skip the runtime exclusivity checks in release builds, a
+// cost on every access (debug builds and the tests keep them; the compile-time checks stay on
+// everywhere). Measured in docs/performance.md.
 let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 let package = Package(

@@ -1,6 +1,6 @@
 #ifndef FUNNEL_CDEFLATE_SHIM_H
 #define FUNNEL_CDEFLATE_SHIM_H
-// libdeflate: whole-buffer DEFLATE/gzip decompression, about twice as fast as zlib's
-// streaming inflate. ByteStream uses it for each gzip member that fits its buffers.
+// libdeflate: whole-buffer gzip decompression and compression. ByteStream decompresses each
+// gzip member that fits its buffers with it; LineWriter compresses each member it writes.
 #include <libdeflate.h>
 #endif

@@ -43,8 +43,8 @@ public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
 /// Memory stays bounded by the chunk size and the member limit, whatever the file size.
 ///
 /// A member that lies whole in the input buffer and whose bytes fit `memberLimit` is
-/// decompressed in one call by libdeflate (collectors write members of about 100 KiB; this is
-/// about twice as fast as streaming them through zlib). The first member that does not fit,
+/// decompressed in one call by libdeflate (collectors write members of about 100 KiB, and one
+/// call does the same work as zlib's stream in less time). The first member that does not fit,
 /// or that libdeflate rejects, is streamed through zlib from its first byte, and so is every
 /// member after it: a corrupt or truncated member gives zlib's error, at its offset, after the
 /// bytes before the fault, exactly as without the fast path.

@@ -28,8 +28,8 @@ public final class LineReader {
 
     public let stream: ByteStream
     public let maxLineLength: Int
-    /// The line buffer: owned memory, so the per-line work is pointer arithmetic (an array
-    /// stored in the class was retained and released around each line's access).
+    /// The line buffer: owned memory, so the per-line work is pointer arithmetic, with no
+    /// retain and release around each line's access.
     private let storage: UnsafeMutablePointer<UInt8>
     private let capacity: Int
     private let chunk: Int

@@ -1,3 +1,4 @@
+import CDeflate
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -18,18 +19,21 @@ public struct OutputError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Writes lines, each followed by a newline, to standard output or to a file: plain, or gzip
-/// as a collector writes it (one member per `memberBytes` of lines). A file is written under a
-/// temporary name and renamed when `finish()` succeeds, so a failed or killed export never
-/// leaves a file that looks whole.
+/// as a collector writes it (one member per `memberBytes` of lines, each compressed whole by
+/// libdeflate). A file is written under a temporary name and renamed when `finish()`
+/// succeeds, so a failed or killed export never leaves a file that looks whole.
 public final class LineWriter {
     /// Uncompressed bytes held before a write, and in each gzip member.
     public static let memberBytes = 1 << 20
+    /// libdeflate's level for gzip members (zlib's default, 6).
+    static let gzipLevel: Int32 = 6
 
     private let path: String?
     private let partial: String?
     private let fd: Int32
-    private let gzip: GzipWriter?
+    private let compressor: OpaquePointer?
     private var buffer: [UInt8] = []
+    private var compressed: [UInt8] = []
 
     /// Standard output when `path` is nil or `-`; gzip when `gzip` (a file only).
     public init(path: String?, gzip: Bool) throws {
@@ -38,28 +42,30 @@ public final class LineWriter {
             self.path = nil
             partial = nil
             fd = 1
-            self.gzip = nil
+            compressor = nil
             return
         }
         self.path = path
         let partial = path + ".partial"
         self.partial = partial
         if gzip {
-            do {
-                self.gzip = try GzipWriter(path: partial)
-            } catch let e as InputError {
-                throw OutputError(path: path, reason: e.reason)
+            guard let c = libdeflate_alloc_compressor(LineWriter.gzipLevel) else {
+                throw OutputError(path: path, reason: "libdeflate could not allocate a compressor")
             }
-            fd = -1
+            compressor = c
         } else {
-            let f = open(partial, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            guard f >= 0 else { throw OutputError(path: path, reason: String(cString: strerror(errno))) }
-            fd = f
-            self.gzip = nil
+            compressor = nil
         }
+        let f = open(partial, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard f >= 0 else {
+            if let compressor { libdeflate_free_compressor(compressor) }
+            throw OutputError(path: path, reason: String(cString: strerror(errno)))
+        }
+        fd = f
     }
 
     deinit {
+        if let compressor { libdeflate_free_compressor(compressor) }
         if fd > 2 { close(fd) }
         if let partial { unlink(partial) }
     }
@@ -73,42 +79,46 @@ public final class LineWriter {
         if buffer.count >= LineWriter.memberBytes { try flush() }
     }
 
-    /// Writes what is held and, for a file, gives it its name.
+    /// Writes what is held and, for a file, syncs it and gives it its name.
     public func finish() throws {
         try flush()
         guard let path, let partial else { return }
-        if fd > 2, fsync(fd) != 0 { throw OutputError(path: path, reason: String(cString: strerror(errno))) }
-        guard rename(partial, path) == 0 else { throw OutputError(path: path, reason: String(cString: strerror(errno))) }
+        guard fsync(fd) == 0, rename(partial, path) == 0 else {
+            throw OutputError(path: path, reason: String(cString: strerror(errno)))
+        }
     }
 
     private func flush() throws {
         guard !buffer.isEmpty else { return }
         defer { buffer.removeAll(keepingCapacity: true) }
-        if let gzip {
-            do {
-                try gzip.writeMember(buffer)
-            } catch let e as InputError {
-                throw OutputError(path: label, reason: e.reason)
+        guard let compressor else { return try buffer.withUnsafeBytes(writeAll) }
+        let bound = libdeflate_gzip_compress_bound(compressor, buffer.count)
+        if compressed.count < bound { compressed = [UInt8](repeating: 0, count: bound) }
+        let n = buffer.withUnsafeBytes { src in
+            compressed.withUnsafeMutableBytes { dst in
+                libdeflate_gzip_compress(compressor, src.baseAddress, src.count, dst.baseAddress, dst.count)
             }
-            return
         }
-        try buffer.withUnsafeBufferPointer { b in
-            guard let base = b.baseAddress else { return }
-            var written = 0
-            while written < b.count {
-                let n = systemWrite(fd, base + written, b.count - written)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw OutputError(path: label, reason: String(cString: strerror(errno)))
-                }
-                written += n
+        guard n > 0 else { throw OutputError(path: label, reason: "libdeflate could not compress a member") }
+        try compressed.withUnsafeBytes { try writeAll(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+    }
+
+    private func writeAll(_ b: UnsafeRawBufferPointer) throws {
+        guard let base = b.baseAddress else { return }
+        var written = 0
+        while written < b.count {
+            let n = systemWrite(fd, base + written, b.count - written)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw OutputError(path: label, reason: String(cString: strerror(errno)))
             }
+            written += n
         }
     }
 }
 
 /// The system's write(2) (the class's own `write` hides the plain name).
-private func systemWrite(_ fd: Int32, _ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
+private func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int {
     #if canImport(Glibc)
     return Glibc.write(fd, p, n)
     #else

@@ -33,7 +33,7 @@ public final class EventStore: Sendable {
             // the file exists).
             try db.execute(sql: "PRAGMA page_size = 16384")
             // Reads map the file instead of one pread per page (a report reads every journey).
-            try db.execute(sql: "PRAGMA mmap_size = 1073741824")
+            try db.execute(sql: "PRAGMA mmap_size = \(EventStore.readerMapBytes)")
         }
         do {
             pool = try DatabasePool(path: path, configuration: config)
@@ -62,6 +62,9 @@ public final class EventStore: Sendable {
         return false
         #endif
     }()
+
+    /// How much of the store file a reader maps (a report reads every journey).
+    static let readerMapBytes = 1 << 30
 
     /// `$FUNNEL_STORE`, else `./funnel.sqlite` (a `--store` flag goes before this).
     public static func defaultPath(environment: [String: String]) -> String {

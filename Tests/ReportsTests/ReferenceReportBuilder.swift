@@ -1,3 +1,4 @@
+import Foundation
 import FunnelModel
 import Projections
 @testable import Reports
@@ -14,8 +15,45 @@ extension ReportBuilder {
             report.groups = referenceGroups(selected, by: by).map { value, members in
                 FunnelReport.Group(value: value, report: referenceFigures(members, query: query))
             }
+            referenceComparisons(&report, selected, by: by, query: query)
+            if by == .day || by == .week, var groups = report.groups {
+                let horizon = Date(timeIntervalSince1970: query.asOf.seconds - query.idleSeconds)
+                for i in groups.indices {
+                    guard let start = referenceDay.date(from: groups[i].value),
+                          let end = referenceCalendar.date(byAdding: by == .week ? .weekOfYear : .day, value: 1, to: start) else { continue }
+                    groups[i].settled = end <= horizon
+                }
+                report.groups = groups
+            }
         }
         return report
+    }
+
+    /// Each group against the rest, counted from the users not in it (not by subtraction).
+    func referenceComparisons(_ report: inout FunnelReport, _ selected: [Journey], by: ReportQuery.Dimension, query: ReportQuery) {
+        guard var groups = report.groups else { return }
+        let members = Dictionary(uniqueKeysWithValues: referenceGroups(selected, by: by).map { ($0.0, Set($0.1.map(\.userID))) })
+        let rests = groups.map { g in referenceFigures(selected.filter { !(members[g.value] ?? []).contains($0.userID) }, query: query) }
+        func compare(_ x: Int, _ n: Int, _ rx: Int, _ rn: Int) -> FunnelReport.Comparison {
+            FunnelReport.Comparison(difference: n > 0 && rn > 0 ? Double(x) / Double(n) - Double(rx) / Double(rn) : nil,
+                                    pValue: Statistics.twoProportionPValue(x, of: n, against: rx, of: rn))
+        }
+        func adjust(_ cs: [FunnelReport.Comparison]) -> [FunnelReport.Comparison] {
+            let adjusted = Statistics.benjaminiHochberg(cs.map(\.pValue))
+            return cs.indices.map { var c = cs[$0]; c.pValueAdjusted = adjusted[$0]; return c }
+        }
+        let completion = adjust(groups.indices.map { i in
+            compare(groups[i].report.users.completed, groups[i].report.users.started, rests[i].users.completed, rests[i].users.started)
+        })
+        for i in groups.indices { groups[i].versusRest = completion[i] }
+        for k in report.steps.indices {
+            let byStep = adjust(groups.indices.map { i in
+                let r = groups[i].report.steps[k], rest = rests[i].steps[k]
+                return compare(r.eligibleReached, r.eligible, rest.eligibleReached, rest.eligible)
+            })
+            for i in groups.indices { groups[i].report.steps[k].versusRest = byStep[i] }
+        }
+        report.groups = groups
     }
 
     /// The values of a dimension and the users under each, in a stable order.
@@ -56,9 +94,24 @@ extension ReportBuilder {
                 buckets[on ? "on" : "off", default: []].append(j)
             }
             return [("on", buckets["on"] ?? []), ("off", buckets["off"] ?? [])]
-        case .week:
-            for j in journeys { add(ReportBuilder.isoWeek(j.startedAt ?? j.firstEventAt), j) }
-            return order.sorted().map { ($0, buckets[$0] ?? []) }
+        case .day, .week:
+            // Through Foundation's ISO 8601 calendar in UTC, every bucket from the first to the last.
+            let week = by == .week
+            for j in journeys {
+                let date = Date(timeIntervalSince1970: (j.startedAt ?? j.firstEventAt).seconds)
+                let start = week ? referenceCalendar.dateInterval(of: .weekOfYear, for: date)?.start ?? date
+                    : referenceCalendar.startOfDay(for: date)
+                add(referenceDay.string(from: start), j)
+            }
+            let dates = order.compactMap { referenceDay.date(from: $0) }.sorted()
+            guard var d = dates.first, let last = dates.last else { return [] }
+            var out: [(String, [Journey])] = []
+            while d <= last {
+                let key = referenceDay.string(from: d)
+                out.append((key, buckets[key] ?? []))
+                d = referenceCalendar.date(byAdding: week ? .weekOfYear : .day, value: 1, to: d) ?? last.addingTimeInterval(1)
+            }
+            return out
         }
     }
 
@@ -199,3 +252,20 @@ extension ReportBuilder {
         return rows
     }
 }
+
+/// The ISO 8601 calendar in UTC (weeks start on Monday).
+let referenceCalendar: Calendar = {
+    var c = Calendar(identifier: .iso8601)
+    c.timeZone = TimeZone(identifier: "UTC") ?? c.timeZone
+    return c
+}()
+
+/// `YYYY-MM-DD` in UTC.
+let referenceDay: DateFormatter = {
+    let f = DateFormatter()
+    f.calendar = referenceCalendar
+    f.locale = Locale(identifier: "en_US_POSIX")
+    f.timeZone = referenceCalendar.timeZone
+    f.dateFormat = "yyyy-MM-dd"
+    return f
+}()

@@ -108,7 +108,7 @@ extension ProjectionStore {
 
     /// The store's as-of: the latest event time not after `now` (an event dated in the
     /// future does not move every user into "abandoned").
-    public static func defaultAsOf(store: EventStore, now: Timestamp) throws -> Timestamp? {
+    public static func defaultAsOf(store: any EventLogReading, now: Timestamp) throws -> Timestamp? {
         try store.latestEventTime(notAfter: now)
     }
 

@@ -210,6 +210,22 @@ final class IngestTests: XCTestCase {
         XCTAssertNoThrow(try store(migrations: [migration]))
     }
 
+    /// The store as an `EventLogReading`: the same events as the log read through SQL.
+    func testTheStoreReadsAsAnEventLog() throws {
+        let st = try store()
+        _ = try ingest(st, [duplicatesFile])
+        let log: any EventLogReading = st
+        var viaLog: [Int64] = []
+        try log.forEachEvent(flow: "glp1") { viaLog.append($0.seq) }
+        var viaDB: [Int64] = []
+        try st.writer.read { db in try EventStore.forEachEvent(flow: "glp1", in: db) { viaDB.append($0.seq) } }
+        XCTAssertEqual(viaLog.count, 5)
+        XCTAssertEqual(viaLog, viaDB)
+        XCTAssertEqual(try log.flows(), ["glp1"])
+        XCTAssertEqual(try log.events(user: "u-7", flow: nil).map(\.seq).sorted(), [1, 2, 3, 4, 5])
+        XCTAssertEqual(try log.inputs().count, 1)
+    }
+
     /// A generated multi-member gzip log: the parallel and the sequential pipelines, and any
     /// batch size, store exactly the same thing.
     func testPipelinesAgreeOnGeneratedLog() throws {

@@ -1,0 +1,28 @@
+import FunnelModel
+
+/// Reading the event log without its tables or connection: what replay, user lookups and
+/// tools need of a store. `EventStore` is the one that holds a log.
+public protocol EventLogReading: Sendable {
+    /// One user's events (in one flow, or all flows), in fold order (event time, then arrival).
+    func events(user: String, flow: String?) throws -> [RecordedEvent]
+    /// The whole log (or one flow's part), grouped by user and flow, each group in fold order.
+    func forEachEvent(flow: String?, _ body: (RecordedEvent) throws -> Void) throws
+    /// The inputs ledger, in ingest order.
+    func inputs() throws -> [LedgerEntry]
+    /// Every quarantined line, in input and line order.
+    func quarantine() throws -> [QuarantineEntry]
+    /// The distinct flows in the log, sorted.
+    func flows() throws -> [String]
+    /// The latest event time, or the latest not after `bound`.
+    func latestEventTime(notAfter bound: Timestamp?) throws -> Timestamp?
+    /// User ids close to `query`, for "did you mean".
+    func userIDs(matching query: String, limit: Int) throws -> [String]
+    /// Copies that arrived again (same body) for these events, in arrival order.
+    func duplicates(ofEventIDs ids: [String]) throws -> [String: [DuplicateCopy]]
+}
+
+extension EventStore: EventLogReading {
+    public func forEachEvent(flow: String?, _ body: (RecordedEvent) throws -> Void) throws {
+        try read(doing: "reading the log") { db in try EventStore.forEachEvent(flow: flow, in: db, body) }
+    }
+}

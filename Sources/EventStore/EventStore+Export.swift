@@ -31,7 +31,7 @@ extension EventStore {
         try read(doing: "exporting events") { db in
             // Pages read once, through a small cache: memory stays the same whatever the store's size.
             try db.execute(sql: "PRAGMA mmap_size = 0")
-            defer { try? db.execute(sql: "PRAGMA mmap_size = \(EventStore.readerMapBytes)") }
+            defer { try? db.execute(sql: "PRAGMA mmap_size = \(Tuning.readerMapBytes)") }
             var flowAtom: Int64?
             if let flow = selection.flow {
                 guard let f = try EventStore.atomID(flow, in: db) else { return 0 }

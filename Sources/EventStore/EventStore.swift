@@ -31,9 +31,9 @@ public final class EventStore: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             // 16 KiB pages for a new store: shallower indexes, fewer page splits (ignored once
             // the file exists).
-            try db.execute(sql: "PRAGMA page_size = 16384")
+            try db.execute(sql: "PRAGMA page_size = \(Tuning.pageBytes)")
             // Reads map the file instead of one pread per page (a report reads every journey).
-            try db.execute(sql: "PRAGMA mmap_size = \(EventStore.readerMapBytes)")
+            try db.execute(sql: "PRAGMA mmap_size = \(Tuning.readerMapBytes)")
         }
         do {
             pool = try DatabasePool(path: path, configuration: config)
@@ -62,9 +62,6 @@ public final class EventStore: Sendable {
         return false
         #endif
     }()
-
-    /// How much of the store file a reader maps (a report reads every journey).
-    static let readerMapBytes = 1 << 30
 
     /// `$FUNNEL_STORE`, else `./funnel.sqlite` (a `--store` flag goes before this).
     public static func defaultPath(environment: [String: String]) -> String {

@@ -58,6 +58,10 @@ enum Tuning {
     static let mmapThreshold: Int32 = 256 << 10
     /// Bytes read at a time while hashing or spooling an input.
     static let readBuffer = 1 << 20
+    /// SQLite page size of a new store (shallower indexes, fewer page splits).
+    static let pageBytes = 16_384
+    /// How much of the store file a reading connection maps (a report reads every journey).
+    static let readerMapBytes = 1 << 30
     /// Stack of a worker thread (parsing, folding).
     static let workerStack = 8 << 20
 }

@@ -40,9 +40,9 @@ public struct Envelope: Sendable, Hashable {
 /// built once per distinct text, and shared by every event that has the same text. Bounded:
 /// each table starts over once it holds many entries.
 public struct EventCache {
-    var strings = SharedValues<String>(limit: 65_536)
-    var contexts = SharedValues<EventContext>(limit: 4_096)
-    var properties = SharedValues<[String: JSONValue]>(limit: 16_384)
+    var strings = SharedValues<String>(limit: Tuning.cachedStrings)
+    var contexts = SharedValues<EventContext>(limit: Tuning.cachedContexts)
+    var properties = SharedValues<[String: JSONValue]>(limit: Tuning.cachedPropertySets)
 
     public init() {}
 }

@@ -84,7 +84,7 @@ public final class ByteStream {
 
     /// Opens `path`; `-` is standard input. `memberLimit` is the largest member (uncompressed)
     /// decompressed in one call; 0 streams every member through zlib.
-    public init(path: String, chunkSize: Int = 1 << 18, memberLimit: Int = 1 << 20) throws {
+    public init(path: String, chunkSize: Int = Tuning.readChunk, memberLimit: Int = Tuning.wholeMemberBytes) throws {
         self.path = path
         self.chunkSize = chunkSize
         self.memberLimit = memberLimit
@@ -278,7 +278,7 @@ public final class GzipWriter {
     public init(path: String, level: Int32 = 6, append: Bool = false) throws {
         self.path = path
         self.level = level
-        out = [UInt8](repeating: 0, count: 1 << 16)
+        out = [UInt8](repeating: 0, count: Tuning.gzipOutputBytes)
         let flags = O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC)
         let f = open(path, flags, 0o644)
         guard f >= 0 else {

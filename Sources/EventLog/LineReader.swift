@@ -39,7 +39,7 @@ public final class LineReader {
     /// Bytes of an incomplete line dropped because the stream failed.
     public private(set) var droppedTailBytes = 0
 
-    public init(stream: ByteStream, maxLineLength: Int = LineReader.maxLineLength, chunk: Int = 1 << 18) {
+    public init(stream: ByteStream, maxLineLength: Int = LineReader.maxLineLength, chunk: Int = Tuning.lineChunk) {
         self.stream = stream
         self.maxLineLength = maxLineLength
         self.chunk = chunk

@@ -1,0 +1,18 @@
+/// EventLog's tuning constants, in one place: read sizes and cache bounds of parsing.
+@usableFromInline
+enum Tuning {
+    /// Compressed bytes read from an input at a time.
+    @usableFromInline static let readChunk = 1 << 18
+    /// The largest gzip member (uncompressed) decompressed whole in one call; larger ones
+    /// stream through zlib.
+    @usableFromInline static let wholeMemberBytes = 1 << 20
+    /// Uncompressed bytes the line reader takes from its stream at a time.
+    @usableFromInline static let lineChunk = 1 << 18
+    /// Distinct strings, contexts and property sets an event cache shares before a table
+    /// starts over.
+    static let cachedStrings = 65_536
+    static let cachedContexts = 4_096
+    static let cachedPropertySets = 16_384
+    /// The gzip writer's output buffer.
+    static let gzipOutputBytes = 1 << 16
+}

@@ -19,6 +19,37 @@ public enum Format {
         return String(format: "%.\(digits)f%%", value * 100)
     }
 
+    /// Words filled into lines of at most `width` columns, each line after the first (or
+    /// every line, with `indentFirst`) starting with `indent`. A word longer than a line
+    /// stands alone on its line, whole: a value is never cut.
+    public static func wrap(_ text: String, width: Int = 80, indent: String = "", indentFirst: Bool = false) -> [String] {
+        var lines: [String] = []
+        var line = indentFirst ? indent : ""
+        var lineHasWord = false
+        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+            if lineHasWord && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = indent
+                lineHasWord = false
+            }
+            line += (lineHasWord ? " " : "") + word
+            lineHasWord = true
+        }
+        if lineHasWord || lines.isEmpty { lines.append(line) }
+        return lines
+    }
+
+    /// Every line of `text` longer than `width` wrapped at spaces, its continuation lines
+    /// indented past the line's own indentation; shorter lines as they are.
+    public static func wrapLines(_ text: String, width: Int = 80, indent: String = "    ") -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            guard line.count > width else { return String(line) }
+            let leading = String(line.prefix { $0 == " " })
+            return wrap(String(line.dropFirst(leading.count)), width: width - leading.count, indent: indent)
+                .map { leading + $0 }.joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+
     public static func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
         let n = s.count
         if n >= width { return n > width ? String(s.prefix(max(0, width - 1))) + "…" : s }

@@ -9,6 +9,7 @@ struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Replay one user's journey event by event, with why the report counts it as it does.",
+        usage: "funnel replay --user <user> [<options>]",
         discussion: """
             Examples:
               funnel replay --user u-000123
@@ -27,7 +28,7 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         try reportingErrors("replay") {
             let catalog = try flows.catalog()
-            let store = try storeOptions.open()
+            let store = try storeOptions.openExisting()
             let events = try store.events(user: user, flow: flow)
             guard !events.isEmpty else {
                 let close = try store.userIDs(matching: user, limit: 5).filter { $0 != user }
@@ -43,7 +44,7 @@ struct ReplayCommand: ParsableCommand {
             } else {
                 throw CLIError("the store holds no events")
             }
-            let idleSeconds = try idle.map(Inputs.duration) ?? 86_400
+            let idleSeconds = try idle.map { try Inputs.duration($0) } ?? Journey.defaultIdleSeconds
             let copies = try store.duplicates(ofEventIDs: events.map(\.event.id)).mapValues { list in
                 list.map { "\($0.inputPath) line \($0.line) (ingested \($0.arrivedAt))" }
             }

@@ -13,8 +13,25 @@ extension ReportRequest {
         let definition = try ReportRequest.resolveFlow(flow, cohort: cohort, definitions: definitions,
                                                        storeFlows: try store.flows())
         let query = try self.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: store, now: now))
-        var warnings = ReportRequest.breakdownWarnings(report, query: query, definition: definition)
-        guard report.users.started == 0, query.cohort != nil || !query.filters.isEmpty else { return warnings }
+        let warnings = ReportRequest.breakdownWarnings(report, query: query, definition: definition)
+        guard report.users.started == 0 else { return warnings }
+        return warnings + (try filterWarnings(definition: definition, query: query, store: store))
+    }
+
+    /// For an empty user list: the `--where` or `--cohort` that matches nobody, if one does.
+    public func warnings(for list: UserList, store: EventStore, definitions: [FlowDefinition],
+                         now: Timestamp) throws -> [String] {
+        guard list.users.isEmpty else { return [] }
+        let definition = try ReportRequest.resolveFlow(flow, cohort: cohort, definitions: definitions,
+                                                       storeFlows: try store.flows())
+        let query = try self.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: store, now: now))
+        return try filterWarnings(definition: definition, query: query, store: store)
+    }
+
+    /// Each filter and the cohort tried alone on the users who started in the window.
+    func filterWarnings(definition: FlowDefinition, query: ReportQuery, store: EventStore) throws -> [String] {
+        guard query.cohort != nil || !query.filters.isEmpty else { return [] }
+        var warnings: [String] = []
         // The selection without cohort and filters: started users in the window, as of.
         let window = ReportQuery(since: query.since, until: query.until, asOf: query.asOf, idleSeconds: query.idleSeconds)
         var inWindow = 0

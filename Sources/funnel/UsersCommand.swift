@@ -29,7 +29,11 @@ struct UsersCommand: ParsableCommand {
             let catalog = try flows.catalog()
             let store = try storeOptions.openExisting()
             let request = ReportRequest(flow: flow, cohort: cohort, filters: filters, idle: time.idle, asOf: time.asOf)
-            let list = try request.users(store: store, definitions: catalog.all, now: now(), state: state, step: step)
+            let clock = now()
+            let list = try request.users(store: store, definitions: catalog.all, now: clock, state: state, step: step)
+            for warning in try request.warnings(for: list, store: store, definitions: catalog.all, now: clock) {
+                FileHandle.standardError.write(Data("funnel users: warning: \(warning)\n".utf8))
+            }
             switch format {
             case .text: try output.write(list.text())
             case .csv: try output.write(list.csv())

@@ -43,6 +43,10 @@ final class FirstHourTests: XCTestCase {
         let plain = try runFunnel(["report", "--store", store, "--flow", "glp1", "--format", "json"])
         XCTAssertEqual(try jsonObject(plain.stdout)["users"] as? [String: Int] == nil, false)
         XCTAssertEqual((try jsonObject(plain.stdout)["users"] as? [String: Int])?["abandoned"], abandoned["24h"])
+        // Written as two words, the unit is not taken for a log file: the number fails first.
+        let split = try runFunnel(["report", "--store", store, "--flow", "glp1", "--idle", "3", "days"])
+        XCTAssertEqual(split.status, 2)
+        XCTAssertTrue(split.stderr.hasPrefix("funnel report: --idle \"3\": a duration needs a unit"), split.stderr)
         // replay reads --idle the same way.
         let replay = try runFunnel(["replay", "--store", store, "--user", "u-000006", "--idle", "12"])
         XCTAssertEqual(replay.status, 2)
@@ -129,6 +133,15 @@ final class FirstHourTests: XCTestCase {
         let right = try runFunnel(["report", "--store", store, "--flow", "glp1", "--where", "weightGoal=maintain", "--format", "json"])
         XCTAssertEqual(right.stderr, "")
         XCTAssertGreaterThan((try jsonObject(right.stdout)["users"] as? [String: Int])?["started"] ?? 0, 0)
+        let users = try runFunnel(["users", "--store", store, "--flow", "glp1", "--where", "weightGoal=maintian", "--format", "csv"])
+        XCTAssertEqual(users.status, 0, users.stderr)
+        XCTAssertEqual(users.stdout.split(separator: "\n").count, 1, users.stdout)
+        XCTAssertEqual(users.stderr, "funnel users: warning: --where weightGoal=maintian matches none of the 393 users who started in flow glp1; weightGoal is one of: gain, lose, maintain\n")
+        let cohort = try runFunnel(["report", "--store", store, "--flow", "glp1", "--cohort", "glp1", "--where", "journeyStatus=about_to_start", "--format", "json"])
+        XCTAssertEqual(cohort.status, 0, cohort.stderr)
+        XCTAssertEqual((try jsonObject(cohort.stdout)["users"] as? [String: Int])?["started"], 0)
+        // Each alone matches someone: the warning says nothing false, so nothing at all.
+        XCTAssertEqual(cohort.stderr, "")
         // A window with nobody in it is not a filter's fault: the warning says so.
         let late = try runFunnel(["report", "--store", store, "--flow", "glp1", "--cohort", "glp1", "--since", "2027-01-01"])
         XCTAssertEqual(late.status, 0, late.stderr)

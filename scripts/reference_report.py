@@ -3,13 +3,20 @@
 tests to check `funnel report` figure by figure. Reads gzip/plain NDJSON files in name order.
 
 Usage: reference_report.py --flow glp1 [--cohort-key journeyStatus --cohort-value already_on_glp1]
-                           [--idle-seconds 86400] FILE_OR_DIR...
+                           [--idle-seconds 86400]
+                           [--segment-key journeyStatus --segment glp1=already_on_glp1 ...] FILE_OR_DIR...
 Prints JSON: users.{started,completed,in_progress,abandoned}, time_to_complete_seconds.{p50,p75,p90,p95},
 reached{step: n}, dropped{step: n}, as_of.
+With --segment-key, also segments[]: each named segment (users whose answer to the key is the
+value) and "(none)" (every other started user), in that order, with started, completed, and
+against the rest of the selection: difference (completion rate minus the rest's), p_value (the
+two-proportion z-test with pooled variance; None under 30 users a side) and p_value_adjusted
+(Benjamini-Hochberg across the segments).
 """
 import argparse
 import gzip
 import json
+import math
 import os
 import sys
 from datetime import datetime
@@ -41,12 +48,56 @@ def percentile(xs, p):
     return xs[lo] + (h - lo) * (xs[hi] - xs[lo])
 
 
+def two_proportion_p(x1, n1, x2, n2):
+    if n1 < 30 or n2 < 30:
+        return None
+    pooled = (x1 + x2) / (n1 + n2)
+    variance = pooled * (1 - pooled) * (1 / n1 + 1 / n2)
+    if variance <= 0:
+        return 1.0
+    z = (x1 / n1 - x2 / n2) / math.sqrt(variance)
+    return math.erfc(abs(z) / math.sqrt(2))
+
+
+def benjamini_hochberg(ps):
+    tested = sorted((p, i) for i, p in enumerate(ps) if p is not None)
+    m = len(tested)
+    out = [None] * len(ps)
+    running = 1.0
+    for rank in range(m, 0, -1):
+        p, i = tested[rank - 1]
+        running = min(running, p * m / rank)
+        out[i] = running
+    return out
+
+
+def segments(started_users, key, named):
+    """Each named segment and "(none)" against the rest of the started users."""
+    groups = [(name, lambda u, v=value: str(u["values"].get(key)) == v) for name, value in named]
+    values = {v for _, v in named}
+    groups.append(("(none)", lambda u: str(u["values"].get(key)) not in values))
+    rows = []
+    for name, member in groups:
+        inside = [u for u in started_users if member(u)]
+        rest = [u for u in started_users if not member(u)]
+        x, n = sum(u["completed"] is not None for u in inside), len(inside)
+        rx, rn = sum(u["completed"] is not None for u in rest), len(rest)
+        rows.append({"value": name, "started": n, "completed": x,
+                     "difference": (x / n - rx / rn) if n and rn else None,
+                     "p_value": two_proportion_p(x, n, rx, rn)})
+    for row, adjusted in zip(rows, benjamini_hochberg([r["p_value"] for r in rows])):
+        row["p_value_adjusted"] = adjusted
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--flow", required=True)
     ap.add_argument("--cohort-key")
     ap.add_argument("--cohort-value")
     ap.add_argument("--idle-seconds", type=float, default=86400)
+    ap.add_argument("--segment-key")
+    ap.add_argument("--segment", action="append", default=[], help="NAME=VALUE")
     ap.add_argument("paths", nargs="+")
     a = ap.parse_args()
     seen = set()
@@ -84,12 +135,13 @@ def main():
         elif name == "onboarding.step_completed":
             u["values"].update(e.get("properties") or {})
     counts = {"started": 0, "completed": 0, "in_progress": 0, "abandoned": 0}
-    durations, reached, dropped = [], {}, {}
+    durations, reached, dropped, selected = [], {}, {}, []
     for u in users.values():
         if u["started"] is None:
             continue
         if a.cohort_key and str(u["values"].get(a.cohort_key)) != a.cohort_value:
             continue
+        selected.append(u)
         counts["started"] += 1
         for s in u["viewed"]:
             reached[s] = reached.get(s, 0) + 1
@@ -105,6 +157,8 @@ def main():
            "time_to_complete_seconds": {k: percentile(durations, p) for k, p in
                                         (("p50", .5), ("p75", .75), ("p90", .9), ("p95", .95))},
            "reached": reached, "dropped": dropped}
+    if a.segment_key:
+        out["segments"] = segments(selected, a.segment_key, [s.split("=", 1) for s in a.segment])
     json.dump(out, sys.stdout, sort_keys=True)
     print()
 

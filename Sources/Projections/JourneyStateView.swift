@@ -4,7 +4,8 @@ import EventStore
 /// (see docs/store.md).
 enum JourneyStateView {
     /// `state` follows `Journey.state(asOf:idleSeconds:)` with `funnel report`'s defaults: as of
-    /// the latest event time in the store, the default idle window; NULL for a user who never started.
+    /// the latest event time in the store (the latest of any journey, found through the
+    /// `journeys_last` index), the default idle window; NULL for a user who never started.
     static let sql = """
         CREATE VIEW journey_state AS
         SELECT j.flow AS flow,
@@ -22,5 +23,5 @@ enum JourneyStateView {
                \(ReadableSQL.utcText("j.last_us")) AS last_event_at,
                CASE WHEN j.completed_us IS NOT NULL AND j.started_us IS NOT NULL
                     THEN (j.completed_us - j.started_us) / 1e6 END AS seconds_to_complete
-        FROM journeys j, (SELECT max(last_ts_us) AS as_of_us FROM flow_summary) a
+        FROM journeys j, (SELECT max(last_us) AS as_of_us FROM journeys) a
         """}

@@ -72,4 +72,28 @@ public enum Format {
         if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
         return String(format: "%.\(digits)f", value)
     }
+
+    /// Wraps `text` to 80 columns at word boundaries, every line indented by `indent`.
+    public static func wrapped(_ text: String, indent: Int, style: (String) -> String = { $0 }) -> String {
+        let width = 80 - indent
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+            if current.isEmpty {
+                current = String(word)
+            } else if current.count + 1 + word.count <= width {
+                current += " " + word
+            } else {
+                lines.append(current)
+                current = "  " + word
+            }
+            while current.count > width {
+                lines.append(String(current.prefix(width)))
+                current = "  " + current.dropFirst(width)
+            }
+        }
+        if !current.isEmpty { lines.append(current) }
+        let pad = String(repeating: " ", count: indent)
+        return lines.map { pad + style($0) + "\n" }.joined()
+    }
 }

@@ -92,6 +92,8 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         public var medianSecondsOnStep: Double?
         /// False for steps before the flow's first tracked step (no telemetry).
         public var tracked: Bool
+        /// In a group's report (`--by`): conversion from eligible against the rest of the selection.
+        public var versusRest: Comparison?
 
         enum CodingKeys: String, CodingKey {
             case step, lane, kind, title, condition, reached, eligible
@@ -99,6 +101,7 @@ public struct FunnelReport: Sendable, Hashable, Codable {
             case conversionFromPrevious = "conversion_from_previous"
             case conversionFromEligible = "conversion_from_eligible"
             case medianSecondsOnStep = "median_seconds_on_step", tracked
+            case differenceFromRest = "difference_from_rest", pValue = "p_value", pValueAdjusted = "p_value_adjusted"
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -117,6 +120,29 @@ public struct FunnelReport: Sendable, Hashable, Codable {
             try c.encode(conversionFromEligible, forKey: .conversionFromEligible)
             try c.encode(medianSecondsOnStep, forKey: .medianSecondsOnStep)
             try c.encode(tracked, forKey: .tracked)
+            if let versusRest {
+                try c.encode(versusRest.difference, forKey: .differenceFromRest)
+                try c.encode(versusRest.pValue, forKey: .pValue)
+                try c.encode(versusRest.pValueAdjusted, forKey: .pValueAdjusted)
+            }
+        }
+    }
+
+    /// A segment's rate against the rest of the selection (the selection's users not in it).
+    public struct Comparison: Sendable, Hashable, Codable {
+        /// The segment's rate minus the rest's (a fraction: 0.052 is 5.2 points); nil when
+        /// either side has no users.
+        public var difference: Double?
+        /// Two-sided, two-proportion z-test; nil when either side has too few users
+        /// (`Statistics.minimumUsersForTest`).
+        public var pValue: Double?
+        /// Benjamini–Hochberg adjusted across the segments shown.
+        public var pValueAdjusted: Double?
+
+        public init(difference: Double?, pValue: Double?, pValueAdjusted: Double? = nil) {
+            self.difference = difference
+            self.pValue = pValue
+            self.pValueAdjusted = pValueAdjusted
         }
     }
 
@@ -139,6 +165,41 @@ public struct FunnelReport: Sendable, Hashable, Codable {
     public struct Group: Sendable, Hashable, Codable {
         public var value: String
         public var report: FunnelReport
+        /// Completion rate against the rest of the selection.
+        public var versusRest: Comparison?
+
+        enum CodingKeys: String, CodingKey {
+            case value, report
+            case differenceFromRest = "difference_from_rest", pValue = "p_value", pValueAdjusted = "p_value_adjusted"
+        }
+
+        public init(value: String, report: FunnelReport, versusRest: Comparison? = nil) {
+            self.value = value
+            self.report = report
+            self.versusRest = versusRest
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            value = try c.decode(String.self, forKey: .value)
+            report = try c.decode(FunnelReport.self, forKey: .report)
+            if c.contains(.pValue) {
+                versusRest = Comparison(difference: try c.decodeIfPresent(Double.self, forKey: .differenceFromRest),
+                                        pValue: try c.decodeIfPresent(Double.self, forKey: .pValue),
+                                        pValueAdjusted: try c.decodeIfPresent(Double.self, forKey: .pValueAdjusted))
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(value, forKey: .value)
+            try c.encode(report, forKey: .report)
+            if let versusRest {
+                try c.encode(versusRest.difference, forKey: .differenceFromRest)
+                try c.encode(versusRest.pValue, forKey: .pValue)
+                try c.encode(versusRest.pValueAdjusted, forKey: .pValueAdjusted)
+            }
+        }
     }
 
     enum CodingKeys: String, CodingKey {
@@ -169,5 +230,31 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         try c.encode(topDropoffs, forKey: .topDropoffs)
         if let by { try c.encode(by, forKey: .by) }
         if let groups { try c.encode(groups, forKey: .groups) }
+    }
+}
+
+// Decoding in an extension keeps StepRow's memberwise initializer.
+extension FunnelReport.StepRow {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        step = try c.decode(String.self, forKey: .step)
+        lane = try c.decodeIfPresent(String.self, forKey: .lane)
+        kind = try c.decode(String.self, forKey: .kind)
+        title = try c.decodeIfPresent(String.self, forKey: .title)
+        condition = try c.decodeIfPresent(String.self, forKey: .condition)
+        reached = try c.decode(Int.self, forKey: .reached)
+        eligible = try c.decode(Int.self, forKey: .eligible)
+        eligibleReached = try c.decode(Int.self, forKey: .eligibleReached)
+        skipped = try c.decode(Int.self, forKey: .skipped)
+        dropped = try c.decode(Int.self, forKey: .dropped)
+        conversionFromPrevious = try c.decodeIfPresent(Double.self, forKey: .conversionFromPrevious)
+        conversionFromEligible = try c.decodeIfPresent(Double.self, forKey: .conversionFromEligible)
+        medianSecondsOnStep = try c.decodeIfPresent(Double.self, forKey: .medianSecondsOnStep)
+        tracked = try c.decode(Bool.self, forKey: .tracked)
+        if c.contains(.pValue) {
+            versusRest = FunnelReport.Comparison(difference: try c.decodeIfPresent(Double.self, forKey: .differenceFromRest),
+                                    pValue: try c.decodeIfPresent(Double.self, forKey: .pValue),
+                                    pValueAdjusted: try c.decodeIfPresent(Double.self, forKey: .pValueAdjusted))
+        }
     }
 }

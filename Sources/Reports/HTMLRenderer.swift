@@ -518,7 +518,12 @@ struct HTMLPage {
             if let ci = r.completionRateCI95 { out += " <span class=\"muted\">(\(Format.percent(ci.low, digits: 0))–\(Format.percent(ci.high, digits: 0)))</span>" }
             out += "<br><span class=\"muted\">p50</span> \(HTML.escape(Format.duration(r.timeToCompleteSeconds.p50))) · "
             out += "<span class=\"muted\">p90</span> \(HTML.escape(Format.duration(r.timeToCompleteSeconds.p90))) · "
-            out += "\(HTML.count(r.users.abandoned)) abandoned</p>\n"
+            out += "\(HTML.count(r.users.abandoned)) abandoned"
+            if let c = g.versusRest {
+                out += "<br><span class=\"muted\">vs rest</span> <span class=\"\(c.isSignificant ? "sig" : "muted")\">"
+                out += "\(HTML.escape(c.points)) (\(HTML.escape(c.pText)))</span>"
+            }
+            out += "</p>\n"
             out += funnel(r, scale: scales.users, compact: true)
             out += histogram(r, scales: scales, compact: true)
             out += "</article>\n"
@@ -533,7 +538,7 @@ struct HTMLPage {
         var out = "<section class=\"card tables\" aria-labelledby=\"tab-h\">\n<h2 id=\"tab-h\">The numbers</h2>\n"
         if let groups = r.groups, let by = r.by {
             out += "<h3>By \(HTML.escape(by))</h3>\n<div class=\"scroll\"><table>\n<thead><tr><th>\(HTML.escape(by))</th>"
-            for h in ["started", "completed", "in progress", "abandoned", "completion", "95% CI", "p50", "p90"] {
+            for h in ["started", "completed", "in progress", "abandoned", "completion", "95% CI", "vs rest", "p (adj.)", "p50", "p90"] {
                 out += "<th class=\"n\">\(h)</th>"
             }
             out += "</tr></thead>\n<tbody>\n"
@@ -543,6 +548,7 @@ struct HTMLPage {
                 let ci = x.completionRateCI95.map { "\(Format.percent($0.low))–\(Format.percent($0.high))" } ?? "—"
                 for c in [HTML.count(x.users.started), HTML.count(x.users.completed), HTML.count(x.users.inProgress),
                           HTML.count(x.users.abandoned), Format.percent(x.completionRate), ci,
+                          g.versusRest?.points ?? "", g.versusRest?.pCell ?? "",
                           Format.duration(x.timeToCompleteSeconds.p50), Format.duration(x.timeToCompleteSeconds.p90)] {
                     out += "<td class=\"n\">\(HTML.escape(c))</td>"
                 }
@@ -628,6 +634,7 @@ struct HTMLPage {
     h2 { font-size: 17px; margin: 0 0 6px; }
     h3 { font-size: 14px; margin: 14px 0 6px; }
     .muted { color: var(--muted); font-weight: normal; }
+    .sig { font-weight: 600; color: var(--ink); }
     .eyebrow { margin: 0; color: var(--muted); text-transform: uppercase; letter-spacing: .06em; font-size: 12px; }
     .scope { list-style: none; padding: 0; margin: 0 0 18px; display: flex; flex-wrap: wrap; gap: 6px 18px; }
     .scope span { color: var(--muted); }

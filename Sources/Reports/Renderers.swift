@@ -32,21 +32,26 @@ extension FunnelReport {
         var out = ""
         if let groups, let by {
             out += heading + "\n" + scope + "\nby \(by)\n\n"
-            out += Format.pad("", 14)
-            let cols = ["started", "completed", "rate", "p50", "p90", "abandoned"]
-            for c in cols { out += Format.pad(c, 11, right: true) }
+            // Completion against the rest of the selection: points and the adjusted p-value.
+            let widths = [12, 8, 10, 7, 8, 8, 10, 8, 9]
+            let titles = ["", "started", "completed", "rate", "p50", "p90", "abandoned", "vs rest", "p adj"]
+            for (t, w) in zip(titles, widths) { out += Format.pad(t, w, right: !t.isEmpty) }
             out += "\n"
             for g in groups {
                 let r = g.report
-                out += Format.pad(g.value, 14)
-                let cells = [String(r.users.started), String(r.users.completed), Format.percent(r.completionRate),
+                let cells = [g.value, String(r.users.started), String(r.users.completed), Format.percent(r.completionRate),
                              Format.duration(r.timeToCompleteSeconds.p50), Format.duration(r.timeToCompleteSeconds.p90),
-                             String(r.users.abandoned)]
-                for c in cells { out += Format.pad(c, 11, right: true) }
+                             String(r.users.abandoned), (g.versusRest?.points ?? "—").replacingOccurrences(of: " pts", with: ""),
+                             g.versusRest?.pCell ?? "—"]
+                for (k, (c, w)) in zip(cells, widths).enumerated() { out += Format.pad(c, w, right: k > 0) }
                 out += "\n"
             }
+            out += "vs rest: completion rate minus the rest of the selection's, in points; p adj:\n"
+            out += "two-proportion z-test, Benjamini–Hochberg adjusted, * below \(Statistics.significanceLevel),\n"
+            out += "— under \(Statistics.minimumUsersForTest) users on a side\n"
             for g in groups {
                 out += "\n" + String(repeating: "═", count: 78) + "\n\(by) = \(g.value)\n"
+                for line in versusRestText(g) { out += Format.wrapped(line, indent: 0) }
                 out += g.report.textBody()
             }
             return out
@@ -113,7 +118,9 @@ extension FunnelReport {
         out += markdownBody()
         if let groups, let by {
             for g in groups {
-                out += "\n## \(by) = \(g.value)\n\n" + g.report.markdownBody()
+                out += "\n## \(by) = \(g.value)\n\n"
+                for line in versusRestText(g) { out += line.prefix(1).uppercased() + line.dropFirst() + ".\n\n" }
+                out += g.report.markdownBody()
             }
         }
         return out

@@ -38,8 +38,8 @@ extension Replay {
             var line = Format.pad(since, 9) + Format.pad(clock, 9) + Format.pad(name, 22) + (e.step ?? "")
             if line.count > 79 { line = String(line.prefix(78)) + "…" }
             out += (e.folded ? line : p.dim(line)) + "\n"
-            for n in e.notes { out += Replay.wrapped(n, indent: 18, style: { p.cyan($0) }) }
-            for f in e.flags { out += Replay.wrapped("! " + f, indent: 18, style: { p.red($0) }) }
+            for n in e.notes { out += Format.wrapped(n, indent: 18, style: { p.cyan($0) }) }
+            for f in e.flags { out += Format.wrapped("! " + f, indent: 18, style: { p.red($0) }) }
         }
         out += "\npath (" + (lane.map { "lane \($0)" } ?? "lane undecided") + ")\n"
         for s in path {
@@ -57,15 +57,15 @@ extension Replay {
             case .undetermined: detail = "undetermined: " + (s.reason ?? "")
             case .beforeStart: detail = "before tracking starts"
             }
-            out += Replay.wrapped("\(mark) " + Format.pad(s.step, 24) + detail, indent: 2, style: { $0 })
+            out += Format.wrapped("\(mark) " + Format.pad(s.step, 24) + detail, indent: 2, style: { $0 })
         }
         if !deviations.isEmpty {
             out += "\ndeviations from the flow graph\n"
-            for d in deviations { out += Replay.wrapped("! " + d, indent: 2, style: { p.yellow($0) }) }
+            for d in deviations { out += Format.wrapped("! " + d, indent: 2, style: { p.yellow($0) }) }
         }
         if afterAsOf > 0 { out += "\n\(afterAsOf) event(s) after as-of are listed but not counted\n" }
         out += "\n" + p.bold("verdict") + "\n"
-        out += Replay.wrapped(verdict + (currentStep.map { " · current step \($0)" } ?? ""), indent: 2, style: { $0 })
+        out += Format.wrapped(verdict + (currentStep.map { " · current step \($0)" } ?? ""), indent: 2, style: { $0 })
         return out
     }
 
@@ -75,29 +75,5 @@ extension Replay {
         if s < 3600 { return "\(s / 60)m\(s % 60 < 10 ? "0" : "")\(s % 60)s" }
         if s < 86_400 { return "\(s / 3600)h\(s / 60 % 60 < 10 ? "0" : "")\(s / 60 % 60)m" }
         return "\(s / 86_400)d\(s / 3600 % 24)h"
-    }
-
-    /// Wraps `text` to 80 columns at word boundaries, every line indented by `indent`.
-    static func wrapped(_ text: String, indent: Int, style: (String) -> String) -> String {
-        let width = 80 - indent
-        var lines: [String] = []
-        var current = ""
-        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
-            if current.isEmpty {
-                current = String(word)
-            } else if current.count + 1 + word.count <= width {
-                current += " " + word
-            } else {
-                lines.append(current)
-                current = "  " + word
-            }
-            while current.count > width {
-                lines.append(String(current.prefix(width)))
-                current = "  " + current.dropFirst(width)
-            }
-        }
-        if !current.isEmpty { lines.append(current) }
-        let pad = String(repeating: " ", count: indent)
-        return lines.map { pad + style($0) + "\n" }.joined()
     }
 }

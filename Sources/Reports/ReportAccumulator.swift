@@ -143,6 +143,7 @@ public struct ReportAccumulator {
             report.groups = groupOrder(by).map { key in
                 FunnelReport.Group(value: key, report: (groups[key] ?? Figures(layout)).report(builder.definition, layout, query: query))
             }
+            report.compareGroups()
         }
         return report
     }

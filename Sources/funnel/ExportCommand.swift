@@ -49,10 +49,7 @@ struct ExportCommand: ParsableCommand {
             }
         }
         if let user = selection.user, try store.events(user: user, flow: selection.flow).isEmpty {
-            let close = try store.userIDs(matching: user, limit: 5).filter { $0 != user }
-            var message = "no events for user \"\(user)\"" + (selection.flow.map { " in flow \($0)" } ?? "")
-            if !close.isEmpty { message += "; did you mean: " + close.joined(separator: ", ") }
-            throw CLIError(message)
+            throw try CLIError.unknownUser(user, flow: selection.flow, in: store)
         }
         if let since = selection.since, let until = selection.until, until <= since {
             throw CLIError("--until (\(until)) is not after --since (\(since))")

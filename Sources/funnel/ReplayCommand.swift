@@ -30,12 +30,7 @@ struct ReplayCommand: ParsableCommand {
             let catalog = try flows.catalog()
             let store = try storeOptions.openExisting()
             let events = try store.events(user: user, flow: flow)
-            guard !events.isEmpty else {
-                let close = try store.userIDs(matching: user, limit: 5).filter { $0 != user }
-                var message = "no events for user \"\(user)\"" + (flow.map { " in flow \($0)" } ?? "")
-                if !close.isEmpty { message += "; did you mean: " + close.joined(separator: ", ") }
-                throw CLIError(message)
-            }
+            guard !events.isEmpty else { throw try CLIError.unknownUser(user, flow: flow, in: store) }
             let asOf: Timestamp
             if let at {
                 asOf = try Inputs.time(at, option: "--at")

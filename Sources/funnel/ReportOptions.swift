@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import FunnelModel
 import Reports
+import EventStore
 
 /// Writes a command's output to standard output or to `--output FILE`.
 struct OutputOption: ParsableArguments {
@@ -53,3 +54,13 @@ func now() -> Timestamp {
 }
 
 extension ReportFormat: ExpressibleByArgument {}
+
+extension CLIError {
+    /// A user with no events (in `flow`), with the closest user ids the store has.
+    static func unknownUser(_ user: String, flow: String?, in store: EventStore) throws -> CLIError {
+        let close = try store.userIDs(matching: user, limit: 5).filter { $0 != user }
+        var message = "no events for user \"\(user)\"" + (flow.map { " in flow \($0)" } ?? "")
+        if !close.isEmpty { message += "; did you mean: " + close.joined(separator: ", ") }
+        return CLIError(message)
+    }
+}

@@ -14,8 +14,36 @@ extension ReportBuilder {
             report.groups = referenceGroups(selected, by: by).map { value, members in
                 FunnelReport.Group(value: value, report: referenceFigures(members, query: query))
             }
+            referenceComparisons(&report, selected, by: by, query: query)
         }
         return report
+    }
+
+    /// Each group against the rest, counted from the users not in it (not by subtraction).
+    func referenceComparisons(_ report: inout FunnelReport, _ selected: [Journey], by: ReportQuery.Dimension, query: ReportQuery) {
+        guard var groups = report.groups else { return }
+        let members = Dictionary(uniqueKeysWithValues: referenceGroups(selected, by: by).map { ($0.0, Set($0.1.map(\.userID))) })
+        let rests = groups.map { g in referenceFigures(selected.filter { !(members[g.value] ?? []).contains($0.userID) }, query: query) }
+        func compare(_ x: Int, _ n: Int, _ rx: Int, _ rn: Int) -> FunnelReport.Comparison {
+            FunnelReport.Comparison(difference: n > 0 && rn > 0 ? Double(x) / Double(n) - Double(rx) / Double(rn) : nil,
+                                    pValue: Statistics.twoProportionPValue(x, of: n, against: rx, of: rn))
+        }
+        func adjust(_ cs: [FunnelReport.Comparison]) -> [FunnelReport.Comparison] {
+            let adjusted = Statistics.benjaminiHochberg(cs.map(\.pValue))
+            return cs.indices.map { var c = cs[$0]; c.pValueAdjusted = adjusted[$0]; return c }
+        }
+        let completion = adjust(groups.indices.map { i in
+            compare(groups[i].report.users.completed, groups[i].report.users.started, rests[i].users.completed, rests[i].users.started)
+        })
+        for i in groups.indices { groups[i].versusRest = completion[i] }
+        for k in report.steps.indices {
+            let byStep = adjust(groups.indices.map { i in
+                let r = groups[i].report.steps[k], rest = rests[i].steps[k]
+                return compare(r.eligibleReached, r.eligible, rest.eligibleReached, rest.eligible)
+            })
+            for i in groups.indices { groups[i].report.steps[k].versusRest = byStep[i] }
+        }
+        report.groups = groups
     }
 
     /// The values of a dimension and the users under each, in a stable order.

@@ -53,6 +53,32 @@ final class ReportCommandTests: XCTestCase {
         }
     }
 
+    /// `--by cohort`: each cohort's counts and its comparison with the rest of the selection
+    /// (difference, p-value, adjusted p-value) as the reference computes them from the logs.
+    func testSegmentsAgainstTheRestAgreeWithTheReference() throws {
+        let store = tempDir().appendingPathComponent("s.sqlite").path
+        let dir = sampleData.appendingPathComponent("glp1").path
+        let r = try runFunnel(["report", "--flow", "glp1", "--by", "cohort", "--store", store, "--format", "json", dir])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let groups = try XCTUnwrap(try jsonObject(r.stdout)["groups"] as? [[String: Any]])
+        let ref = try XCTUnwrap(try reference(["--flow", "glp1", "--segment-key", "journeyStatus", "--segment", "glp1=already_on_glp1",
+                                               "--segment", "explorers=about_to_start", dir])["segments"] as? [[String: Any]])
+        XCTAssertEqual(groups.map { $0["value"] as? String }, ref.map { $0["value"] as? String })
+        for (g, e) in zip(groups, ref) {
+            let label = g["value"] as? String ?? "?"
+            let users = (g["report"] as? [String: Any])?["users"] as? [String: Int]
+            XCTAssertEqual(users?["started"], e["started"] as? Int, label)
+            XCTAssertEqual(users?["completed"], e["completed"] as? Int, label)
+            for key in ["p_value", "p_value_adjusted"] {
+                let a = try XCTUnwrap(g[key] as? Double, "\(label) \(key)")
+                let b = try XCTUnwrap(e[key] as? Double, "\(label) \(key) (reference)")
+                XCTAssertEqual(a / b, 1, accuracy: 1e-9, "\(label) \(key)")
+            }
+            XCTAssertEqual(try XCTUnwrap(g["difference_from_rest"] as? Double), try XCTUnwrap(e["difference"] as? Double),
+                           accuracy: 1e-12, label)
+        }
+    }
+
     func testTheReadmeCommandGLP1Cohort() throws {
         let store = tempDir().appendingPathComponent("s.sqlite").path
         let dir = sampleData.appendingPathComponent("glp1").path

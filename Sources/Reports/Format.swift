@@ -20,22 +20,24 @@ public enum Format {
     }
 
     /// Words filled into lines of at most `width` columns, each line after the first (or
-    /// every line, with `indentFirst`) starting with `indent`. A word longer than a line
-    /// stands alone on its line, whole: a value is never cut.
-    public static func wrap(_ text: String, width: Int = 80, indent: String = "", indentFirst: Bool = false) -> [String] {
+    /// every line, with `indentFirst`) starting with `indent`; spaces inside a line are kept.
+    /// A word longer than a line stands alone on its line, whole: a value is never cut.
+    public static func wrap(_ text: String, width: Int = 80, indent: String = "  ", indentFirst: Bool = false) -> [String] {
         var lines: [String] = []
-        var line = indentFirst ? indent : ""
-        var lineHasWord = false
-        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
-            if lineHasWord && line.count + 1 + word.count > width {
-                lines.append(line)
-                line = indent
-                lineHasWord = false
+        var start = indentFirst ? indent : ""
+        var current = start
+        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+            if current == start {
+                current += word
+            } else if current.count + 1 + word.count <= width {
+                current += " " + word
+            } else {
+                lines.append(current)
+                start = indent
+                current = indent + word
             }
-            line += (lineHasWord ? " " : "") + word
-            lineHasWord = true
         }
-        if lineHasWord || lines.isEmpty { lines.append(line) }
+        if current != start || lines.isEmpty { lines.append(current) }
         return lines
     }
 
@@ -73,27 +75,11 @@ public enum Format {
         return String(format: "%.\(digits)f", value)
     }
 
-    /// Wraps `text` to 80 columns at word boundaries, every line indented by `indent`.
+    /// Wraps `text` to 80 columns at word boundaries, every line indented by `indent`,
+    /// continuation lines by two more (`wrap`: a word longer than the line is kept whole).
     public static func wrapped(_ text: String, indent: Int, style: (String) -> String = { $0 }) -> String {
-        let width = 80 - indent
-        var lines: [String] = []
-        var current = ""
-        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
-            if current.isEmpty {
-                current = String(word)
-            } else if current.count + 1 + word.count <= width {
-                current += " " + word
-            } else {
-                lines.append(current)
-                current = "  " + word
-            }
-            while current.count > width {
-                lines.append(String(current.prefix(width)))
-                current = "  " + current.dropFirst(width)
-            }
-        }
-        if !current.isEmpty { lines.append(current) }
+        guard !text.isEmpty else { return "" }
         let pad = String(repeating: " ", count: indent)
-        return lines.map { pad + style($0) + "\n" }.joined()
+        return wrap(text, width: 80 - indent, indent: "  ").map { pad + style($0) + "\n" }.joined()
     }
 }

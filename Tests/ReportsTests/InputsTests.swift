@@ -51,8 +51,14 @@ final class InputsTests: XCTestCase {
         ])
         XCTAssertTrue(lines.allSatisfy { $0.count <= 40 })
         // A word longer than the width stands alone, uncut.
-        XCTAssertEqual(Format.wrap("see /a/very/long/path/that/does/not/fit/anywhere.ndjson.gz now", width: 20),
+        XCTAssertEqual(Format.wrap("see /a/very/long/path/that/does/not/fit/anywhere.ndjson.gz now", width: 20, indent: ""),
                        ["see", "/a/very/long/path/that/does/not/fit/anywhere.ndjson.gz", "now"])
         XCTAssertEqual(Format.wrap("", width: 20), [""])
+        // wrapped (the replay's and report's wrapper) keeps a long value whole too, and the
+        // spaces that align columns.
+        let path = "/tmp/" + String(repeating: "x", count: 90) + ".ndjson"
+        XCTAssertEqual(Format.wrapped("copy in \(path) line 3", indent: 2),
+                       "  copy in\n    \(path)\n    line 3\n")
+        XCTAssertEqual(Format.wrapped("✓ signIn    reached", indent: 2), "  ✓ signIn    reached\n")
     }
 }

@@ -7,6 +7,8 @@ Usage: reference_report.py --flow glp1 [--cohort-key journeyStatus --cohort-valu
                            [--segment-key journeyStatus --segment glp1=already_on_glp1 ...] FILE_OR_DIR...
 Prints JSON: users.{started,completed,in_progress,abandoned}, time_to_complete_seconds.{p50,p75,p90,p95},
 reached{step: n}, dropped{step: n}, as_of.
+With --days, also days{YYYY-MM-DD: {started, completed}}: users by the UTC day of their first
+onboarding.started.
 With --segment-key, also segments[]: each named segment (users whose answer to the key is the
 value) and "(none)" (every other started user), in that order, with started, completed, and
 against the rest of the selection: difference (completion rate minus the rest's), p_value (the
@@ -19,7 +21,7 @@ import json
 import math
 import os
 import sys
-from datetime import datetime
+from datetime import datetime, timezone
 
 
 def files(paths):
@@ -96,6 +98,7 @@ def main():
     ap.add_argument("--cohort-key")
     ap.add_argument("--cohort-value")
     ap.add_argument("--idle-seconds", type=float, default=86400)
+    ap.add_argument("--days", action="store_true")
     ap.add_argument("--segment-key")
     ap.add_argument("--segment", action="append", default=[], help="NAME=VALUE")
     ap.add_argument("paths", nargs="+")
@@ -157,6 +160,14 @@ def main():
            "time_to_complete_seconds": {k: percentile(durations, p) for k, p in
                                         (("p50", .5), ("p75", .75), ("p90", .9), ("p95", .95))},
            "reached": reached, "dropped": dropped}
+    if a.days:
+        days = {}
+        for u in selected:
+            day = datetime.fromtimestamp(u["started"] // 1_000_000, tz=timezone.utc).strftime("%Y-%m-%d")
+            d = days.setdefault(day, {"started": 0, "completed": 0})
+            d["started"] += 1
+            d["completed"] += u["completed"] is not None
+        out["days"] = days
     if a.segment_key:
         out["segments"] = segments(selected, a.segment_key, [s.split("=", 1) for s in a.segment])
     json.dump(out, sys.stdout, sort_keys=True)

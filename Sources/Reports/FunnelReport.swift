@@ -167,22 +167,27 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         public var report: FunnelReport
         /// Completion rate against the rest of the selection.
         public var versusRest: Comparison?
+        /// For a time bucket (`--by day`, `--by week`): false while its users may still
+        /// complete (it ended less than the idle window before as-of); nil for other groups.
+        public var settled: Bool?
 
         enum CodingKeys: String, CodingKey {
-            case value, report
+            case value, report, settled
             case differenceFromRest = "difference_from_rest", pValue = "p_value", pValueAdjusted = "p_value_adjusted"
         }
 
-        public init(value: String, report: FunnelReport, versusRest: Comparison? = nil) {
+        public init(value: String, report: FunnelReport, versusRest: Comparison? = nil, settled: Bool? = nil) {
             self.value = value
             self.report = report
             self.versusRest = versusRest
+            self.settled = settled
         }
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             value = try c.decode(String.self, forKey: .value)
             report = try c.decode(FunnelReport.self, forKey: .report)
+            settled = try c.decodeIfPresent(Bool.self, forKey: .settled)
             if c.contains(.pValue) {
                 versusRest = Comparison(difference: try c.decodeIfPresent(Double.self, forKey: .differenceFromRest),
                                         pValue: try c.decodeIfPresent(Double.self, forKey: .pValue),
@@ -194,6 +199,7 @@ public struct FunnelReport: Sendable, Hashable, Codable {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(value, forKey: .value)
             try c.encode(report, forKey: .report)
+            if let settled { try c.encode(settled, forKey: .settled) }
             if let versusRest {
                 try c.encode(versusRest.difference, forKey: .differenceFromRest)
                 try c.encode(versusRest.pValue, forKey: .pValue)

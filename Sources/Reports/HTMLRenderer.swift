@@ -93,6 +93,7 @@ struct HTMLPage {
         out += header()
         out += headline(r)
         if let groups = r.groups, let by = r.by {
+            if groups.contains(where: { $0.settled != nil }) { out += trend(groups, by: by) }
             out += breakdown(groups, by: by)
         }
         let scales = ChartScales.covering([r])
@@ -513,7 +514,8 @@ struct HTMLPage {
         for g in groups {
             let r = g.report
             out += "<article class=\"group\" data-group=\"\(HTML.escape(g.value))\">\n"
-            out += "<h3><span class=\"muted\">\(HTML.escape(by)) =</span> \(HTML.escape(g.value))</h3>\n"
+            out += "<h3><span class=\"muted\">\(HTML.escape(by)) =</span> \(HTML.escape(g.value))"
+            out += g.settled == false ? " <span class=\"muted\">(unsettled: users may still complete)</span></h3>\n" : "</h3>\n"
             out += "<p class=\"gstats\"><b>\(HTML.count(r.users.started))</b> started · <b>\(Format.percent(r.completionRate))</b> complete"
             if let ci = r.completionRateCI95 { out += " <span class=\"muted\">(\(Format.percent(ci.low, digits: 0))–\(Format.percent(ci.high, digits: 0)))</span>" }
             out += "<br><span class=\"muted\">p50</span> \(HTML.escape(Format.duration(r.timeToCompleteSeconds.p50))) · "
@@ -688,6 +690,14 @@ struct HTMLPage {
     .dn { font-variant-numeric: tabular-nums; }
     svg.histogram { width: 100%; height: auto; display: block; font-family: inherit; }
     .histogram .bin { fill: var(--bar); }
+    svg.trendchart { width: 100%; height: auto; display: block; font-family: inherit; }
+    .trendchart .grid { stroke: var(--line); } .trendchart .axisline { stroke: #9aa5b1; }
+    .trendchart .axis { fill: var(--muted); }
+    .trendchart .band { fill: var(--elig); }
+    .trendchart .trendline { stroke: var(--bar); stroke-width: 2; }
+    .trendchart .trendline.unsettled { stroke-dasharray: 5 4; stroke: var(--skip); }
+    .trendchart .pt { fill: var(--bar); }
+    .trendchart .pt.unsettled { fill: var(--paper); stroke: var(--skip); stroke-width: 2; }
     .histogram .grid { stroke: var(--line); } .histogram .axisline, .histogram .tick { stroke: #9aa5b1; }
     .histogram .axis { fill: var(--muted); }
     .histogram .marker line { stroke: var(--accent); stroke-width: 1.5; stroke-dasharray: 4 3; }

@@ -32,31 +32,48 @@ extension FunnelReport {
         var out = ""
         if let groups, let by {
             out += heading + "\n" + scope + "\nby \(by)\n\n"
-            // Completion against the rest of the selection: points and the adjusted p-value.
-            let widths = [12, 8, 10, 7, 8, 8, 10, 8, 9]
-            let titles = ["", "started", "completed", "rate", "p50", "p90", "abandoned", "vs rest", "p adj"]
-            for (t, w) in zip(titles, widths) { out += Format.pad(t, w, right: !t.isEmpty) }
-            out += "\n"
+            out += groupTable(groups)
             for g in groups {
-                let r = g.report
-                let cells = [g.value, String(r.users.started), String(r.users.completed), Format.percent(r.completionRate),
-                             Format.duration(r.timeToCompleteSeconds.p50), Format.duration(r.timeToCompleteSeconds.p90),
-                             String(r.users.abandoned), (g.versusRest?.points ?? "—").replacingOccurrences(of: " pts", with: ""),
-                             g.versusRest?.pCell ?? "—"]
-                for (k, (c, w)) in zip(cells, widths).enumerated() { out += Format.pad(c, w, right: k > 0) }
-                out += "\n"
-            }
-            out += "vs rest: completion rate minus the rest of the selection's, in points; p adj:\n"
-            out += "two-proportion z-test, Benjamini–Hochberg adjusted, * below \(Statistics.significanceLevel),\n"
-            out += "— under \(Statistics.minimumUsersForTest) users on a side\n"
-            for g in groups {
-                out += "\n" + String(repeating: "═", count: 78) + "\n\(by) = \(g.value)\n"
+                out += "\n" + String(repeating: "═", count: 78) + "\n\(by) = \(g.value)"
+                out += g.settled == false ? " (unsettled: its users may still complete)\n" : "\n"
                 for line in versusRestText(g) { out += Format.wrapped(line, indent: 0) }
                 out += g.report.textBody()
             }
             return out
         }
         return heading + "\n" + scope + "\n\n" + textBody()
+    }
+
+    /// The groups side by side. Time buckets (`--by day`, `--by week`) show their interval and
+    /// mark unsettled buckets with `~`; other groups their completion against the rest.
+    func groupTable(_ groups: [Group]) -> String {
+        let time = groups.contains { $0.settled != nil }
+        let widths = time ? [12, 8, 10, 7, 14, 8, 8, 10] : [12, 8, 10, 7, 8, 8, 10, 8, 9]
+        let titles = time ? ["", "started", "completed", "rate", "95% CI", "p50", "p90", "abandoned"]
+            : ["", "started", "completed", "rate", "p50", "p90", "abandoned", "vs rest", "p adj"]
+        var out = ""
+        for (t, w) in zip(titles, widths) { out += Format.pad(t, w, right: !t.isEmpty) }
+        out += "\n"
+        for g in groups {
+            let r = g.report
+            var cells = [g.value + (g.settled == false ? "~" : ""), String(r.users.started), String(r.users.completed),
+                         Format.percent(r.completionRate)]
+            if time { cells.append(r.completionRateCI95.map { "\(Format.percent($0.low))–\(Format.percent($0.high))" } ?? "—") }
+            cells += [Format.duration(r.timeToCompleteSeconds.p50), Format.duration(r.timeToCompleteSeconds.p90),
+                      String(r.users.abandoned)]
+            if !time { cells += [(g.versusRest?.points ?? "—").replacingOccurrences(of: " pts", with: ""), g.versusRest?.pCell ?? "—"] }
+            for (k, (c, w)) in zip(cells, widths).enumerated() { out += Format.pad(c, w, right: k > 0) }
+            out += "\n"
+        }
+        if time {
+            out += "~ unsettled: it ended less than the idle window before as-of, so its users\n"
+            out += "  may still complete (its rate is no drop); each bucket against the rest below\n"
+        } else {
+            out += "vs rest: completion rate minus the rest of the selection's, in points; p adj:\n"
+            out += "two-proportion z-test, Benjamini–Hochberg adjusted, * below \(Statistics.significanceLevel),\n"
+            out += "— under \(Statistics.minimumUsersForTest) users on a side\n"
+        }
+        return out
     }
 
     func textBody() -> String {
@@ -119,6 +136,7 @@ extension FunnelReport {
         if let groups, let by {
             for g in groups {
                 out += "\n## \(by) = \(g.value)\n\n"
+                if g.settled == false { out += "_Unsettled: this bucket ended less than the idle window before as-of, so its users may still complete._\n\n" }
                 for line in versusRestText(g) { out += line.prefix(1).uppercased() + line.dropFirst() + ".\n\n" }
                 out += g.report.markdownBody()
             }

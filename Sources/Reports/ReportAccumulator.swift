@@ -83,7 +83,7 @@ public struct ReportAccumulator {
         case .flag(let name):
             let i = definition.flags.firstIndex { $0.id == name } ?? 64
             keys = [i < 64 && f.flagsOn & (1 << UInt64(i)) != 0 ? "on" : "off"]
-        case .week: keys = [ReportBuilder.isoWeek(Timestamp(micros: f.startedAt ?? f.firstEventAt))]
+        case .day, .week: keys = [by.bucket(Timestamp(micros: f.startedAt ?? f.firstEventAt)) ?? "?"]
         }
         for key in keys {
             if groups[key] == nil { seen.append(key) }
@@ -118,7 +118,7 @@ public struct ReportAccumulator {
         case .appVersion: return [j.appVersion ?? "(unknown)"]
         case .flag(let name):
             return [j.conditionContext(flagDefaults: definition.flagDefaults).isFlagOn(name) ? "on" : "off"]
-        case .week: return [ReportBuilder.isoWeek(j.startedAt ?? j.firstEventAt)]
+        case .day, .week: return [by.bucket(j.startedAt ?? j.firstEventAt) ?? "?"]
         }
     }
 
@@ -132,7 +132,7 @@ public struct ReportAccumulator {
             return definition.lanes.map(\.id) + (groups["(undecided)"] != nil ? ["(undecided)"] : [])
         case .appVersion: return seen.sorted { Condition.compareVersions($0, $1) < 0 }
         case .flag: return ["on", "off"]
-        case .week: return seen.sorted()
+        case .day, .week: return ReportAccumulator.everyBucket(seen, by: by)
         }
     }
 
@@ -144,6 +144,7 @@ public struct ReportAccumulator {
                 FunnelReport.Group(value: key, report: (groups[key] ?? Figures(layout)).report(builder.definition, layout, query: query))
             }
             report.compareGroups()
+            report.markSettled(asOf: query.asOf, idleSeconds: query.idleSeconds)
         }
         return report
     }

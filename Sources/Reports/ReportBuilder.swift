@@ -5,7 +5,7 @@ import Projections
 /// break the figures down.
 public struct ReportQuery: Sendable, Hashable {
     public enum Dimension: Sendable, Hashable, CustomStringConvertible {
-        case cohort, lane, appVersion, week
+        case cohort, lane, appVersion, day, week
         case flag(String)
 
         public init?(parsing text: String) {
@@ -13,6 +13,7 @@ public struct ReportQuery: Sendable, Hashable {
             case "cohort": self = .cohort
             case "lane": self = .lane
             case "app_version": self = .appVersion
+            case "day": self = .day
             case "week": self = .week
             default:
                 guard text.hasPrefix("flag:"), text.count > 5 else { return nil }
@@ -25,8 +26,28 @@ public struct ReportQuery: Sendable, Hashable {
             case .cohort: return "cohort"
             case .lane: return "lane"
             case .appVersion: return "app_version"
+            case .day: return "day"
             case .week: return "week"
             case .flag(let f): return "flag:\(f)"
+            }
+        }
+
+        /// For a time dimension, the bucket of a time: its first day, `YYYY-MM-DD` (UTC; a
+        /// week starts on Monday); nil for the other dimensions.
+        public func bucket(_ t: Timestamp) -> String? {
+            switch self {
+            case .day: return t.utcDay
+            case .week: return Timestamp(micros: ReportBuilder.mondayMicros(t)).utcDay
+            default: return nil
+            }
+        }
+
+        /// A time bucket's length in seconds (nil for the other dimensions).
+        public var bucketSeconds: Double? {
+            switch self {
+            case .day: return 86_400
+            case .week: return 7 * 86_400
+            default: return nil
             }
         }
     }
@@ -92,17 +113,13 @@ public struct ReportBuilder: Sendable {
         return accumulator.report()
     }
 
-    /// ISO 8601 week of a time (UTC), `2026-W41`.
-    public static func isoWeek(_ t: Timestamp) -> String {
+    /// The start (00:00 UTC) of the Monday of a time's ISO week, in microseconds.
+    public static func mondayMicros(_ t: Timestamp) -> Int64 {
         var days = t.micros / 86_400_000_000
         if t.micros < 0 && t.micros % 86_400_000_000 != 0 { days -= 1 }
-        // 1970-01-01 was a Thursday; ISO weekday 1 = Monday.
-        let weekday = ((days + 3) % 7 + 7) % 7 + 1
-        let thursday = days - weekday + 4
-        let (year, _, _) = Timestamp.civil(fromDays: thursday)
-        let jan1 = Timestamp.days(year: year, month: 1, day: 1)
-        let week = (thursday - jan1) / 7 + 1
-        return "\(year)-W\(week < 10 ? "0" : "")\(week)"
+        // 1970-01-01 was a Thursday: days since a Monday are (days + 3) mod 7.
+        let sinceMonday = ((days + 3) % 7 + 7) % 7
+        return (days - sinceMonday) * 86_400_000_000
     }
 
 }

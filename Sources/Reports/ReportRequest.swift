@@ -153,7 +153,7 @@ public struct ReportRequest: Sendable {
         var dimension: ReportQuery.Dimension?
         if let by {
             guard let d = ReportQuery.Dimension(parsing: by) else {
-                throw RequestError("--by \"\(by)\": use cohort, lane, app_version, week or flag:NAME (flags: \(flagNames.sorted().joined(separator: ", ")))")
+                throw RequestError("--by \"\(by)\": use cohort, lane, app_version, day, week or flag:NAME (flags: \(flagNames.sorted().joined(separator: ", ")))")
             }
             if case .flag(let name) = d, !flagNames.contains(name) {
                 throw RequestError("--by \"\(by)\": flow \(definition.id) has no flag \(name); flags: \(flagNames.sorted().joined(separator: ", "))")

@@ -23,7 +23,7 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "A named cohort of the flow.") var cohort: String?
     @Option(name: .customLong("where"), help: "Only users with KEY=VALUE (a collected value, flag:NAME, app_version, platform). Repeatable.")
     var filters: [String] = []
-    @Option(help: "Break down by cohort, lane, app_version, week or flag:NAME.") var by: String?
+    @Option(help: "Break down by cohort, lane, app_version, day, week or flag:NAME.") var by: String?
     @Option(help: "Only users who started at or after this time (RFC 3339 or YYYY-MM-DD).") var since: String?
     @Option(help: "Only users who started before this time.") var until: String?
     @OptionGroup var time: TimeOptions

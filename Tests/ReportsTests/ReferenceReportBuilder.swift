@@ -1,3 +1,4 @@
+import Foundation
 import FunnelModel
 import Projections
 @testable import Reports
@@ -15,6 +16,15 @@ extension ReportBuilder {
                 FunnelReport.Group(value: value, report: referenceFigures(members, query: query))
             }
             referenceComparisons(&report, selected, by: by, query: query)
+            if by == .day || by == .week, var groups = report.groups {
+                let horizon = Date(timeIntervalSince1970: query.asOf.seconds - query.idleSeconds)
+                for i in groups.indices {
+                    guard let start = referenceDay.date(from: groups[i].value),
+                          let end = referenceCalendar.date(byAdding: by == .week ? .weekOfYear : .day, value: 1, to: start) else { continue }
+                    groups[i].settled = end <= horizon
+                }
+                report.groups = groups
+            }
         }
         return report
     }
@@ -84,9 +94,24 @@ extension ReportBuilder {
                 buckets[on ? "on" : "off", default: []].append(j)
             }
             return [("on", buckets["on"] ?? []), ("off", buckets["off"] ?? [])]
-        case .week:
-            for j in journeys { add(ReportBuilder.isoWeek(j.startedAt ?? j.firstEventAt), j) }
-            return order.sorted().map { ($0, buckets[$0] ?? []) }
+        case .day, .week:
+            // Through Foundation's ISO 8601 calendar in UTC, every bucket from the first to the last.
+            let week = by == .week
+            for j in journeys {
+                let date = Date(timeIntervalSince1970: (j.startedAt ?? j.firstEventAt).seconds)
+                let start = week ? referenceCalendar.dateInterval(of: .weekOfYear, for: date)?.start ?? date
+                    : referenceCalendar.startOfDay(for: date)
+                add(referenceDay.string(from: start), j)
+            }
+            let dates = order.compactMap { referenceDay.date(from: $0) }.sorted()
+            guard var d = dates.first, let last = dates.last else { return [] }
+            var out: [(String, [Journey])] = []
+            while d <= last {
+                let key = referenceDay.string(from: d)
+                out.append((key, buckets[key] ?? []))
+                d = referenceCalendar.date(byAdding: week ? .weekOfYear : .day, value: 1, to: d) ?? last.addingTimeInterval(1)
+            }
+            return out
         }
     }
 
@@ -227,3 +252,20 @@ extension ReportBuilder {
         return rows
     }
 }
+
+/// The ISO 8601 calendar in UTC (weeks start on Monday).
+let referenceCalendar: Calendar = {
+    var c = Calendar(identifier: .iso8601)
+    c.timeZone = TimeZone(identifier: "UTC") ?? c.timeZone
+    return c
+}()
+
+/// `YYYY-MM-DD` in UTC.
+let referenceDay: DateFormatter = {
+    let f = DateFormatter()
+    f.calendar = referenceCalendar
+    f.locale = Locale(identifier: "en_US_POSIX")
+    f.timeZone = referenceCalendar.timeZone
+    f.dateFormat = "yyyy-MM-dd"
+    return f
+}()

@@ -13,7 +13,7 @@ final class ReportAccumulatorTests: XCTestCase {
         var slots: [String: Int] = [:]
         for (i, step) in JourneyFacts.slots(miniFlow).enumerated() { slots[step] = i }
         let facts = journeys.map { JourneyFacts($0, definition: miniFlow, slots: slots).binary() }
-        let dims: [ReportQuery.Dimension?] = [nil, .cohort, .lane, .appVersion, .week, .flag("trackingStyleQuestion")]
+        let dims: [ReportQuery.Dimension?] = [nil, .cohort, .lane, .appVersion, .day, .week, .flag("trackingStyleQuestion")]
         var compared = 0
         for by in dims {
             for cohort in [nil] + miniFlow.cohorts.map(Optional.some) {

@@ -152,9 +152,13 @@ final class ReportBuilderTests: XCTestCase {
         XCTAssertTrue(md.contains("| glp1 | `goalWeight` | `weightGoal != maintain` | 2 | 2 | 0 | 1 |"), md)
     }
 
-    func testIsoWeek() {
-        XCTAssertEqual(ReportBuilder.isoWeek(Timestamp.parse("2026-01-01T10:00:00Z") ?? start), "2026-W01")
-        XCTAssertEqual(ReportBuilder.isoWeek(Timestamp.parse("2027-01-01T10:00:00Z") ?? start), "2026-W53")
-        XCTAssertEqual(ReportBuilder.isoWeek(Timestamp.parse("2026-10-05T00:00:00Z") ?? start), "2026-W41")
+    func testTimeBuckets() {
+        // A week is named by its Monday (UTC), across a year's end and before 1970 too.
+        let week = ReportQuery.Dimension.week
+        XCTAssertEqual(week.bucket(Timestamp.parse("2026-01-01T10:00:00Z") ?? start), "2025-12-29")
+        XCTAssertEqual(week.bucket(Timestamp.parse("2027-01-03T23:59:59Z") ?? start), "2026-12-28")
+        XCTAssertEqual(week.bucket(Timestamp.parse("2026-10-05T00:00:00Z") ?? start), "2026-10-05")
+        XCTAssertEqual(week.bucket(Timestamp.parse("1969-12-31T12:00:00Z") ?? start), "1969-12-29")
+        XCTAssertEqual(ReportQuery.Dimension.day.bucket(Timestamp.parse("2026-10-05T23:59:59.999-02:00") ?? start), "2026-10-06")
     }
 }

@@ -79,6 +79,43 @@ final class ReportCommandTests: XCTestCase {
         }
     }
 
+    /// `--by day`: users and completions per UTC day of their first onboarding.started, as
+    /// the reference counts them from the logs; the buckets that end less than the idle
+    /// window before as-of are unsettled in JSON, text and HTML.
+    func testDayBucketsAgreeWithTheReference() throws {
+        let store = tempDir().appendingPathComponent("s.sqlite").path
+        let dir = sampleData.appendingPathComponent("glp1").path
+        let r = try runFunnel(["report", "--flow", "glp1", "--by", "day", "--store", store, "--format", "json", dir])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let o = try jsonObject(r.stdout)
+        XCTAssertEqual(o["as_of"] as? String, "2026-10-08T11:31:42.721Z")
+        let groups = try XCTUnwrap(o["groups"] as? [[String: Any]])
+        let days = try XCTUnwrap(try reference(["--flow", "glp1", "--days", dir])["days"] as? [String: [String: Int]])
+        XCTAssertEqual(groups.map { $0["value"] as? String ?? "" }, days.keys.sorted())
+        for g in groups {
+            let users = (g["report"] as? [String: Any])?["users"] as? [String: Int]
+            let day = g["value"] as? String ?? ""
+            XCTAssertEqual(users?["started"], days[day]?["started"], day)
+            XCTAssertEqual(users?["completed"], days[day]?["completed"], day)
+        }
+        // As of 2026-10-08T11:31Z with 24 h idle: the 7th ended 11.5 h before as-of.
+        XCTAssertEqual(groups.map { $0["settled"] as? Bool }, [true, true, true, true, true, true, false, false])
+        let hour = try jsonObject(try runFunnel(["report", "--flow", "glp1", "--by", "day", "--idle", "1h", "--store", store,
+                                                 "--format", "json"]).stdout)
+        XCTAssertEqual((hour["groups"] as? [[String: Any]])?.map { $0["settled"] as? Bool }, [true, true, true, true, true, true, true, false])
+        let text = try runFunnel(["report", "--flow", "glp1", "--by", "day", "--store", store]).stdout
+        XCTAssertTrue(text.contains("\n2026-10-07~       51        29  56.9%   43.3%–69.5%"), text)
+        XCTAssertTrue(text.contains("day = 2026-10-08 (unsettled: its users may still complete)"), text)
+        XCTAssertTrue(text.split(separator: "\n").allSatisfy { $0.count <= 80 }, text)
+        let html = try runFunnel(["report", "--flow", "glp1", "--by", "day", "--store", store, "--format", "html"]).stdout
+        XCTAssertTrue(html.contains("<svg class=\"trendchart\""), "the trend chart")
+        XCTAssertEqual(html.components(separatedBy: "class=\"pt unsettled\"").count - 1, 2)
+        XCTAssertEqual(html.components(separatedBy: "class=\"pt\"").count - 1, 6)
+        // Weeks are named by their Monday.
+        let weeks = try jsonObject(try runFunnel(["report", "--flow", "glp1", "--by", "week", "--store", store, "--format", "json"]).stdout)
+        XCTAssertEqual((weeks["groups"] as? [[String: Any]])?.map { $0["value"] as? String }, ["2026-09-28", "2026-10-05"])
+    }
+
     func testTheReadmeCommandGLP1Cohort() throws {
         let store = tempDir().appendingPathComponent("s.sqlite").path
         let dir = sampleData.appendingPathComponent("glp1").path

@@ -206,7 +206,7 @@ public struct ReportRequest: Sendable {
             }
         }
         if let by, ReportQuery.Dimension(parsing: by) == nil {
-            throw RequestError("--by \"\(by)\": use cohort, lane, app_version, week or flag:NAME")
+            throw RequestError("--by \"\(by)\": use cohort, lane, app_version, day, week or flag:NAME")
         }
     }
 

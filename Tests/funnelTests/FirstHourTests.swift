@@ -88,7 +88,7 @@ final class FirstHourTests: XCTestCase {
             (["--flow", "glp1", "--cohort", "nope"], "funnel report: flow glp1 has no cohort \"nope\"; cohorts: "),
             (["--cohort", "nope"], "funnel report: no flow has a cohort \"nope\"; cohorts: "),
             (["--flow", "glp1", "--where", "wieghtGoal=maintain"], "funnel report: --where \"wieghtGoal=maintain\": unknown key \"wieghtGoal\" in flow glp1; keys: "),
-            (["--flow", "glp1", "--by", "colour"], "funnel report: --by \"colour\": use cohort, lane, app_version, week or flag:NAME"),
+            (["--flow", "glp1", "--by", "colour"], "funnel report: --by \"colour\": use cohort, lane, app_version, day, week or flag:NAME"),
             (["--idle", "3"], "funnel report: --idle \"3\": a duration needs a unit"),
             (["--since", "yesterday"], "funnel report: --since: \"yesterday\" is not a time"),
             (["--flow", "glp1", "--as-of", "soon"], "funnel report: --as-of: \"soon\" is not a time"),

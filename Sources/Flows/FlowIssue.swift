@@ -41,7 +41,10 @@ public struct FlowIssue: Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { "\(path): \(message) [\(kind.rawValue)]" }
+    /// `$.steps[3].when: message [kind]`; an issue with the whole file (`$`) is only its message.
+    public var description: String {
+        path == "$" ? "\(message) [\(kind.rawValue)]" : "\(path): \(message) [\(kind.rawValue)]"
+    }
 }
 
 /// A flow file that could not be loaded: where it is and every issue found in it.

@@ -19,6 +19,39 @@ public enum Format {
         return String(format: "%.\(digits)f%%", value * 100)
     }
 
+    /// Words filled into lines of at most `width` columns, each line after the first (or
+    /// every line, with `indentFirst`) starting with `indent`; spaces inside a line are kept.
+    /// A word longer than a line stands alone on its line, whole: a value is never cut.
+    public static func wrap(_ text: String, width: Int = 80, indent: String = "  ", indentFirst: Bool = false) -> [String] {
+        var lines: [String] = []
+        var start = indentFirst ? indent : ""
+        var current = start
+        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+            if current == start {
+                current += word
+            } else if current.count + 1 + word.count <= width {
+                current += " " + word
+            } else {
+                lines.append(current)
+                start = indent
+                current = indent + word
+            }
+        }
+        if current != start || lines.isEmpty { lines.append(current) }
+        return lines
+    }
+
+    /// Every line of `text` longer than `width` wrapped at spaces, its continuation lines
+    /// indented past the line's own indentation; shorter lines as they are.
+    public static func wrapLines(_ text: String, width: Int = 80, indent: String = "    ") -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            guard line.count > width else { return String(line) }
+            let leading = String(line.prefix { $0 == " " })
+            return wrap(String(line.dropFirst(leading.count)), width: width - leading.count, indent: indent)
+                .map { leading + $0 }.joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+
     public static func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
         let n = s.count
         if n >= width { return n > width ? String(s.prefix(max(0, width - 1))) + "…" : s }
@@ -42,27 +75,11 @@ public enum Format {
         return String(format: "%.\(digits)f", value)
     }
 
-    /// Wraps `text` to 80 columns at word boundaries, every line indented by `indent`.
+    /// Wraps `text` to 80 columns at word boundaries, every line indented by `indent`,
+    /// continuation lines by two more (`wrap`: a word longer than the line is kept whole).
     public static func wrapped(_ text: String, indent: Int, style: (String) -> String = { $0 }) -> String {
-        let width = 80 - indent
-        var lines: [String] = []
-        var current = ""
-        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
-            if current.isEmpty {
-                current = String(word)
-            } else if current.count + 1 + word.count <= width {
-                current += " " + word
-            } else {
-                lines.append(current)
-                current = "  " + word
-            }
-            while current.count > width {
-                lines.append(String(current.prefix(width)))
-                current = "  " + current.dropFirst(width)
-            }
-        }
-        if !current.isEmpty { lines.append(current) }
+        guard !text.isEmpty else { return "" }
         let pad = String(repeating: " ", count: indent)
-        return lines.map { pad + style($0) + "\n" }.joined()
+        return wrap(text, width: 80 - indent, indent: "  ").map { pad + style($0) + "\n" }.joined()
     }
 }

@@ -12,27 +12,45 @@ public struct RequestError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// Parses the human inputs of the report commands.
 public enum Inputs {
-    /// `90s`, `30m`, `24h`, `2d`, `1h30m`, `1w`; a bare number is seconds.
-    public static func duration(_ text: String) throws -> Double {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
-        if let plain = Double(text), plain >= 0 { return plain }
+    /// The units a duration may be written in, by every name it is written with.
+    static let durationUnits: [String: Double] = {
+        var table: [String: Double] = [:]
+        let units: [(names: [String], seconds: Double)] = [
+            (["s", "sec", "secs", "second", "seconds"], 1),
+            (["m", "min", "mins", "minute", "minutes"], 60),
+            (["h", "hr", "hrs", "hour", "hours"], 3600),
+            (["d", "day", "days"], 86_400),
+            (["w", "week", "weeks"], 604_800),
+        ]
+        for unit in units { for name in unit.names { table[name] = unit.seconds } }
+        return table
+    }()
+
+    /// What a duration looks like, for messages.
+    public static let durationHelp = "units: s, m, h, d, w or words (3d, 72h, 90m, 1h30m, \"3 days\")"
+
+    /// `90s`, `30m`, `24h`, `3d`, `1h30m`, `1w`, `3 days`, `3days`, `1 hour 30 minutes`. A
+    /// number needs its unit: a bare `3` is an error, never silently 3 seconds.
+    public static func duration(_ text: String, option: String = "--idle") throws -> Double {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if Double(trimmed) != nil {
+            throw RequestError("\(option) \"\(text)\": a duration needs a unit; \(durationHelp)")
+        }
+        let malformed = RequestError("\(option) \"\(text)\" is not a duration; \(durationHelp)")
         var total = 0.0
-        var number = ""
-        var sawUnit = false
-        for c in text.lowercased() {
-            if c.isNumber || c == "." {
-                number.append(c)
-            } else if let unit = units[c], let value = Double(number) {
-                total += value * unit
-                number = ""
-                sawUnit = true
-            } else {
-                throw RequestError("malformed duration \"\(text)\": use a number with s, m, h, d or w (e.g. 24h, 30m, 1h30m)")
-            }
+        var terms = 0
+        var rest = Substring(trimmed.lowercased())
+        while !rest.isEmpty {
+            let number = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+            guard !number.isEmpty, let value = Double(number) else { throw malformed }
+            rest = rest.dropFirst(number.count).drop { $0 == " " }
+            let name = rest.prefix { $0.isLetter }
+            guard let unit = durationUnits[String(name)] else { throw malformed }
+            rest = rest.dropFirst(name.count).drop { $0 == " " || $0 == "," }
+            total += value * unit
+            terms += 1
         }
-        guard number.isEmpty, sawUnit else {
-            throw RequestError("malformed duration \"\(text)\": use a number with s, m, h, d or w (e.g. 24h, 30m, 1h30m)")
-        }
+        guard terms > 0 else { throw malformed }
         return total
     }
 
@@ -76,7 +94,8 @@ public struct ReportRequest: Sendable {
         let known = definitions.map(\.id)
         if let id {
             guard let d = definitions.first(where: { $0.id == id }) else {
-                throw RequestError("unknown flow \"\(id)\"; known flows: \(known.joined(separator: ", "))")
+                throw RequestError("unknown flow \"\(id)\"; known flows: \(known.joined(separator: ", "))"
+                                   + " (a team's own definitions: --flows DIR)")
             }
             return d
         }
@@ -91,6 +110,11 @@ public struct ReportRequest: Sendable {
             throw RequestError("no flow has a cohort \"\(cohort)\"; cohorts: \(all.joined(separator: ", "))")
         }
         if inStore.count == 1, let only = inStore.first { return only }
+        let undefined = storeFlows.filter { !known.contains($0) }
+        if inStore.isEmpty && !undefined.isEmpty {
+            throw RequestError("the store holds events of flows with no definition: \(undefined.joined(separator: ", "))"
+                               + "; give their definitions with --flows DIR (known flows: \(known.joined(separator: ", ")))")
+        }
         if inStore.isEmpty {
             throw RequestError("the store holds no events of a known flow; add --flow (known flows: \(known.joined(separator: ", "))) or give log files to ingest")
         }
@@ -136,7 +160,7 @@ public struct ReportRequest: Sendable {
             }
             dimension = d
         }
-        let idleSeconds = try idle.map(Inputs.duration) ?? Journey.defaultIdleSeconds
+        let idleSeconds = try idle.map { try Inputs.duration($0) } ?? Journey.defaultIdleSeconds
         let asOfTime: Timestamp
         if let asOf {
             asOfTime = try Inputs.time(asOf, option: "--as-of")
@@ -149,6 +173,41 @@ public struct ReportRequest: Sendable {
                            since: try since.map { try Inputs.time($0, option: "--since") },
                            until: try until.map { try Inputs.time($0, option: "--until") },
                            asOf: asOfTime, idleSeconds: idleSeconds, by: dimension)
+    }
+
+    /// Checks everything that can be checked without the store (flow, cohort, filters,
+    /// breakdown, times, idle window), so that `funnel report --flow typo LOGS` fails before
+    /// it ingests anything.
+    public func validate(definitions: [FlowDefinition]) throws {
+        let placeholderAsOf = Timestamp(micros: 0)
+        if flow != nil {
+            let definition = try ReportRequest.resolveFlow(flow, cohort: cohort, definitions: definitions, storeFlows: [])
+            _ = try query(for: definition, defaultAsOf: placeholderAsOf)
+            return
+        }
+        if let cohort {
+            // Which flow is the store's to say; only a cohort no flow has is wrong already.
+            let having = definitions.filter { $0.cohort(cohort) != nil }
+            if having.isEmpty {
+                _ = try ReportRequest.resolveFlow(nil, cohort: cohort, definitions: definitions, storeFlows: [])
+            }
+            if having.count == 1, let only = having.first {
+                _ = try query(for: only, defaultAsOf: placeholderAsOf)
+                return
+            }
+        }
+        _ = try idle.map { try Inputs.duration($0) }
+        _ = try since.map { try Inputs.time($0, option: "--since") }
+        _ = try until.map { try Inputs.time($0, option: "--until") }
+        _ = try asOf.map { try Inputs.time($0, option: "--as-of") }
+        for f in filters {
+            do { _ = try Condition(parsing: f) } catch {
+                throw RequestError("--where \"\(f)\": \(error); write KEY=VALUE")
+            }
+        }
+        if let by, ReportQuery.Dimension(parsing: by) == nil {
+            throw RequestError("--by \"\(by)\": use cohort, lane, app_version, day, week or flag:NAME")
+        }
     }
 
     /// Runs the request on the store's projections.

@@ -87,17 +87,32 @@ public struct UserList: Sendable, Hashable, Codable {
         return out
     }
 
-    /// 80 columns: user, state, current step, last event.
+    /// 80 columns: user, state, current step, last event (UTC). Columns are as wide as their
+    /// longest value, never cut; the heading wraps.
     public func text() -> String {
-        var out = "\(users.count) user\(users.count == 1 ? "" : "s") · \(flow)"
-        if let cohort { out += " · cohort \(cohort)" }
-        if let state { out += " · \(state)" }
-        if let step { out += " · at \(step)" }
-        out += " · as of \(asOf)\n"
-        out += Format.pad("user", 16) + Format.pad("state", 12) + Format.pad("current step", 26) + "last event\n"
+        var parts = ["\(users.count) user\(users.count == 1 ? "" : "s")", flow]
+        if let cohort { parts.append("cohort \(cohort)") }
+        if let state { parts.append(state) }
+        if let step { parts.append("at \(step)") }
+        parts.append("as of \(asOf)")
+        var out = ""
+        var line = ""
+        for part in parts {
+            if !line.isEmpty && line.count + 3 + part.count > 80 {
+                out += line + " ·\n"
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " · ") + part
+        }
+        out += line + "\n"
+        let userWidth = max(4, users.map(\.userID.count).max() ?? 0) + 2
+        let stateWidth = max(5, users.map(\.state.count).max() ?? 0) + 2
+        let stepWidth = max(12, users.map { ($0.currentStep ?? "—").count }.max() ?? 0) + 2
+        out += Format.pad("user", userWidth) + Format.pad("state", stateWidth) + Format.pad("current step", stepWidth)
+            + "last event (UTC)\n"
         for r in users {
-            out += Format.pad(r.userID, 16) + Format.pad(r.state, 12) + Format.pad(r.currentStep ?? "—", 26)
-                + String(r.lastEventAt.prefix(20)) + "\n"
+            out += Format.pad(r.userID, userWidth) + Format.pad(r.state, stateWidth)
+                + Format.pad(r.currentStep ?? "—", stepWidth) + r.lastEventAt + "\n"
         }
         return out
     }

@@ -8,6 +8,7 @@ struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write the stored events as NDJSON, each line as it was accepted, in arrival order.",
+        usage: "funnel export [<options>]",
         discussion: """
             Duplicates, conflicting copies and quarantined lines are not events and are never
             written. --since and --until select by event time (ts), from --since up to but not
@@ -30,10 +31,7 @@ struct ExportCommand: ParsableCommand {
             let selection = EventSelection(flow: flow, user: user,
                                            since: try since.map { try Inputs.time($0, option: "--since") },
                                            until: try until.map { try Inputs.time($0, option: "--until") })
-            guard FileManager.default.fileExists(atPath: storeOptions.path) else {
-                throw CLIError("no store at \(storeOptions.path) (ingest logs first, or give --store)")
-            }
-            let store = try storeOptions.open()
+            let store = try storeOptions.openExisting()
             try check(selection, in: store)
             let writer = try LineWriter(path: output, gzip: output?.hasSuffix(".gz") ?? false)
             let count = try store.forEachLine(selection) { try writer.write($0) }

@@ -61,7 +61,8 @@ struct FlowsCommand: ParsableCommand {
 
     struct Path: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "The expected path for given answers and flags, with the reason for each step left out.")
+            abstract: "The expected path for given answers and flags, with the reason for each step left out.",
+            usage: "funnel flows path <id> [<options>]")
         @OptionGroup var flows: FlowsDirectoryOption
         @Argument(help: "The flow id.") var id: String
         @Option(name: .customLong("set"), help: "A collected value, KEY=VALUE (repeatable).") var values: [String] = []
@@ -110,13 +111,20 @@ struct FlowsCommand: ParsableCommand {
         @Option(help: "text or json.") var format: OutputFormat = .text
 
         func run() throws {
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                var isDirectory: ObjCBool = false
+                let exists = FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory)
+                throw CLIError(exists ? (isDirectory.boolValue ? "\(file) is a directory: give a flow definition file (.json)"
+                                                               : "cannot read \(file): permission denied")
+                                      : "cannot read \(file): no such file")
+            }
             let issues = FlowChecker.check(path: file)
             switch format {
             case .text:
                 if issues.isEmpty {
                     print("ok")
                 } else {
-                    for i in issues { print("\(file): \(i.path): \(i.message) [\(i.kind.rawValue)]") }
+                    for i in issues { print("\(file): \(i)") }
                     print("\(issues.count) error\(issues.count == 1 ? "" : "s")")
                 }
             case .json:

@@ -4,13 +4,14 @@ import EventStore
 import Foundation
 import FunnelModel
 import Projections
+import Reports
 
 /// The one way the CLI ingests (`funnel ingest`, and `funnel report` given logs): with the
 /// flow definitions, so unplanned events are counted, and with the projection updater, so
 /// journeys commit with their events.
 enum IngestRun {
     static func run(_ sources: [InputSource], store: EventStore, definitions: [FlowDefinition],
-                    strict: Bool) throws -> IngestSummary {
+                    strict: Bool, command: String = "ingest") throws -> IngestSummary {
         let options = IngestOptions(strict: strict, flows: definitions)
         let ingestor = Ingestor(store: store, options: options, observer: ProjectionUpdater(definitions: definitions))
         let bar = isatty(2) == 1 ? ProgressBar() : nil
@@ -19,7 +20,7 @@ enum IngestRun {
             return try ingestor.ingest(sources, progress: bar.map { b in { b.update($0) } })
         } catch {
             bar?.clear()
-            FileHandle.standardError.write(Data("funnel ingest: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("funnel \(command): \(error)\n".utf8))
             throw ExitCode(2)
         }
     }
@@ -29,6 +30,7 @@ struct IngestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ingest",
         abstract: "Ingest gzip NDJSON onboarding logs into the event store.",
+        usage: "funnel ingest [<options>] <inputs> ...",
         discussion: """
             INPUT: .ndjson/.jsonl files (or .gz), directories (recursively, in name order) or - \
             for standard input. Exit status: 0 when every line is accounted for, 1 with --strict \
@@ -53,11 +55,11 @@ struct IngestCommand: ParsableCommand {
             FileHandle.standardError.write(Data("funnel ingest: \(error)\n".utf8))
             throw ExitCode(2)
         }
-        let store = try storeOptions.open()
+        let store = try reportingErrors("ingest") { try storeOptions.openOrCreate() }
         let summary = try IngestRun.run(sources, store: store, definitions: try flows.catalog().all, strict: strict)
         switch format {
         case .json: print(summary.json.jsonText)
-        case .text: print(summary.text(store: storeOptions.path))
+        case .text: print(Format.wrapLines(summary.text(store: storeOptions.path)))
         }
         let code = summary.exitCode(strict: strict)
         if code != 0 { throw ExitCode(code) }

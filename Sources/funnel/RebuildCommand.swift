@@ -13,7 +13,7 @@ struct RebuildCommand: ParsableCommand {
     func run() throws {
         try reportingErrors("rebuild") {
             let catalog = try flows.catalog()
-            let store = try storeOptions.open()
+            let store = try storeOptions.openExisting()
             let start = Date()
             let count = try ProjectionStore.rebuild(store: store, definitions: catalog.all)
             print(String(format: "rebuilt %d journeys from the log in %.2f s", count, Date().timeIntervalSince(start)))

@@ -9,6 +9,7 @@ struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Replay one user's journey event by event, with why the report counts it as it does.",
+        usage: "funnel replay --user <user> [<options>]",
         discussion: """
             Examples:
               funnel replay --user u-000123
@@ -27,7 +28,7 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         try reportingErrors("replay") {
             let catalog = try flows.catalog()
-            let store: any EventLogReading = try storeOptions.open()
+            let store: any EventLogReading = try storeOptions.openExisting()
             let events = try store.events(user: user, flow: flow)
             guard !events.isEmpty else { throw try CLIError.unknownUser(user, flow: flow, in: store) }
             let asOf: Timestamp
@@ -38,7 +39,7 @@ struct ReplayCommand: ParsableCommand {
             } else {
                 throw CLIError("the store holds no events")
             }
-            let idleSeconds = try idle.map(Inputs.duration) ?? 86_400
+            let idleSeconds = try idle.map { try Inputs.duration($0) } ?? Journey.defaultIdleSeconds
             let copies = try store.duplicates(ofEventIDs: events.map(\.event.id)).mapValues { list in
                 list.map { "\($0.inputPath) line \($0.line) (ingested \($0.arrivedAt))" }
             }

@@ -35,22 +35,31 @@ struct ReportCommand: ParsableCommand {
     func run() throws {
         try reportingErrors("report") {
             let catalog = try flows.catalog()
-            let store = try storeOptions.open()
-            if !inputs.isEmpty {
-                let summary = try IngestRun.run(try InputSource.discover(inputs), store: store,
-                                                definitions: catalog.all, strict: false)
-                FileHandle.standardError.write(Data((summary.oneLine + "\n").utf8))
-                if !summary.failures.isEmpty {
-                    for f in summary.failures { FileHandle.standardError.write(Data("funnel report: \(f.message)\n".utf8)) }
-                }
-            }
             let request = ReportRequest(flow: flow, cohort: cohort, filters: filters, by: by, since: since,
                                         until: until, idle: time.idle, asOf: time.asOf)
+            // Every option is checked before a log is ingested: a typo costs nothing.
+            try request.validate(definitions: catalog.all)
+            let sources = try inputs.isEmpty ? [] : InputSource.discover(inputs)
+            let store = try inputs.isEmpty ? storeOptions.openExisting() : storeOptions.openOrCreate()
+            if !inputs.isEmpty {
+                let summary = try IngestRun.run(sources, store: store,
+                                                definitions: catalog.all, strict: false, command: "report")
+                FileHandle.standardError.write(Data((Format.wrapLines(summary.oneLine) + "\n").utf8))
+                if !summary.failures.isEmpty {
+                    for f in summary.failures {
+                        FileHandle.standardError.write(Data((Format.wrapLines("funnel report: \(f.message)") + "\n").utf8))
+                    }
+                }
+            }
             let started = DispatchTime.now().uptimeNanoseconds
-            let report = try request.run(store: store, definitions: catalog.all, now: now())
+            let clock = now()
+            let report = try request.run(store: store, definitions: catalog.all, now: clock)
             if timing {
                 let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
                 FileHandle.standardError.write(Data(String(format: "report: %.4f s\n", seconds).utf8))
+            }
+            for warning in try request.warnings(for: report, store: store, definitions: catalog.all, now: clock) {
+                FileHandle.standardError.write(Data("funnel report: warning: \(warning)\n".utf8))
             }
             let text: String
             switch format {

@@ -27,7 +27,7 @@ struct TimeOptions: ParsableArguments {
     @Option(name: .customLong("as-of"), help: "Report as of this time (RFC 3339 or YYYY-MM-DD); default: the latest event time.") var asOf: String?
 }
 
-/// A failure to report to the user: printed as `funnel: MESSAGE`, exit status 2.
+/// A failure to report to the user: printed as `funnel CMD: MESSAGE`, exit status 2.
 struct CLIError: Error, CustomStringConvertible {
     var message: String
     init(_ message: String) { self.message = message }

@@ -7,6 +7,7 @@ struct SampleCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sample",
         abstract: "Simulate users through a flow and write logs as a collector does.",
+        usage: "funnel sample --flow <flow> --users <users> --out <out> [<options>]",
         discussion: """
         Writes DIR/events-YYYY-MM-DD.ndjson.gz, one multi-member gzip per UTC day, batches out \
         of order, about 1% re-sent duplicate lines and a few late events. The same flow, options \

@@ -10,12 +10,30 @@ struct StoreOptions: ParsableArguments {
 
     var path: String { store ?? EventStore.defaultPath(environment: ProcessInfo.processInfo.environment) }
 
-    func open() throws -> EventStore {
+    /// Opens the store for a command that writes (ingest): created when absent, in a folder
+    /// that must exist.
+    func openOrCreate() throws -> EventStore {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CLIError("cannot create the store \(path): the folder \(folder) does not exist")
+        }
+        return try openStore()
+    }
+
+    /// Opens the store for a command that only reads: never creates one.
+    func openExisting() throws -> EventStore {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CLIError("no store at \(path) (ingest logs first, or give --store)")
+        }
+        return try openStore()
+    }
+
+    private func openStore() throws -> EventStore {
         do {
             return try EventStore(path: path, migrations: ProjectionStore.migrations)
         } catch {
-            FileHandle.standardError.write(Data("funnel: \(error)\n".utf8))
-            throw ExitCode(2)
+            throw CLIError("cannot open the store \(path): \(error)")
         }
     }
 }

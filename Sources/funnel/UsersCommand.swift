@@ -6,6 +6,7 @@ struct UsersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
         abstract: "List the users behind a figure (re-engagement lists, debugging).",
+        usage: "funnel users [<options>]",
         discussion: """
             Example: funnel users --flow glp1 --state abandoned --step goalWeight --format csv
             """)
@@ -26,9 +27,13 @@ struct UsersCommand: ParsableCommand {
     func run() throws {
         try reportingErrors("users") {
             let catalog = try flows.catalog()
-            let store = try storeOptions.open()
+            let store = try storeOptions.openExisting()
             let request = ReportRequest(flow: flow, cohort: cohort, filters: filters, idle: time.idle, asOf: time.asOf)
-            let list = try request.users(store: store, definitions: catalog.all, now: now(), state: state, step: step)
+            let clock = now()
+            let list = try request.users(store: store, definitions: catalog.all, now: clock, state: state, step: step)
+            for warning in try request.warnings(for: list, store: store, definitions: catalog.all, now: clock) {
+                FileHandle.standardError.write(Data("funnel users: warning: \(warning)\n".utf8))
+            }
             switch format {
             case .text: try output.write(list.text())
             case .csv: try output.write(list.csv())

@@ -36,7 +36,9 @@ func runFunnel(_ args: [String], stdin: URL? = nil, environment: [String: String
     if let directory { p.currentDirectoryURL = directory }
     let out = Pipe()
     let errURL = tempDir().appendingPathComponent("stderr")
-    FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    guard FileManager.default.createFile(atPath: errURL.path, contents: nil) else {
+        throw NSError(domain: "test", code: 1, userInfo: [NSLocalizedDescriptionKey: "cannot create \(errURL.path) for the command's standard error"])
+    }
     let err = try FileHandle(forWritingTo: errURL)
     p.standardOutput = out
     p.standardError = err

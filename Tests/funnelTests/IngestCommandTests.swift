@@ -26,8 +26,9 @@ final class IngestCommandTests: XCTestCase {
         let raw = Data(base64Encoded: utf8?["raw_base64"] as? String ?? "")
         XCTAssertEqual(raw?.contains(0xFF), true)
         let text = try runFunnel(["quarantine", "--store", store])
-        XCTAssertTrue(text.stdout.contains("bad-timestamp.ndjson:2 (byte 247): bad timestamp"), text.stdout)
-        XCTAssertTrue(text.stdout.split(separator: "\n").allSatisfy { $0.count <= 200 })
+        XCTAssertTrue(text.stdout.contains("bad-timestamp.ndjson:2 (byte 247) [bad_timestamp]\n    bad timestamp"), text.stdout)
+        // Every line but the one naming the (absolute) input path fits 80 columns.
+        XCTAssertTrue(text.stdout.split(separator: "\n").filter { !$0.hasPrefix("/") }.allSatisfy { $0.count <= 80 }, text.stdout)
 
         let strictStore = tempDir().appendingPathComponent("t.sqlite").path
         let notJSON = sampleData.appendingPathComponent("bad/not-json.ndjson").path
@@ -57,6 +58,7 @@ final class IngestCommandTests: XCTestCase {
         XCTAssertEqual(o["lines"] as? Int, 0)
         XCTAssertEqual((o["skipped"] as? [[String: Any]])?.first?["previous_path"] as? String, "-")
         let text = try runFunnel(["ingest", file.path], environment: env)
-        XCTAssertTrue(text.stdout.contains("already ingested as -"), text.stdout)
+        // Long lines wrap onto indented lines: joined again, the line says where it came from.
+        XCTAssertTrue(text.stdout.replacingOccurrences(of: "\n    ", with: " ").contains("\(file.path): already ingested as - (complete)"), text.stdout)
     }
 }

@@ -1,0 +1,91 @@
+import Foundation
+import FunnelModel
+import Projections
+import EventStore
+
+extension ReportRequest {
+    /// What in a request matched no user, said instead of a silent 0: a `--where` or
+    /// `--cohort` that selects nobody in the window (with the values the key does have there),
+    /// a `--by` whose every user falls in one catch-all group. Reads the journeys again only
+    /// when the report is empty and a filter or cohort could be the reason.
+    public func warnings(for report: FunnelReport, store: EventStore, definitions: [FlowDefinition],
+                         now: Timestamp) throws -> [String] {
+        let definition = try ReportRequest.resolveFlow(flow, cohort: cohort, definitions: definitions,
+                                                       storeFlows: try store.flows())
+        let query = try self.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: store, now: now))
+        let warnings = ReportRequest.breakdownWarnings(report, query: query, definition: definition)
+        guard report.users.started == 0 else { return warnings }
+        return warnings + (try filterWarnings(definition: definition, query: query, store: store))
+    }
+
+    /// For an empty user list: the `--where` or `--cohort` that matches nobody, if one does.
+    public func warnings(for list: UserList, store: EventStore, definitions: [FlowDefinition],
+                         now: Timestamp) throws -> [String] {
+        guard list.users.isEmpty else { return [] }
+        let definition = try ReportRequest.resolveFlow(flow, cohort: cohort, definitions: definitions,
+                                                       storeFlows: try store.flows())
+        let query = try self.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: store, now: now))
+        return try filterWarnings(definition: definition, query: query, store: store)
+    }
+
+    /// Each filter and the cohort tried alone on the users who started in the window.
+    func filterWarnings(definition: FlowDefinition, query: ReportQuery, store: EventStore) throws -> [String] {
+        guard query.cohort != nil || !query.filters.isEmpty else { return [] }
+        var warnings: [String] = []
+        // The selection without cohort and filters: started users in the window, as of.
+        let window = ReportQuery(since: query.since, until: query.until, asOf: query.asOf, idleSeconds: query.idleSeconds)
+        var inWindow = 0
+        var cohortMatches = 0
+        var filterMatches = Array(repeating: 0, count: query.filters.count)
+        var values: [String: Set<String>] = [:]
+        let keys = Set(query.filters.flatMap(\.condition.keys))
+        try ProjectionStore.forEachJourney(flow: definition.id, definition: definition, store: store, asOf: query.asOf) { j in
+            guard window.selects(j, definition: definition) else { return }
+            inWindow += 1
+            let ctx = j.conditionContext(flagDefaults: definition.flagDefaults)
+            if let cohort = query.cohort, (try? Condition(parsing: cohort.where))?.evaluate(ctx) == true { cohortMatches += 1 }
+            for (i, f) in query.filters.enumerated() where f.condition.evaluate(ctx) == true { filterMatches[i] += 1 }
+            for key in keys {
+                if let v = ctx.lookup(key) { values[key, default: []].insert(v.stringValue ?? v.jsonText) }
+            }
+        }
+        if inWindow == 0 {
+            // Nobody to filter: the window is the reason, not the filters.
+            warnings.append("no user started in flow \(definition.id)" + (since != nil || until != nil ? " in the window" : "")
+                            + " before as-of \(query.asOf); cohort and filters were not tried")
+            return warnings
+        }
+        let scope = "of the \(inWindow) user\(inWindow == 1 ? "" : "s") who started in flow \(definition.id)"
+            + (since != nil || until != nil ? " in the window" : "")
+        if let cohort = query.cohort, cohortMatches == 0 {
+            warnings.append("--cohort \(cohort.id) (\(cohort.where)) matches none \(scope)")
+        }
+        for (i, f) in query.filters.enumerated() where filterMatches[i] == 0 {
+            let found = f.condition.keys.map { key -> String in
+                let seen = values[key, default: []].sorted()
+                return seen.isEmpty ? "no user has \(key)" : "\(key) is one of: \(seen.joined(separator: ", "))"
+            }
+            warnings.append("--where \(f.text) matches none \(scope); " + found.joined(separator: "; "))
+        }
+        return warnings
+    }
+
+    /// A breakdown whose users all fall into one catch-all group says nothing: say why.
+    static func breakdownWarnings(_ report: FunnelReport, query: ReportQuery, definition: FlowDefinition) -> [String] {
+        guard let by = query.by, let groups = report.groups, report.users.started > 0 else { return [] }
+        let populated = groups.filter { $0.report.users.started > 0 }.map(\.value)
+        switch by {
+        case .cohort where populated == ["(none)"]:
+            return ["--by cohort: no user in the selection is in a cohort of flow \(definition.id)"
+                    + " (cohorts: \(definition.cohorts.map(\.id).joined(separator: ", ")))"]
+        case .appVersion where populated == ["(unknown)"]:
+            return ["--by app_version: no user in the selection sent an app_version"]
+        case .lane where populated == ["(undecided)"]:
+            return ["--by lane: no user in the selection has a lane yet"]
+        case .flag(let name) where populated.count == 1:
+            return ["--by flag:\(name): every user in the selection has it \(populated[0])"]
+        default:
+            return []
+        }
+    }
+}

@@ -42,10 +42,10 @@ extension EventStore {
             func emit(_ row: Row) throws {
                 let seq: Int64 = row[0]
                 guard selection.holds(micros: row[3]) else { return }
-                guard let data = row.dataNoCopy(atIndex: 4) else {
-                    throw StoreError(doing: "reading event seq \(seq)", reason: "the stored line is missing")
+                let line = try row.withUnsafeData(atIndex: 4) { data in
+                    guard let data else { throw StoreError(doing: "reading event seq \(seq)", reason: "the stored line is missing") }
+                    return try data.withUnsafeBytes { try reader.line(user: row[1], flow: row[2], body: $0, seq: seq) }
                 }
-                let line = try data.withUnsafeBytes { try reader.line(user: row[1], flow: row[2], body: $0, seq: seq) }
                 try line.withUnsafeBufferPointer(body)
                 count += 1
             }

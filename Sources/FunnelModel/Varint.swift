@@ -5,7 +5,7 @@ package enum Varint {
     /// The most bytes a 64-bit value takes.
     package static let maxBytes = 10
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func append(_ v: UInt64, to out: inout [UInt8]) {
         var v = v
         while v >= 0x80 {
@@ -17,7 +17,7 @@ package enum Varint {
 
     /// The varint at `i` of `b`, `i` moved past it; nil when `b` ends inside it or it runs
     /// past 64 bits (then `i` has moved past `maxBytes` bytes).
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func read(_ b: UnsafeRawBufferPointer, at i: inout Int) -> UInt64? {
         var v: UInt64 = 0
         var shift: UInt64 = 0
@@ -33,9 +33,9 @@ package enum Varint {
     }
 
     /// A signed value as an unsigned one, small magnitudes small.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func zigzag(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func unzigzag(_ u: UInt64) -> Int64 { Int64(bitPattern: (u >> 1) ^ (0 &- (u & 1))) }
 }

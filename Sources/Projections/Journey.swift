@@ -77,6 +77,7 @@ public struct Journey: Sendable, Hashable, Codable {
 
     /// The state rule on bare times (microseconds): completed by `asOf`, else in progress
     /// while the last event is within the idle window before `asOf`, else abandoned.
+    @inlinable
     public static func state(completedAt: Int64?, lastEventAt: Int64, asOf: Int64, idleSeconds: Double) -> State {
         if let c = completedAt, c <= asOf { return .completed }
         let idleMicros = Int64(idleSeconds * 1_000_000)

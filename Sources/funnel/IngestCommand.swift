@@ -39,6 +39,7 @@ struct IngestCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var flows: FlowsDirectoryOption
+    @OptionGroup var wait: WaitOption
     @Option(help: "Output format: text or json.") var format: OutputFormat = .text
     @Flag(help: "Exit 1 when any line was quarantined.") var strict = false
     @Argument(help: "Files, directories or - for standard input.") var inputs: [String]
@@ -55,8 +56,10 @@ struct IngestCommand: ParsableCommand {
             FileHandle.standardError.write(Data("funnel ingest: \(error)\n".utf8))
             throw ExitCode(2)
         }
-        let store = try reportingErrors("ingest") { try storeOptions.openOrCreate() }
-        let summary = try IngestRun.run(sources, store: store, definitions: try flows.catalog().all, strict: strict)
+        let (store, lock) = try reportingErrors("ingest") { try storeOptions.openForIngest(wait, command: "ingest") }
+        let summary = try withExtendedLifetime(lock) {
+            try IngestRun.run(sources, store: store, definitions: try flows.catalog().all, strict: strict)
+        }
         switch format {
         case .json: print(summary.json.jsonText)
         case .text: print(Format.wrapLines(summary.text(store: storeOptions.path)))

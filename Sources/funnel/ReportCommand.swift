@@ -1,4 +1,5 @@
 import ArgumentParser
+import EventStore
 import EventLog
 import Foundation
 import Reports
@@ -29,6 +30,7 @@ struct ReportCommand: ParsableCommand {
     @OptionGroup var time: TimeOptions
     @Option(help: "text, json, csv, markdown or html.") var format: ReportFormat = .text
     @OptionGroup var output: OutputOption
+    @OptionGroup var wait: WaitOption
     @Flag(help: "Print the time spent answering (after the store is open) on standard error.") var timing = false
     @Argument(help: "Log files or directories to ingest first (idempotent through the ledger).") var inputs: [String] = []
 
@@ -40,10 +42,15 @@ struct ReportCommand: ParsableCommand {
             // Every option is checked before a log is ingested: a typo costs nothing.
             try request.validate(definitions: catalog.all)
             let sources = try inputs.isEmpty ? [] : InputSource.discover(inputs)
-            let store = try inputs.isEmpty ? storeOptions.openExisting() : storeOptions.openOrCreate()
-            if !inputs.isEmpty {
-                let summary = try IngestRun.run(sources, store: store,
-                                                definitions: catalog.all, strict: false, command: "report")
+            let store: EventStore
+            if inputs.isEmpty {
+                store = try storeOptions.openExisting()
+            } else {
+                let (opened, lock) = try storeOptions.openForIngest(wait, command: "report")
+                store = opened
+                let summary = try withExtendedLifetime(lock) {
+                    try IngestRun.run(sources, store: store, definitions: catalog.all, strict: false, command: "report")
+                }
                 FileHandle.standardError.write(Data((Format.wrapLines(summary.oneLine) + "\n").utf8))
                 if !summary.failures.isEmpty {
                     for f in summary.failures {

@@ -21,6 +21,24 @@ struct StoreOptions: ParsableArguments {
         return try openStore()
     }
 
+    /// Opens the store for an ingest, as its one writer: waits for another ingest of the same
+    /// store to end (saying so on a terminal), or with `--no-wait` fails at once. The lock is
+    /// held as long as the returned `WriterLock` lives.
+    func openForIngest(_ wait: WaitOption, command: String) throws -> (EventStore, WriterLock) {
+        // The folder is checked first: the lock file lives in it.
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CLIError("cannot create the store \(path): the folder \(folder) does not exist")
+        }
+        let lock = try WriterLock(storePath: path, wait: !wait.noWait) {
+            if isatty(2) == 1 {
+                FileHandle.standardError.write(Data("funnel \(command): another ingest is writing \(path); waiting for it to end\n".utf8))
+            }
+        }
+        return (try openOrCreate(), lock)
+    }
+
     /// Opens the store for a command that only reads: never creates one.
     func openExisting() throws -> EventStore {
         guard FileManager.default.fileExists(atPath: path) else {
@@ -36,6 +54,12 @@ struct StoreOptions: ParsableArguments {
             throw CLIError("cannot open the store \(path): \(error)")
         }
     }
+}
+
+/// `--no-wait`, for the commands that ingest.
+struct WaitOption: ParsableArguments {
+    @Flag(name: .long, help: "Fail at once when another ingest is writing the store, instead of waiting for it.")
+    var noWait = false
 }
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {

@@ -319,17 +319,8 @@ public final class GzipWriter {
     public func writeMember(_ text: String) throws { try writeMember(Array(text.utf8)) }
 
     private func writeAll(_ count: Int) throws {
-        var written = 0
-        while written < count {
-            let n = out.withUnsafeBufferPointer { buf -> Int in
-                guard let base = buf.baseAddress else { return -1 }
-                return Glibc.write(fd, base + written, count - written)
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw InputError(kind: .unreadable, path: path, offset: 0, reason: "cannot write: " + String(cString: strerror(errno)))
-            }
-            written += n
+        if let reason = out.withUnsafeBytes({ EventLog.writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[0..<count])) }) {
+            throw InputError(kind: .unreadable, path: path, offset: 0, reason: "cannot write: " + reason)
         }
     }
 }

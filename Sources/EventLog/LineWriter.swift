@@ -91,7 +91,7 @@ public final class LineWriter {
     private func flush() throws {
         guard !buffer.isEmpty else { return }
         defer { buffer.removeAll(keepingCapacity: true) }
-        guard let compressor else { return try buffer.withUnsafeBytes(writeAll) }
+        guard let compressor else { return try buffer.withUnsafeBytes { try send($0) } }
         let bound = libdeflate_gzip_compress_bound(compressor, buffer.count)
         if compressed.count < bound { compressed = [UInt8](repeating: 0, count: bound) }
         let n = buffer.withUnsafeBytes { src in
@@ -100,28 +100,10 @@ public final class LineWriter {
             }
         }
         guard n > 0 else { throw OutputError(path: label, reason: "libdeflate could not compress a member") }
-        try compressed.withUnsafeBytes { try writeAll(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        try compressed.withUnsafeBytes { try send(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
     }
 
-    private func writeAll(_ b: UnsafeRawBufferPointer) throws {
-        guard let base = b.baseAddress else { return }
-        var written = 0
-        while written < b.count {
-            let n = systemWrite(fd, base + written, b.count - written)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw OutputError(path: label, reason: String(cString: strerror(errno)))
-            }
-            written += n
-        }
+    private func send(_ b: UnsafeRawBufferPointer) throws {
+        if let reason = writeAll(fd, b) { throw OutputError(path: label, reason: reason) }
     }
-}
-
-/// The system's write(2) (the class's own `write` hides the plain name).
-private func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.write(fd, p, n)
-    #else
-    return Darwin.write(fd, p, n)
-    #endif
 }

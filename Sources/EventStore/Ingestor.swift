@@ -168,14 +168,8 @@ public final class Ingestor {
                 throw InputError(kind: .unreadable, path: "-", offset: size, reason: String(cString: strerror(errno)))
             }
             if n == 0 { break }
-            var written = 0
-            while written < n {
-                let w = buffer.withUnsafeBytes { raw in raw.baseAddress.map { write(fd, $0 + written, n - written) } ?? -1 }
-                if w < 0 {
-                    if errno == EINTR { continue }
-                    throw InputError(kind: .unreadable, path: "-", offset: size, reason: "cannot spool standard input: " + String(cString: strerror(errno)))
-                }
-                written += w
+            if let reason = buffer.withUnsafeBytes({ writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) {
+                throw InputError(kind: .unreadable, path: "-", offset: size, reason: "cannot spool standard input: " + reason)
             }
             buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
             size += Int64(n)

@@ -45,20 +45,10 @@ extension EventStore {
     static func addEventColumns(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE events ADD COLUMN event INTEGER")
         try db.execute(sql: "ALTER TABLE events ADD COLUMN step INTEGER")
-        let find = try db.makeStatement(sql: "SELECT id FROM atoms WHERE text = ?")
-        let add = try db.makeStatement(sql: "INSERT INTO atoms (text) VALUES (?)")
-        var known: [String: Int64] = [:]
+        var atoms = try InternTable(db, table: "atoms", column: "text", blob: false)
         func atom(_ text: String) throws -> Int64 {
-            if let id = known[text] { return id }
-            let id: Int64
-            if let found = try Int64.fetchOne(find, arguments: [text]) {
-                id = found
-            } else {
-                try add.execute(arguments: [text])
-                id = db.lastInsertedRowID
-            }
-            known[text] = id
-            return id
+            var text = text
+            return try text.withUTF8 { try atoms.id($0).id }
         }
         let update = try db.makeStatement(sql: "UPDATE events SET event = ?, step = ? WHERE seq = ?")
         let read = try RawStatement(db, "SELECT seq, user, flow, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?")
@@ -69,13 +59,10 @@ extension EventStore {
         repeat {
             rows.removeAll(keepingCapacity: true)
             read.int(1, after)
-            read.int(2, Int64(migrationChunk))
+            read.int(2, Int64(Tuning.migrationChunk))
             try reader.recorded(read) { r in rows.append((r.seq, try atom(r.event.rawName), try r.event.step.map(atom))) }
             for r in rows { try update.execute(arguments: [r.event, r.step, r.seq]) }
             after = rows.last?.seq ?? after
         } while !rows.isEmpty
     }
-
-    /// Events a migration reads and rewrites at a time.
-    static let migrationChunk = Tuning.migrationChunk
 }

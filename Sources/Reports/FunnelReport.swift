@@ -95,7 +95,7 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         /// In a group's report (`--by`): conversion from eligible against the rest of the selection.
         public var versusRest: Comparison?
 
-        enum CodingKeys: String, CodingKey {
+        enum CodingKeys: String, ComparisonKeys {
             case step, lane, kind, title, condition, reached, eligible
             case eligibleReached = "eligible_reached", skipped, dropped
             case conversionFromPrevious = "conversion_from_previous"
@@ -120,11 +120,7 @@ public struct FunnelReport: Sendable, Hashable, Codable {
             try c.encode(conversionFromEligible, forKey: .conversionFromEligible)
             try c.encode(medianSecondsOnStep, forKey: .medianSecondsOnStep)
             try c.encode(tracked, forKey: .tracked)
-            if let versusRest {
-                try c.encode(versusRest.difference, forKey: .differenceFromRest)
-                try c.encode(versusRest.pValue, forKey: .pValue)
-                try c.encode(versusRest.pValueAdjusted, forKey: .pValueAdjusted)
-            }
+            try versusRest?.encode(into: &c)
         }
     }
 
@@ -171,7 +167,7 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         /// complete (it ended less than the idle window before as-of); nil for other groups.
         public var settled: Bool?
 
-        enum CodingKeys: String, CodingKey {
+        enum CodingKeys: String, ComparisonKeys {
             case value, report, settled
             case differenceFromRest = "difference_from_rest", pValue = "p_value", pValueAdjusted = "p_value_adjusted"
         }
@@ -188,11 +184,7 @@ public struct FunnelReport: Sendable, Hashable, Codable {
             value = try c.decode(String.self, forKey: .value)
             report = try c.decode(FunnelReport.self, forKey: .report)
             settled = try c.decodeIfPresent(Bool.self, forKey: .settled)
-            if c.contains(.pValue) {
-                versusRest = Comparison(difference: try c.decodeIfPresent(Double.self, forKey: .differenceFromRest),
-                                        pValue: try c.decodeIfPresent(Double.self, forKey: .pValue),
-                                        pValueAdjusted: try c.decodeIfPresent(Double.self, forKey: .pValueAdjusted))
-            }
+            versusRest = try Comparison.decodeIfPresent(from: c)
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -200,11 +192,7 @@ public struct FunnelReport: Sendable, Hashable, Codable {
             try c.encode(value, forKey: .value)
             try c.encode(report, forKey: .report)
             if let settled { try c.encode(settled, forKey: .settled) }
-            if let versusRest {
-                try c.encode(versusRest.difference, forKey: .differenceFromRest)
-                try c.encode(versusRest.pValue, forKey: .pValue)
-                try c.encode(versusRest.pValueAdjusted, forKey: .pValueAdjusted)
-            }
+            try versusRest?.encode(into: &c)
         }
     }
 
@@ -257,10 +245,30 @@ extension FunnelReport.StepRow {
         conversionFromEligible = try c.decodeIfPresent(Double.self, forKey: .conversionFromEligible)
         medianSecondsOnStep = try c.decodeIfPresent(Double.self, forKey: .medianSecondsOnStep)
         tracked = try c.decode(Bool.self, forKey: .tracked)
-        if c.contains(.pValue) {
-            versusRest = FunnelReport.Comparison(difference: try c.decodeIfPresent(Double.self, forKey: .differenceFromRest),
-                                    pValue: try c.decodeIfPresent(Double.self, forKey: .pValue),
-                                    pValueAdjusted: try c.decodeIfPresent(Double.self, forKey: .pValueAdjusted))
-        }
+        versusRest = try FunnelReport.Comparison.decodeIfPresent(from: c)
+    }
+}
+
+/// The keys a comparison with the rest is written under, in a group and in its step rows.
+protocol ComparisonKeys: CodingKey {
+    static var differenceFromRest: Self { get }
+    static var pValue: Self { get }
+    static var pValueAdjusted: Self { get }
+}
+
+extension FunnelReport.Comparison {
+    /// Writes the three keys (each may be null).
+    func encode<K: ComparisonKeys>(into c: inout KeyedEncodingContainer<K>) throws {
+        try c.encode(difference, forKey: .differenceFromRest)
+        try c.encode(pValue, forKey: .pValue)
+        try c.encode(pValueAdjusted, forKey: .pValueAdjusted)
+    }
+
+    /// The comparison written under the three keys; nil when the object has none.
+    static func decodeIfPresent<K: ComparisonKeys>(from c: KeyedDecodingContainer<K>) throws -> Self? {
+        guard c.contains(.pValue) else { return nil }
+        return Self(difference: try c.decodeIfPresent(Double.self, forKey: .differenceFromRest),
+                    pValue: try c.decodeIfPresent(Double.self, forKey: .pValue),
+                    pValueAdjusted: try c.decodeIfPresent(Double.self, forKey: .pValueAdjusted))
     }
 }

@@ -15,9 +15,8 @@ extension ReportAccumulator {
 extension FunnelReport {
     /// For `--by day` and `--by week`: whether each bucket is settled, that is, it ended at
     /// least the idle window before as-of, so that none of its users can still complete.
-    mutating func markSettled(asOf: Timestamp, idleSeconds: Double) {
-        guard let by, let dimension = ReportQuery.Dimension(parsing: by), let seconds = dimension.bucketSeconds,
-              var groups else { return }
+    mutating func markSettled(by dimension: ReportQuery.Dimension, asOf: Timestamp, idleSeconds: Double) {
+        guard let seconds = dimension.bucketSeconds, var groups else { return }
         let horizon = asOf.micros - Int64(idleSeconds * 1_000_000)
         for i in groups.indices {
             guard let start = Timestamp.parse(groups[i].value) else { continue }

@@ -140,7 +140,7 @@ public struct ReportAccumulator {
                 FunnelReport.Group(value: key, report: (groups[key] ?? Figures(layout)).report(builder.definition, layout, query: query))
             }
             report.compareGroups()
-            report.markSettled(asOf: query.asOf, idleSeconds: query.idleSeconds)
+            report.markSettled(by: by, asOf: query.asOf, idleSeconds: query.idleSeconds)
         }
         return report
     }

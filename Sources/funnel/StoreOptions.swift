@@ -10,20 +10,10 @@ struct StoreOptions: ParsableArguments {
 
     var path: String { store ?? EventStore.defaultPath(environment: ProcessInfo.processInfo.environment) }
 
-    /// Opens the store for a command that writes (ingest): created when absent, in a folder
-    /// that must exist.
-    func openOrCreate() throws -> EventStore {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CLIError("cannot create the store \(path): the folder \(folder) does not exist")
-        }
-        return try openStore()
-    }
-
-    /// Opens the store for an ingest, as its one writer: waits for another ingest of the same
-    /// store to end (saying so on a terminal), or with `--no-wait` fails at once. The lock is
-    /// held as long as the returned `WriterLock` lives.
+    /// Opens the store for an ingest, as its one writer (created when absent, in a folder that
+    /// must exist): waits for another ingest of the same store to end (saying so on a
+    /// terminal), or with `--no-wait` fails at once. The lock is held as long as the returned
+    /// `WriterLock` lives.
     func openForIngest(_ wait: WaitOption, command: String) throws -> (EventStore, WriterLock) {
         // The folder is checked first: the lock file lives in it.
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -36,7 +26,7 @@ struct StoreOptions: ParsableArguments {
                 FileHandle.standardError.write(Data("funnel \(command): another ingest is writing \(path); waiting for it to end\n".utf8))
             }
         }
-        return (try openOrCreate(), lock)
+        return (try openStore(), lock)
     }
 
     /// Opens the store for a command that only reads: never creates one.

@@ -1,0 +1,209 @@
+import FunnelModel
+import EventLog
+
+/// Reads a journey's stored form (see `Journey+Binary`).
+struct BinaryReader {
+    let b: UnsafeRawBufferPointer
+    var offset = 0
+    var cache: JourneyDecodingCache?
+    /// The definition's names (version 2 writes names as indexes into them).
+    var names = JourneyNames.none
+    /// Version 2 bytes: object keys and names are written as `BinaryWriter.name` does.
+    var namesAsIndexes = false
+    /// Whether `object` shares equal objects through the cache (flags repeat; values rarely do).
+    var sharesObjects = false
+
+    init(_ b: UnsafeRawBufferPointer) { self.b = b }
+
+    var atEnd: Bool { offset == b.count }
+
+    @inline(__always) mutating func byte() throws -> UInt8 {
+        guard offset < b.count else { throw JourneyDecodingError(offset: offset, reason: "unexpected end") }
+        let v = b[offset]
+        offset += 1
+        return v
+    }
+
+    @inline(__always) mutating func uint() throws -> UInt64 {
+        let start = offset
+        guard let v = Varint.read(b, at: &offset) else {
+            throw JourneyDecodingError(offset: offset, reason: offset - start >= Varint.maxBytes ? "varint too long" : "unexpected end")
+        }
+        return v
+    }
+
+    mutating func count() throws -> Int {
+        let n = try uint()
+        guard n <= UInt64(b.count - offset) else { throw JourneyDecodingError(offset: offset, reason: "count \(n) beyond the data") }
+        return Int(n)
+    }
+
+    mutating func int() throws -> Int64 {
+        Varint.unzigzag(try uint())
+    }
+
+    mutating func double() throws -> Double {
+        guard b.count - offset >= 8 else { throw JourneyDecodingError(offset: offset, reason: "unexpected end") }
+        let bits = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        offset += 8
+        return Double(bitPattern: bits)
+    }
+
+    private mutating func utf8(_ n: Int) throws -> String {
+        guard n <= b.count - offset else { throw JourneyDecodingError(offset: offset, reason: "string beyond the data") }
+        let raw = UnsafeRawBufferPointer(rebasing: b[offset..<(offset + n)])
+        // Strings of up to 15 bytes live inline (no allocation); longer ones are shared.
+        let s = n > 15 ? cache?.string(raw) ?? String(decoding: raw, as: UTF8.self) : String(decoding: raw, as: UTF8.self)
+        offset += n
+        return s
+    }
+
+    mutating func string() throws -> String { try utf8(Int(try count())) }
+
+    mutating func optionalString() throws -> String? {
+        let n = try uint()
+        if n == 0 { return nil }
+        return try utf8(Int(clamping: n - 1))
+    }
+
+    mutating func timestamp() throws -> Timestamp {
+        let micros = try int()
+        let offset = try int()
+        guard let o = Int32(exactly: offset) else { throw JourneyDecodingError(offset: self.offset, reason: "offset out of range") }
+        return Timestamp(micros: micros, offsetSeconds: o)
+    }
+
+    mutating func optionalTimestamp() throws -> Timestamp? {
+        try byte() == 0 ? nil : try timestamp()
+    }
+
+    mutating func timestamp(from base: Timestamp) throws -> Timestamp {
+        let micros = try int()
+        let offset = try int()
+        guard let o = Int32(exactly: Int64(base.offsetSeconds) &+ offset) else {
+            throw JourneyDecodingError(offset: self.offset, reason: "offset out of range")
+        }
+        return Timestamp(micros: base.micros &+ micros, offsetSeconds: o)
+    }
+
+    mutating func optionalTimestamp(from base: Timestamp) throws -> Timestamp? {
+        try byte() == 0 ? nil : try timestamp(from: base)
+    }
+
+    mutating func optionalName() throws -> String? {
+        switch try uint() {
+        case 0: return nil
+        case 1: return try string()
+        case let k: return try indexedName(k - 2)
+        }
+    }
+
+    mutating func name() throws -> String {
+        guard let s = try optionalName() else { throw JourneyDecodingError(offset: offset, reason: "missing name") }
+        return s
+    }
+
+    private func indexedName(_ k: UInt64) throws -> String {
+        guard k < UInt64(names.names.count) else {
+            throw JourneyDecodingError(offset: offset, reason: "name \(k) not among the definition's \(names.names.count)")
+        }
+        return names.names[Int(k)]
+    }
+
+    private mutating func skipKey() throws {
+        if !namesAsIndexes {
+            offset += Int(try count())
+        } else if try uint() == 1 {
+            offset += Int(try count())
+        }
+    }
+
+    /// Seconds written as whole microseconds (`BinaryWriter.wholeMicros`).
+    mutating func wholeMicros() throws -> Double {
+        Double(Int64(clamping: try uint())) / 1_000_000
+    }
+
+    mutating func seconds() throws -> Double? {
+        switch try byte() {
+        case 0: return nil
+        case 1: return try wholeMicros()
+        case 2: return try double()
+        case let tag: throw JourneyDecodingError(offset: offset - 1, reason: "unknown seconds tag \(tag)")
+        }
+    }
+
+    mutating func object(depth: Int = 0) throws -> [String: JSONValue] {
+        guard depth == 0, sharesObjects, let cache else { return try decodeObject(depth: depth) }
+        let start = offset
+        try skipObject()
+        let raw = UnsafeRawBufferPointer(rebasing: b[start..<offset])
+        let (i, isNew) = cache.objectKeys.intern(raw.bindMemory(to: UInt8.self))
+        if !isNew { return cache.objects[i] }
+        var sub = BinaryReader(raw)
+        sub.cache = cache
+        sub.names = names
+        sub.namesAsIndexes = namesAsIndexes
+        let o = try sub.decodeObject(depth: depth)
+        if cache.objects.count >= Tuning.cachedDecodedValues {
+            cache.objectKeys = ByteInterner()
+            cache.objects.removeAll(keepingCapacity: true)
+            _ = cache.objectKeys.intern(raw.bindMemory(to: UInt8.self))
+        }
+        cache.objects.append(o)
+        return o
+    }
+
+    /// Moves past an object without building it.
+    mutating func skipObject(depth: Int = 0) throws {
+        let n = try count()
+        for _ in 0..<n {
+            try skipKey()
+            try skipValue(depth: depth)
+        }
+    }
+
+    mutating func skipValue(depth: Int) throws {
+        guard depth < 512 else { throw JourneyDecodingError(offset: offset, reason: "nesting too deep") }
+        switch try byte() {
+        case 0, 1, 2: return
+        case 3, 4: offset += Int(try count())
+        case 5:
+            let n = try count()
+            for _ in 0..<n { try skipValue(depth: depth + 1) }
+        case 6: try skipObject(depth: depth + 1)
+        case 7 where namesAsIndexes: _ = try uint()
+        case let tag: throw JourneyDecodingError(offset: offset - 1, reason: "unknown value tag \(tag)")
+        }
+    }
+
+    mutating func decodeObject(depth: Int) throws -> [String: JSONValue] {
+        let n = try count()
+        var o: [String: JSONValue] = [:]
+        o.reserveCapacity(n)
+        for _ in 0..<n {
+            let key = namesAsIndexes ? try name() : try string()
+            o[key] = try value(depth: depth)
+        }
+        return o
+    }
+
+    mutating func value(depth: Int = 0) throws -> JSONValue {
+        guard depth < 512 else { throw JourneyDecodingError(offset: offset, reason: "nesting too deep") }
+        switch try byte() {
+        case 0: return .null
+        case 1: return .bool(false)
+        case 2: return .bool(true)
+        case 3: return .number(try string())
+        case 4: return .string(try string())
+        case 5:
+            let n = try count()
+            var items: [JSONValue] = []
+            items.reserveCapacity(n)
+            for _ in 0..<n { items.append(try value(depth: depth + 1)) }
+            return .array(items)
+        case 6: return .object(try object(depth: depth + 1))
+        case 7 where namesAsIndexes: return .string(try indexedName(try uint()))
+        case let tag: throw JourneyDecodingError(offset: offset - 1, reason: "unknown value tag \(tag)")
+        }
+    }
+}

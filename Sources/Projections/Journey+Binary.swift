@@ -13,9 +13,9 @@ import EventLog
 /// back-reference: about a third of the bytes of version 1, which stores every name and
 /// timestamp in full and still decodes. Reading version 2 needs the names of the definition
 /// the row was folded with (`journeys.definition`). Version 3 is version 2 followed by
-/// `driftSeen`.
+/// `driftSeen`; version 4 is version 3 followed by `promptOutcomes`.
 extension Journey {
-    static let binaryVersion: UInt8 = 3
+    static let binaryVersion: UInt8 = 4
 
     /// The journey's bytes, and after them the fold's resume state when given. `names`: those
     /// of the definition the journey was folded with (reading the bytes back needs the same).
@@ -82,6 +82,12 @@ extension Journey {
             w.string(key)
             w.timestamp(time, from: base)
         }
+        w.uint(UInt64(promptOutcomes.count))
+        for (step, outcomes) in promptOutcomes.sorted(by: { $0.key < $1.key }) {
+            w.name(step)
+            w.uint(UInt64(outcomes.count))
+            for o in outcomes { w.string(o) }
+        }
         if let resume {
             w.byte(1)
             w.timestamp(resume.currentStepSince)
@@ -129,13 +135,23 @@ extension Journey {
         case 2:
             r.namesAsIndexes = true
             try self.init(version2: &r)
-        case 3:
+        case let version where version == 3 || version == 4:
             r.namesAsIndexes = true
             try self.init(version2: &r)
             let base = firstEventAt
             for _ in 0..<(try r.count()) {
                 let key = try r.string()
                 driftSeen[key] = try r.timestamp(from: base)
+            }
+            if version == 4 {
+                for _ in 0..<(try r.count()) {
+                    let step = try r.name()
+                    let n = try r.count()
+                    var outcomes: [String] = []
+                    outcomes.reserveCapacity(n)
+                    for _ in 0..<n { outcomes.append(try r.string()) }
+                    promptOutcomes[step] = outcomes
+                }
             }
         case let version: throw JourneyDecodingError(offset: 0, reason: "unknown version \(version)")
         }

@@ -39,6 +39,9 @@ public struct Journey: Sendable, Hashable, Codable {
     /// When the journey first showed each answer, event or flag its definition does not know
     /// (`DriftKey`); empty without a definition.
     public var driftSeen: [String: Timestamp] = [:]
+    /// What the prompts on each step came to, by step (`PromptOutcome`): the latest
+    /// permission prompt or answer, and every sign-in failure's reason.
+    public var promptOutcomes: [String: [String]] = [:]
 
     public struct StepVisit: Sendable, Hashable, Codable {
         public var step: String

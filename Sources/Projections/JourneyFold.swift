@@ -32,6 +32,8 @@ public struct JourneyFold: Sendable {
     private var deviations: [String] = []
     /// When the journey first showed each thing the definition does not know (`DriftKey`).
     private var driftSeen: [String: Timestamp] = [:]
+    /// What the prompts on each step came to (`Journey.promptOutcomes`).
+    private var promptOutcomes: [String: [String]] = [:]
     /// The context number of the last event folded (`FoldableEvent.contextID`).
     private var lastContextID: Int32 = -1
     /// The definition's steps, flags and listed values (`FlowVocabulary`; empty without one),
@@ -97,6 +99,7 @@ public struct JourneyFold: Sendable {
         signInFailures = journey.signInFailures
         deviations = state.deviations
         driftSeen = journey.driftSeen
+        promptOutcomes = journey.promptOutcomes
     }
 
     /// Folds one event; returns notes on what it changed, for replay.
@@ -213,9 +216,14 @@ public struct JourneyFold: Sendable {
             signInFailures += 1
             let reason = e.properties["reason"]?.textValue
             note("sign-in failed" + provider(e) + (reason.map { ": \($0)" } ?? ""))
+            if let step = e.step { PromptOutcome.add(PromptOutcome.signInFailed(reason: reason), on: step, to: &promptOutcomes) }
         case .permissionPrompted:
             note("asked for \(e.properties["permission"]?.textValue ?? "a permission")")
+            if let step = e.step { PromptOutcome.add(PromptOutcome.permissionPrompted, on: step, to: &promptOutcomes) }
         case .permissionResult:
+            if let step = e.step {
+                PromptOutcome.add(PromptOutcome.permissionResult(granted: e.properties["granted"]?.textValue), on: step, to: &promptOutcomes)
+            }
             let granted = e.properties["granted"]?.boolValue
             note("\(e.properties["permission"]?.textValue ?? "permission") " +
                          (granted == true ? "granted" : granted == false ? "denied" : "answered"))
@@ -301,7 +309,7 @@ public struct JourneyFold: Sendable {
             lane: lane, laneReason: laneReason, values: values, flags: flags, appVersion: appVersion,
             platform: platform, visits: visits, path: path, events: events, unplanned: unplanned,
             backNavigations: backNavigations, signInFailures: signInFailures, deviations: deviations,
-            driftSeen: driftSeen)
+            driftSeen: driftSeen, promptOutcomes: promptOutcomes)
     }
 
     private var started: Bool { startedAt != nil }

@@ -59,7 +59,7 @@ public enum ProjectionStore {
 
     /// What the fold and the facts compute, as a number: raised whenever they change, so
     /// that journeys folded by an earlier `funnel` are refolded (it is part of the fingerprint).
-    static let foldRevision = 2
+    static let foldRevision = 3
 
     /// A fingerprint of a definition and the fold: journeys folded with another one are refolded.
     public static func fingerprint(_ definition: FlowDefinition?) -> String {

@@ -97,10 +97,10 @@ final class JourneyBinaryTests: XCTestCase {
         }
     }
 
-    func testVersion3RoundTripsWithAndWithoutTheDefinitionsNames() throws {
+    func testVersion4RoundTripsWithAndWithoutTheDefinitionsNames() throws {
         for names in [JourneyNames.none, Self.names] {
             let bytes = Self.sample.binary(resume: Self.sampleResume, names: names)
-            XCTAssertEqual(bytes.first, 3)
+            XCTAssertEqual(bytes.first, 4)
             let (journey, resume) = try bytes.withUnsafeBytes { try Journey.decode(binary: $0, names: names) }
             XCTAssertEqual(journey, Self.sample)
             XCTAssertEqual(resume, Self.sampleResume)
@@ -112,10 +112,20 @@ final class JourneyBinaryTests: XCTestCase {
             // Without resume state.
             let plain = Self.sample.binary(names: names)
             XCTAssertEqual(try Journey(binary: plain, names: names), Self.sample)
-            // Version 2 is version 3 without the drift times (here: none, one count byte).
-            XCTAssertEqual(plain.last, 0)
-            let v2 = [2] + plain.dropFirst().dropLast()
+            // Version 3 is version 4 without the prompt outcomes, version 2 is version 3
+            // without the drift times (here: none of either, one count byte each).
+            XCTAssertEqual(Array(plain.suffix(2)), [0, 0])
+            let v3 = [3] + plain.dropFirst().dropLast()
+            XCTAssertEqual(try Journey(binary: Array(v3), names: names), Self.sample)
+            let v2 = [2] + plain.dropFirst().dropLast(2)
             XCTAssertEqual(try Journey(binary: Array(v2), names: names), Self.sample)
+            // The prompts' outcomes per step, a step the flow lacks included.
+            var prompted = Self.sample
+            prompted.promptOutcomes = ["signIn": ["sign_in_failed reason=network", "sign_in_failed reason=(none)"],
+                                       "somewhereElse": ["permission_result granted=false"]]
+            let (outcomes, _) = try prompted.binary(resume: Self.sampleResume, names: names)
+                .withUnsafeBytes { try Journey.decode(binary: $0, names: names) }
+            XCTAssertEqual(outcomes, prompted)
             // What the journey showed that its definition does not know keeps its times.
             var drifted = Self.sample
             drifted.driftSeen = [DriftKey.value("journeyStatus", "signup"): Self.sample.firstEventAt.adding(seconds: 12.5),

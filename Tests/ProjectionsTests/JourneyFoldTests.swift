@@ -151,6 +151,34 @@ final class JourneyFoldTests: XCTestCase {
         XCTAssertEqual(j.backNavigations, 1)
     }
 
+    /// Per step, the latest permission prompt or answer and every sign-in failure's reason;
+    /// a fold resumed midway keeps them as one fold over every event does.
+    func testPromptOutcomesPerStep() throws {
+        var b = JourneyBuilder("u-7")
+        b.add(0, "onboarding.started", "signIn")
+        b.view(0, "signIn")
+        b.add(1, "onboarding.sign_in_failed", "signIn", ["provider": .string("google"), "reason": .string("network")])
+        b.add(2, "sign_in_failed", "signIn", ["provider": .string("google")])
+        b.add(3, "onboarding.sign_in_failed", "signIn", ["provider": .string("apple"), "reason": .string("network")])
+        b.add(4, "onboarding.sign_in_succeeded", "signIn", ["provider": .string("apple")])
+        b.view(5, "notifications")
+        b.add(6, "onboarding.permission_prompted", "notifications", ["permission": .string("notifications")])
+        b.add(7, "onboarding.permission_result", "notifications", ["permission": .string("notifications"), "granted": .bool(false)])
+        b.view(8, "camera")
+        b.add(9, "onboarding.permission_result", "camera", ["granted": .bool(true)])
+        b.add(10, "onboarding.permission_prompted", "camera", ["permission": .string("camera")])
+        let j = try XCTUnwrap(JourneyFold.journey(of: b.events, definition: nil))
+        XCTAssertEqual(j.promptOutcomes, [
+            "signIn": ["sign_in_failed reason=network", "sign_in_failed reason=(none)"],
+            "notifications": ["permission_result granted=false"],
+            "camera": ["permission_prompted"],
+        ])
+        let first = try XCTUnwrap(JourneyFold.fold(Array(b.events.prefix(4)), definition: nil))
+        var resumed = JourneyFold(resuming: first.finish(), first.resume, definition: nil)
+        for e in b.events.dropFirst(4) { resumed.apply(e, explain: false) }
+        XCTAssertEqual(resumed.finish().promptOutcomes, j.promptOutcomes)
+    }
+
     func testUntilCutsTheFold() throws {
         var b = JourneyBuilder("u-6")
         b.add(0, "onboarding.started", "signIn")

@@ -29,6 +29,8 @@ public struct FunnelReport: Sendable, Hashable, Codable {
     /// The started users on each lane, then on none (`undecidedLane`, when any): they add up
     /// to `users.started`.
     public var lanes: [LaneUsers]?
+    /// For the HTML page: what explains the top drop-offs (`ReportRequest.explanations`); not in the JSON.
+    public var explanations: [DropoffExplanation]? = nil
 
     public struct LaneUsers: Sendable, Hashable, Codable {
         public var lane: String

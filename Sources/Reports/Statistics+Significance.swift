@@ -20,6 +20,17 @@ extension Statistics {
         return erfc(abs(z) / 2.0.squareRoot())
     }
 
+    /// The 95 % interval of the difference of two proportions, `x1/n1 − x2/n2`: Newcombe's
+    /// hybrid score interval (his method 10), built from the two Wilson intervals, so that it
+    /// stays within −1…1 and behaves near 0 and 1. nil when either side has no users.
+    public static func differenceInterval(_ x1: Int, of n1: Int, against x2: Int, of n2: Int) -> (low: Double, high: Double)? {
+        guard let (l1, u1) = wilson(successes: x1, trials: n1), let (l2, u2) = wilson(successes: x2, trials: n2) else { return nil }
+        let p1 = Double(x1) / Double(n1), p2 = Double(x2) / Double(n2)
+        let below = ((p1 - l1) * (p1 - l1) + (u2 - p2) * (u2 - p2)).squareRoot()
+        let above = ((u1 - p1) * (u1 - p1) + (p2 - l2) * (p2 - l2)).squareRoot()
+        return (p1 - p2 - below, p1 - p2 + above)
+    }
+
     /// Benjamini–Hochberg adjusted p-values (the false discovery rate's step-up), in the
     /// order given; nil stays nil and does not count among the tests.
     public static func benjaminiHochberg(_ pValues: [Double?]) -> [Double?] {

@@ -17,6 +17,7 @@ struct Funnel: ParsableCommand {
             ReportCommand.self,
             UsersCommand.self,
             ReplayCommand.self,
+            ExplainCommand.self,
             RebuildCommand.self,
             QuarantineCommand.self,
             ExportCommand.self,

@@ -60,7 +60,8 @@ struct ReportCommand: ParsableCommand {
             }
             let started = DispatchTime.now().uptimeNanoseconds
             let clock = now()
-            let report = try request.run(store: store, definitions: catalog.all, now: clock)
+            var report = try request.run(store: store, definitions: catalog.all, now: clock)
+            if format == .html { report.explanations = try request.explanations(of: report, store: store, definitions: catalog.all, now: clock) }
             if timing {
                 let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
                 FileHandle.standardError.write(Data(String(format: "report: %.4f s\n", seconds).utf8))

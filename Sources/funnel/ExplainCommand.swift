@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import Reports
+
+struct ExplainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "What explains a drop-off: the answers, flags, versions and prompt outcomes of the users who left at a step.",
+        usage: "funnel explain --step <step> [<options>]",
+        discussion: """
+            Among the users eligible for the step who reached it, each attribute value's \
+            drop rate against the rest, with its 95% interval and p-value (adjusted across \
+            the values), strongest evidence first; then what the users who dropped there \
+            did last on it. docs/explain.md says who is counted how.
+            Examples:
+              funnel explain --flow glp1 --step signIn
+              funnel explain --flow glp1 --step notificationsPermission --lane glp1
+              funnel explain --flow glp1 --step healthKitBenefits --format json
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var flows: FlowsDirectoryOption
+    @Option(help: "The flow id.") var flow: String?
+    @Option(help: "The step whose drop-off to explain.") var step: String
+    @Option(help: "Only this lane's users (default: every lane that has the step, summed).") var lane: String?
+    @Option(help: "A named cohort of the flow.") var cohort: String?
+    @Option(name: .customLong("where"), help: "Only users with KEY=VALUE. Repeatable.") var filters: [String] = []
+    @Option(help: "Only users who started at or after this time (RFC 3339 or YYYY-MM-DD).") var since: String?
+    @Option(help: "Only users who started before this time.") var until: String?
+    @OptionGroup var time: TimeOptions
+    @Option(help: "text, json or markdown.") var format: ExplainFormat = .text
+    @OptionGroup var output: OutputOption
+
+    func run() throws {
+        try reportingErrors("explain") {
+            let catalog = try flows.catalog()
+            let request = ExplainRequest(
+                selection: ReportRequest(flow: flow, cohort: cohort, filters: filters, since: since, until: until,
+                                         idle: time.idle, asOf: time.asOf),
+                step: step, lane: lane)
+            try request.validate(definitions: catalog.all)
+            let store = try storeOptions.openExisting()
+            let explanation = try request.run(store: store, definitions: catalog.all, now: now())
+            switch format {
+            case .text: try output.write(explanation.text())
+            case .json: try output.write(try explanation.json())
+            case .markdown: try output.write(explanation.markdown())
+            }
+        }
+    }
+}
+
+extension ExplainFormat: ExpressibleByArgument {}

@@ -19,6 +19,9 @@ public protocol EventLogReading: Sendable {
     func userIDs(matching query: String, limit: Int) throws -> [String]
     /// Copies that arrived again (same body) for these events, in arrival order.
     func duplicates(ofEventIDs ids: [String]) throws -> [String: [DuplicateCopy]]
+    /// Each user's last event on a step of a flow (fold order) not after `bound`; users with
+    /// none are left out.
+    func lastEvents(onStep step: String, flow: String, users: [String], notAfter bound: Timestamp) throws -> [String: RecordedEvent]
 }
 
 extension EventStore: EventLogReading {

@@ -1,19 +1,17 @@
 import FunnelModel
 
 extension DropoffExplanation {
-    /// What the users who dropped at `scope.step` did last on it: each one's last event on
-    /// the step (fold order, up to `asOf`), by name and key properties, with the share of
-    /// those users; most users first.
+    /// What the users who dropped at the step did last on it: each one's last event on the
+    /// step (fold order, up to as-of), by name and key properties, with the share of those
+    /// users; most users first.
     ///
-    /// - Parameter events: one user's events in the flow, in fold order (`EventLogReading`).
-    static func lastEvents(of users: [String], scope: DropoffScope, asOf: Timestamp,
-                           events: (String) throws -> [RecordedEvent]) rethrows -> [LastEvent] {
+    /// - Parameter last: by user, their last event on the step (`EventLogReading.lastEvents`).
+    static func lastEvents(of users: [String], scope: DropoffScope, last: [String: RecordedEvent]) -> [LastEvent] {
         guard !users.isEmpty else { return [] }
         var tally: [Seen: Int] = [:]
         for user in users {
-            let onStep = try events(user).filter { $0.event.step == scope.step && $0.event.time <= asOf }
-            guard let last = onStep.max(by: RecordedEvent.foldOrder) else { continue }
-            tally[Seen(last.event, scope: scope), default: 0] += 1
+            guard let e = last[user] else { continue }
+            tally[Seen(e.event, scope: scope), default: 0] += 1
         }
         return tally.map { e, n in
             LastEvent(event: e.event, properties: e.properties, users: n, share: Double(n) / Double(users.count))

@@ -32,50 +32,74 @@ public struct ExplainRequest: Sendable {
                                                        storeFlows: try store.flows())
         let query = try selection.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: store, now: now))
         let scope = try DropoffScope(step: step, lane: lane, definition: definition)
-        let tallies = try DropoffTally.tallies([scope], definition: definition, query: query, store: store)
+        let tallies = try DropoffTally.tallies([scope], definition: definition, query: query,
+                                               forEachJourney: { try DropoffTally.forEachJourney(definition, query, store, $0) })
         guard let tally = tallies.first else { throw RequestError("nothing to explain") }
         if let nobody = tally.nobodyEligible { throw nobody }
-        return try tally.explanation(store: store)
+        return try tally.explanation { try store.lastEvents(onStep: scope.step, flow: definition.id, users: $0, notAfter: query.asOf) }
     }
 }
 
 extension ReportRequest {
-    /// What explains the report's top drop-off points that some user is eligible for (at
-    /// most `limit`, most dropped first), counted in one pass over the journeys: the HTML
-    /// report's section. A row of users on no lane has nobody eligible and is left out.
+    /// What explains the report's top drop-off points (`DropoffExplanation.explanations`),
+    /// from the store: the HTML report's section.
     public func explanations(of report: FunnelReport, store: EventStore, definitions: [FlowDefinition], now: Timestamp,
                              limit: Int = 3) throws -> [DropoffExplanation] {
         let definition = try ReportRequest.resolveFlow(flow ?? report.flow, cohort: cohort, definitions: definitions,
                                                        storeFlows: try store.flows())
         let query = try self.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: store, now: now))
+        return try DropoffExplanation.explanations(of: report, definition: definition, query: query, limit: limit,
+                                                   forEachJourney: { try DropoffTally.forEachJourney(definition, query, store, $0) },
+                                                   lastEvents: { step, users in
+                                                       try store.lastEvents(onStep: step, flow: definition.id, users: users, notAfter: query.asOf)
+                                                   })
+    }
+}
+
+extension DropoffExplanation {
+    /// What explains a report's top drop-off points that some user is eligible for (at most
+    /// `limit`, most dropped first), counted in one pass over the journeys. A row of users
+    /// on no lane has nobody eligible and is left out.
+    ///
+    /// - Parameters:
+    ///   - forEachJourney: hands every journey of the flow to its argument.
+    ///   - lastEvents: for a step and users, each one's last event on it (`EventLogReading.lastEvents`).
+    public static func explanations(of report: FunnelReport, definition: FlowDefinition, query: ReportQuery, limit: Int,
+                                    forEachJourney: ((Journey) -> Void) throws -> Void,
+                                    lastEvents: (String, [String]) throws -> [String: RecordedEvent]) throws -> [DropoffExplanation] {
         let scopes = report.topDropoffs.compactMap { d -> DropoffScope? in
             guard d.lane != FunnelReport.undecidedLane else { return nil }
             return try? DropoffScope(step: d.step, lane: definition.lanes.count == 1 ? nil : d.lane, definition: definition)
         }
-        let tallies = try DropoffTally.tallies(scopes, definition: definition, query: query, store: store)
-        return try tallies.filter { $0.nobodyEligible == nil }.prefix(limit).map { try $0.explanation(store: store) }
+        let tallies = try DropoffTally.tallies(scopes, definition: definition, query: query, forEachJourney: forEachJourney)
+        return try tallies.filter { $0.nobodyEligible == nil }.prefix(limit).map { t in
+            try t.explanation { try lastEvents(t.scope.step, $0) }
+        }
     }
 }
 
 extension DropoffTally {
-    /// One tally per scope, filled in one pass over the flow's journeys (as of the query's
-    /// as-of: journeys with later events are folded again up to it).
-    static func tallies(_ scopes: [DropoffScope], definition: FlowDefinition, query: ReportQuery,
-                        store: EventStore) throws -> [DropoffTally] {
+    /// One tally per scope, filled in one pass over the journeys `forEachJourney` gives.
+    public static func tallies(_ scopes: [DropoffScope], definition: FlowDefinition, query: ReportQuery,
+                               forEachJourney: ((Journey) -> Void) throws -> Void) rethrows -> [DropoffTally] {
         var tallies = scopes.map { DropoffTally(definition: definition, query: query, scope: $0) }
         guard !tallies.isEmpty else { return [] }
-        try ProjectionStore.forEachJourney(flow: definition.id, definition: definition, store: store, asOf: query.asOf) { j in
+        try forEachJourney { j in
             for i in tallies.indices { tallies[i].add(j) }
         }
         return tallies
     }
 
-    /// The explanation, with the last events of the users who dropped read from the log.
-    func explanation(store: any EventLogReading) throws -> DropoffExplanation {
-        let flow = definition.id
-        let last = try DropoffExplanation.lastEvents(of: droppedUsers, scope: scope, asOf: query.asOf) { user in
-            try store.events(user: user, flow: flow)
-        }
-        return explanation(lastEvents: last)
+    /// Every journey of the flow in the store as of the query's as-of (journeys with later
+    /// events are folded again up to it).
+    static func forEachJourney(_ definition: FlowDefinition, _ query: ReportQuery, _ store: EventStore,
+                               _ body: (Journey) -> Void) throws {
+        try ProjectionStore.forEachJourney(flow: definition.id, definition: definition, store: store, asOf: query.asOf, body)
+    }
+
+    /// The explanation, with the last events on the step of the users who dropped there
+    /// (`lastEvents`: by user, for the users given, as `EventLogReading.lastEvents` gives them).
+    public func explanation(lastEvents: ([String]) throws -> [String: RecordedEvent]) rethrows -> DropoffExplanation {
+        explanation(lastEvents: DropoffExplanation.lastEvents(of: droppedUsers, scope: scope, last: try lastEvents(droppedUsers)))
     }
 }

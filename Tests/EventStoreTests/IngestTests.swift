@@ -226,6 +226,28 @@ final class IngestTests: XCTestCase {
         XCTAssertEqual(try log.inputs().count, 1)
     }
 
+    /// Each user's last event on a step: the one a filter of their events in fold order
+    /// finds, for every user of the GLP-1 sample on its steps, up to an as-of mid-week.
+    func testLastEventsOnAStepAreTheUsersLastInFoldOrder() throws {
+        let st = try store()
+        _ = try ingest(st, [sampleData.appendingPathComponent("glp1").path])
+        var users: [String: [RecordedEvent]] = [:]
+        try st.forEachEvent(flow: "glp1") { users[$0.event.userID, default: []].append($0) }
+        let bound = try XCTUnwrap(Timestamp.parse("2026-10-04T12:00:00Z"))
+        var found = 0
+        for step in ["signIn", "notificationsPermission", "healthKitBenefits", "completion", "nowhere"] {
+            let last = try st.lastEvents(onStep: step, flow: "glp1", users: Array(users.keys) + ["nobody"], notAfter: bound)
+            for (user, events) in users {
+                let expected = events.last { $0.event.step == step && $0.event.time <= bound }
+                XCTAssertEqual(last[user], expected, "\(user) \(step)")
+            }
+            XCTAssertNil(last["nobody"])
+            found += last.count
+        }
+        XCTAssertGreaterThan(found, 300)
+        XCTAssertEqual(try st.lastEvents(onStep: "signIn", flow: "trendy", users: Array(users.keys), notAfter: bound), [:])
+    }
+
     /// A generated multi-member gzip log: the parallel and the sequential pipelines, and any
     /// batch size, store exactly the same thing.
     func testPipelinesAgreeOnGeneratedLog() throws {

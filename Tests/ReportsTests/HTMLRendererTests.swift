@@ -248,12 +248,16 @@ final class HTMLRendererTests: XCTestCase {
         let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("funnel-html-tests")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let population = Population()
+        var explained = population.report()
+        explained.explanations = try population.explanations(of: explained)
         let pages: [(String, FunnelReport)] = [
             ("report", population.report()),
             ("report-by-cohort", population.report(by: .cohort)),
             ("report-with-drift", population.report(definition: Self.driftedMiniFlow)),
+            ("report-with-explanations", explained),
         ]
         XCTAssertEqual(pages[2].1.drift?.map(\.kind), ["unlisted_value", "undeclared_flag"])
+        XCTAssertEqual(explained.explanations?.map(\.step), explained.topDropoffs.prefix(3).map(\.step))
         for (name, report) in pages {
             let page = dir.appendingPathComponent("\(name).html")
             let png = dir.appendingPathComponent("\(name).png")
@@ -272,6 +276,21 @@ final class HTMLRendererTests: XCTestCase {
             XCTAssertGreaterThan(stats.accentPixels, 1_000, "\(name): \(stats)")
             XCTAssertLessThan(stats.backgroundShare, 0.97, "\(name): \(stats)")
         }
+        // The explanations, below the drop-offs: a window tall enough for the whole page shows
+        // them as more accent (their bars and shaded rows) and more ink than the same report without.
+        var accent: [String: Int] = [:], ink: [String: Double] = [:]
+        for (name, report) in [("whole", pages[0].1), ("whole-explained", explained)] {
+            let page = dir.appendingPathComponent("\(name).html")
+            let png = dir.appendingPathComponent("\(name).png")
+            try report.html(command: Self.command, generatedAt: nil).write(to: page, atomically: true, encoding: .utf8)
+            try? FileManager.default.removeItem(at: png)
+            try screenshot(browser: browser, page: page, png: png, height: 7000)
+            let stats = try PNGImage(data: Data(contentsOf: png)).stats()
+            accent[name] = stats.accentPixels
+            ink[name] = stats.inkShare
+        }
+        XCTAssertGreaterThan(accent["whole-explained"] ?? 0, (accent["whole"] ?? 0) + 5_000, "\(accent)")
+        XCTAssertGreaterThan(ink["whole-explained"] ?? 0, (ink["whole"] ?? 0) * 1.1, "\(ink)")
         // The same checks tell a blank page apart.
         let blank = dir.appendingPathComponent("blank.html")
         let blankPNG = dir.appendingPathComponent("blank.png")
@@ -326,14 +345,14 @@ final class HTMLRendererTests: XCTestCase {
         throw XCTSkip(message)
     }
 
-    func screenshot(browser: String, page: URL, png: URL) throws {
+    func screenshot(browser: String, page: URL, png: URL, height: Int = 2000) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: browser)
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("funnel-chromium-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: profile) }
         process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                              "--user-data-dir=\(profile.path)", "--screenshot=\(png.path)",
-                             "--window-size=1200,2000", page.absoluteString]
+                             "--window-size=1200,\(height)", page.absoluteString]
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("funnel-chromium-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }

@@ -44,8 +44,13 @@ struct Population {
     var asOf: Timestamp { Population.start.adding(seconds: Double(users - 1) * 4320 + 6 * 3600) }
 
     func journeys(definition: FlowDefinition = miniFlow) -> [Journey] {
+        usersEvents().compactMap { JourneyFold.journey(of: $0, definition: definition) }
+    }
+
+    /// Every user's events, in arrival order (users in order of their start).
+    func usersEvents() -> [[RecordedEvent]] {
         var rng = Random(state: seed)
-        var out: [Journey] = []
+        var out: [[RecordedEvent]] = []
         var seq: Int64 = 0
         for i in 0..<users {
             let user = "u\(i)"
@@ -70,9 +75,7 @@ struct Population {
                 t = t.adding(seconds: s)
             }
             func view(_ step: String) { emit("onboarding.step_viewed", step) }
-            defer {
-                if let j = JourneyFold.journey(of: events, definition: definition) { out.append(j) }
-            }
+            defer { out.append(events) }
             emit("onboarding.started", "signIn")
             view("signIn")
             wait(40)
@@ -120,6 +123,25 @@ struct Population {
             emit("onboarding.completed", "completion")
         }
         return out
+    }
+
+    /// The report's top drop-offs explained, as the HTML report's section explains them.
+    func explanations(of report: FunnelReport, definition: FlowDefinition = miniFlow) throws -> [DropoffExplanation] {
+        let all = usersEvents()
+        // Each user's events in fold order.
+        let byUser = Dictionary(all.compactMap { e in e.first.map { ($0.event.userID, e.sorted(by: RecordedEvent.foldOrder)) } },
+                                uniquingKeysWith: { a, _ in a })
+        let journeys = all.compactMap { JourneyFold.journey(of: $0, definition: definition) }
+        let asOf = self.asOf
+        return try DropoffExplanation.explanations(of: report, definition: definition, query: ReportQuery(asOf: asOf), limit: 3,
+                                                   forEachJourney: { body in journeys.forEach(body) },
+                                                   lastEvents: { step, users in
+            var last: [String: RecordedEvent] = [:]
+            for user in users {
+                last[user] = byUser[user]?.last { $0.event.step == step && $0.event.time <= asOf }
+            }
+            return last
+        })
     }
 
     func report(cohort: String? = nil, by: ReportQuery.Dimension? = nil, definition: FlowDefinition = miniFlow) -> FunnelReport {

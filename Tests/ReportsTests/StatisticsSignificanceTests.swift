@@ -33,4 +33,24 @@ final class StatisticsSignificanceTests: XCTestCase {
         XCTAssertEqual(Statistics.benjaminiHochberg([]), [])
         XCTAssertEqual(Statistics.benjaminiHochberg([0.9, 0.8]), [0.9, 0.9])
     }
+
+    /// Newcombe (1998), "Interval estimation for the difference between independent
+    /// proportions", Table II, method 10 (the hybrid score interval), to its four decimals.
+    func testDifferenceIntervalIsNewcombesHybridScore() throws {
+        let cases: [(Int, Int, Int, Int, Double, Double)] = [
+            (56, 70, 48, 80, 0.0524, 0.3339),
+            (9, 10, 3, 10, 0.1705, 0.8090),
+            (6, 7, 2, 7, 0.0582, 0.8062),
+            (5, 56, 0, 29, -0.0381, 0.1926),
+            (0, 10, 0, 20, -0.1611, 0.2775),
+            (0, 10, 0, 10, -0.2775, 0.2775),
+            (10, 10, 0, 20, 0.6791, 1.0000),
+        ]
+        for (x1, n1, x2, n2, low, high) in cases {
+            let ci = try XCTUnwrap(Statistics.differenceInterval(x1, of: n1, against: x2, of: n2))
+            XCTAssertEqual(ci.low, low, accuracy: 0.00005, "\(x1)/\(n1) − \(x2)/\(n2)")
+            XCTAssertEqual(ci.high, high, accuracy: 0.00005, "\(x1)/\(n1) − \(x2)/\(n2)")
+        }
+        XCTAssertNil(Statistics.differenceInterval(0, of: 0, against: 3, of: 10))
+    }
 }

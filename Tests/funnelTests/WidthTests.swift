@@ -5,7 +5,7 @@ import TestSupport
 /// Every command's `--help` and every example command of the README, run as shown on the
 /// bundled sample data: each succeeds and every line it prints fits 80 columns.
 final class WidthTests: XCTestCase {
-    static let subcommands = ["ingest", "report", "users", "replay", "rebuild", "quarantine", "export", "flows", "sample"]
+    static let subcommands = ["ingest", "report", "users", "replay", "explain", "rebuild", "quarantine", "export", "flows", "sample"]
     static let flowsSubcommands = ["list", "show", "path", "check"]
 
     func assertFits(_ text: String, _ label: String, file: StaticString = #filePath, line: UInt = #line) {

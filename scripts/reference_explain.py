@@ -4,19 +4,20 @@ and the flow definition, used by the tests to check every figure. Reads gzip/pla
 in name order, as reference_report.py does, and shares its statistics.
 
 Usage: reference_explain.py --definition schemas/flows/glp1.json --step notificationsPermission
-                            [--lane glp1] [--idle-seconds 86400] FILE_OR_DIR...
+                            [--lane glp1] [--idle-seconds 86400] [--as-of 2026-10-05T00:00:00Z] FILE_OR_DIR...
+With --as-of, events after it are left out (the journeys as they stood then); else as-of is the
+latest event time.
 Prints JSON: users.{eligible,reached,dropped,dropped_not_eligible,in_progress,went_on},
 attributes[] ({kind, key, value, users, dropped, rest_users, rest_dropped, difference, ci_low,
 ci_high, p_value, p_value_adjusted}, in no particular order) and last_events[] ({event,
 properties, users, share}).
 """
 import argparse
-import gzip
 import json
 import math
 import sys
 
-from reference_report import benjamini_hochberg, files, micros, two_proportion_p
+from reference_report import benjamini_hochberg, micros, read_events, two_proportion_p
 
 Z95 = 1.959963984540054
 # The v1 event names (schemas/event.schema.json): their prefix is left out of last events.
@@ -163,24 +164,16 @@ def main():
     ap.add_argument("--step", required=True)
     ap.add_argument("--lane")
     ap.add_argument("--idle-seconds", type=float, default=86400)
+    ap.add_argument("--as-of")
     ap.add_argument("paths", nargs="+")
     a = ap.parse_args()
     flow = json.load(open(a.definition))
-    seen, events, arrival = set(), [], 0
-    for f in files(a.paths):
-        opener = gzip.open if f.endswith(".gz") else open
-        with opener(f, "rt", encoding="utf-8") as fh:
-            for line in fh:
-                try:
-                    e = json.loads(line)
-                except ValueError:
-                    continue
-                if not isinstance(e, dict) or e.get("event_id") in seen:
-                    continue
-                seen.add(e["event_id"])
-                arrival += 1
-                events.append((micros(e["ts"]), arrival, e))
-    as_of = max(t for t, _, _ in events)
+    events = read_events(a.paths)
+    if a.as_of:
+        as_of = micros(a.as_of)
+        events = [x for x in events if x[0] <= as_of]
+    else:
+        as_of = max(t for t, _, _ in events)
     step = a.step
     users = {}
     for t, _, e in sorted(events, key=lambda x: (x[0], x[1])):

@@ -40,6 +40,26 @@ def micros(ts):
     return int(t.timestamp()) * 1_000_000 + t.microsecond
 
 
+def read_events(paths):
+    """Every event of the files in name order, each once (the first arrival of its event_id),
+    as (ts_us, arrival, event); lines that are not JSON objects are left out."""
+    seen, events, arrival = set(), [], 0
+    for f in files(paths):
+        opener = gzip.open if f.endswith(".gz") else open
+        with opener(f, "rt", encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    e = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(e, dict) or e.get("event_id") in seen:
+                    continue
+                seen.add(e["event_id"])
+                arrival += 1
+                events.append((micros(e["ts"]), arrival, e))
+    return events
+
+
 def percentile(xs, p):
     if not xs:
         return None
@@ -103,22 +123,7 @@ def main():
     ap.add_argument("--segment", action="append", default=[], help="NAME=VALUE")
     ap.add_argument("paths", nargs="+")
     a = ap.parse_args()
-    seen = set()
-    events = []  # (ts_us, arrival, event)
-    arrival = 0
-    for f in files(a.paths):
-        opener = gzip.open if f.endswith(".gz") else open
-        with opener(f, "rt", encoding="utf-8") as fh:
-            for line in fh:
-                try:
-                    e = json.loads(line)
-                except ValueError:
-                    continue
-                if not isinstance(e, dict) or e.get("event_id") in seen:
-                    continue
-                seen.add(e["event_id"])
-                arrival += 1
-                events.append((micros(e["ts"]), arrival, e))
+    events = read_events(a.paths)
     as_of = max(t for t, _, _ in events)
     users = {}
     for t, n, e in sorted(events, key=lambda x: (x[0], x[1])):

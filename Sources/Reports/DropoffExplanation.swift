@@ -2,7 +2,7 @@
 /// report): among the users eligible for the step who reached it, which attributes are
 /// over-represented among those who dropped there, and what they did last on it. Its JSON
 /// form is documented in docs/report-json.md; field names there are the CodingKeys here.
-public struct DropoffExplanation: Sendable, Hashable, Codable {
+public struct DropoffExplanation: Sendable, Hashable, Encodable {
     public var flow: String
     public var flowTitle: String
     public var step: String
@@ -29,7 +29,7 @@ public struct DropoffExplanation: Sendable, Hashable, Codable {
     /// The last event on the step of each user who dropped there, tallied.
     public var lastEvents: [LastEvent]
 
-    public struct Users: Sendable, Hashable, Codable {
+    public struct Users: Sendable, Hashable, Encodable {
         /// Users whose expected path holds the step and who reached the step before it.
         public var eligible: Int
         /// Eligible users who reached the step.
@@ -62,14 +62,6 @@ public struct DropoffExplanation: Sendable, Hashable, Codable {
             self.wentOn = wentOn
         }
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            self.init(eligible: try c.decode(Int.self, forKey: .eligible), reached: try c.decode(Int.self, forKey: .reached),
-                      dropped: try c.decode(Int.self, forKey: .dropped),
-                      droppedNotEligible: try c.decode(Int.self, forKey: .droppedNotEligible),
-                      inProgress: try c.decode(Int.self, forKey: .inProgress), wentOn: try c.decode(Int.self, forKey: .wentOn))
-        }
-
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(eligible, forKey: .eligible)
@@ -83,7 +75,7 @@ public struct DropoffExplanation: Sendable, Hashable, Codable {
     }
 
     /// One value of one attribute, against the rest of the users compared.
-    public struct Attribute: Sendable, Hashable, Codable {
+    public struct Attribute: Sendable, Hashable, Encodable {
         /// What the attribute is (`Kind`'s raw values: `answer`, `flag`, ...).
         public var kind: String
         /// The answer's key or the flag's name; nil for the other kinds.
@@ -132,16 +124,6 @@ public struct DropoffExplanation: Sendable, Hashable, Codable {
             self.differenceCI95 = differenceCI95
         }
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            self.init(kind: try c.decode(String.self, forKey: .kind), key: try c.decodeIfPresent(String.self, forKey: .key),
-                      value: try c.decode(String.self, forKey: .value), users: try c.decode(Int.self, forKey: .users),
-                      dropped: try c.decode(Int.self, forKey: .dropped), restUsers: try c.decode(Int.self, forKey: .restUsers),
-                      restDropped: try c.decode(Int.self, forKey: .restDropped),
-                      versusRest: try FunnelReport.Comparison.decodeIfPresent(from: c) ?? FunnelReport.Comparison(difference: nil, pValue: nil),
-                      differenceCI95: try c.decodeIfPresent(FunnelReport.Interval.self, forKey: .differenceCI95))
-        }
-
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(kind, forKey: .kind)
@@ -158,7 +140,7 @@ public struct DropoffExplanation: Sendable, Hashable, Codable {
     }
 
     /// Dropped users whose last event on the step was this one (name and key properties).
-    public struct LastEvent: Sendable, Hashable, Codable {
+    public struct LastEvent: Sendable, Hashable, Encodable {
         /// The event name, without the `onboarding.` prefix of the v1 names.
         public var event: String
         /// Its properties as text, without free-form answers (`DropoffScope.freeFormKeys`).
@@ -177,14 +159,6 @@ public struct DropoffExplanation: Sendable, Hashable, Codable {
         /// `permission_result granted=false permission=notifications`.
         public var text: String {
             ([event] + properties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " ")
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(event, forKey: .event)
-            try c.encode(properties, forKey: .properties)
-            try c.encode(users, forKey: .users)
-            try c.encode(share, forKey: .share)
         }
     }
 

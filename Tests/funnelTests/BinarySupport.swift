@@ -51,6 +51,20 @@ func runFunnel(_ args: [String], stdin: URL? = nil, environment: [String: String
     return RunResult(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
 }
 
+/// Runs one of scripts/ with python3 and gives its JSON output; a failure fails the test.
+func referenceJSON(_ script: String, _ args: [String], file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = ["python3", packageRoot.appendingPathComponent("scripts/\(script)").path] + args
+    let out = Pipe()
+    p.standardOutput = out
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    XCTAssertEqual(p.terminationStatus, 0, "\(script) failed", file: file, line: line)
+    return try jsonObject(String(decoding: data, as: UTF8.self))
+}
+
 func jsonObject(_ text: String) throws -> [String: Any] {
     let v = try JSONSerialization.jsonObject(with: Data(text.utf8))
     guard let o = v as? [String: Any] else { throw NSError(domain: "test", code: 1, userInfo: [NSLocalizedDescriptionKey: "not an object: \(text)"]) }

@@ -23,18 +23,8 @@ final class ExplainCommandTests: XCTestCase {
     }
 
     func reference(_ flow: String, _ args: [String]) throws -> [String: Any] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", packageRoot.appendingPathComponent("scripts/reference_explain.py").path,
-                       "--definition", packageRoot.appendingPathComponent("schemas/flows/\(flow).json").path]
-            + args + [sampleData.appendingPathComponent(flow).path]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "reference_explain.py failed")
-        return try jsonObject(String(decoding: data, as: UTF8.self))
+        try referenceJSON("reference_explain.py", ["--definition", packageRoot.appendingPathComponent("schemas/flows/\(flow).json").path]
+                          + args + [sampleData.appendingPathComponent(flow).path])
     }
 
     /// Two numbers equal to within `relative` of their size (both nil counts as equal).
@@ -103,6 +93,8 @@ final class ExplainCommandTests: XCTestCase {
         }
         // A short idle window: more users abandoned, none in progress.
         try assertAgrees("glp1", ["--step", "healthKitBenefits"], idle: ("1h", 3600))
+        // Mid-week: journeys with later events are folded again up to as-of.
+        try assertAgrees("glp1", ["--step", "notificationsPermission", "--as-of", "2026-10-04T06:00:00Z"])
         try assertAgrees("shieldai", ["--step", "auth"])
         try assertAgrees("shieldai", ["--step", "biometricPermission"])
         try assertAgrees("screentime-rewards", ["--step", "familyControlsAuthorization"])

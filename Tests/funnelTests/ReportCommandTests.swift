@@ -7,16 +7,7 @@ final class ReportCommandTests: XCTestCase {
     static let flows = ["glp1", "baby-basics", "screentime-rewards", "shieldai", "trendy"]
 
     func reference(_ args: [String]) throws -> [String: Any] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", packageRoot.appendingPathComponent("scripts/reference_report.py").path] + args
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "reference_report.py failed")
-        return try jsonObject(String(decoding: data, as: UTF8.self))
+        try referenceJSON("reference_report.py", args)
     }
 
     /// Compares users, time to complete and per-step reached / dropped.

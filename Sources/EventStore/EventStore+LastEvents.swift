@@ -3,32 +3,41 @@ import GRDB
 
 extension EventStore {
     /// For each of `users`, their last event on `step` in `flow` (fold order: event time, then
-    /// arrival) not after `bound`; users with none are left out. One read for all of them; a
+    /// arrival) not after `bound`; users with none are left out. One read for all of them: a
     /// user's events are told apart by the `step` and `ts_us` columns, and only each one's
-    /// last line is decoded.
+    /// last line is decoded, all of them in one pass.
     public func lastEvents(onStep step: String, flow: String, users: [String], notAfter bound: Timestamp) throws -> [String: RecordedEvent] {
         try read(doing: "reading the last events on \(step)") { db in
             guard let flowAtom = try EventStore.atomID(flow, in: db), let stepAtom = try EventStore.atomID(step, in: db) else { return [:] }
-            let statement = try RawStatement(cached: "SELECT ts_us, step FROM events WHERE seq = ?", in: db)
-            let reader = try StoredLineReader(db)
-            var out: [String: RecordedEvent] = [:]
+            let atom = try RawStatement(cached: "SELECT id FROM atoms WHERE text = ?", in: db)
+            let row = try RawStatement(cached: "SELECT ts_us, step FROM events WHERE seq = ?", in: db)
+            var lastSeqs: [Int64] = []
+            var owners: [Int64: String] = [:]
             for user in users {
-                guard let userAtom = try EventStore.atomID(user, in: db) else { continue }
+                atom.reset()
+                atom.text(1, user)
+                guard try atom.step("looking up user \(user)") else { continue }
+                let userAtom = atom.int64(0)
+                atom.reset()
                 var last: (micros: Int64, seq: Int64)?
                 for seq in try UserRuns.seqs(user: userAtom, flow: flowAtom, in: db) {
-                    statement.reset()
-                    statement.int(1, seq)
-                    guard try statement.step("reading event seq \(seq)") else { continue }
-                    guard !statement.isNull(1), statement.int64(1) == stepAtom else { continue }
-                    let micros = statement.int64(0)
+                    row.reset()
+                    row.int(1, seq)
+                    guard try row.step("reading event seq \(seq)") else { continue }
+                    guard !row.isNull(1), row.int64(1) == stepAtom else { continue }
+                    let micros = row.int64(0)
                     // Seqs ascend: a later one at the same time is later in fold order.
                     if micros <= bound.micros, last.map({ micros >= $0.micros }) ?? true { last = (micros, seq) }
                 }
-                statement.reset()
-                guard let last else { continue }
-                if let event = try EventStore.storedLines(seqs: [last.seq], reader: reader, in: db).events(keepingLines: true).first {
-                    out[user] = event
+                row.reset()
+                if let last {
+                    lastSeqs.append(last.seq)
+                    owners[last.seq] = user
                 }
+            }
+            var out: [String: RecordedEvent] = [:]
+            for event in try EventStore.storedLines(seqs: lastSeqs, reader: try StoredLineReader(db), in: db).events(keepingLines: true) {
+                if let user = owners[event.seq] { out[user] = event }
             }
             return out
         }

@@ -25,6 +25,11 @@ struct BinaryReader {
     }
 
     @inline(__always) mutating func uint() throws -> UInt64 {
+        // One byte (counts, names, flags): most of them, read here without the codec's call.
+        if offset < b.count, b[offset] < 0x80 {
+            offset += 1
+            return UInt64(b[offset - 1])
+        }
         let start = offset
         guard let v = Varint.read(b, at: &offset) else {
             throw JourneyDecodingError(offset: offset, reason: offset - start >= Varint.maxBytes ? "varint too long" : "unexpected end")
@@ -115,6 +120,27 @@ struct BinaryReader {
             offset += Int(try count())
         } else if try uint() == 1 {
             offset += Int(try count())
+        }
+    }
+
+    mutating func skipString() throws { offset += try count() }
+
+    mutating func skipName() throws {
+        if try uint() == 1 { try skipString() }
+    }
+
+    /// A timestamp written from a base: two varints.
+    mutating func skipTimestamp() throws {
+        _ = try uint()
+        _ = try uint()
+    }
+
+    mutating func skipSeconds() throws {
+        switch try byte() {
+        case 0: return
+        case 1: _ = try uint()
+        case 2: _ = try double()
+        case let tag: throw JourneyDecodingError(offset: offset - 1, reason: "unknown seconds tag \(tag)")
         }
     }
 

@@ -262,7 +262,7 @@ extension Journey {
         return (events, unplanned, backNavigations, signInFailures, deviations)
     }
 
-    private static func pathStatus(_ bits: UInt8) -> PathStep.Status {
+    static func pathStatus(_ bits: UInt8) -> PathStep.Status {
         switch bits & 3 {
         case 0: return .shown
         case 1: return .skipped

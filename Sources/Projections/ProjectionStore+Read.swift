@@ -71,6 +71,37 @@ extension ProjectionStore {
     /// when it had not begun by then), as `journeys(_:asOf:definition:store:)` does.
     public static func forEachJourney(flow: String, definition: FlowDefinition?, store: EventStore, asOf: Timestamp? = nil,
                                       _ body: (Journey) throws -> Void) throws {
+        try forEachStored(flow: flow, definition: definition, store: store, asOf: asOf,
+                          decode: { bytes, cache, names in
+                              let j = try Journey(binary: bytes, cache: cache, names: names)
+                              return (j, j.userID, j.lastEventAt.micros)
+                          },
+                          whole: { $0 }, body)
+    }
+
+    /// Streams what `request` asks of every journey of a flow (`JourneyGlance`), as
+    /// `forEachJourney` streams the journeys, without decoding them whole.
+    public static func forEachGlance(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp?,
+                                     request: JourneyGlance.Request, _ body: (JourneyGlance) throws -> Void) throws {
+        // The request's names looked up once, in the names the rows were written with; one
+        // glance read into again and again.
+        var codes: JourneyGlance.Codes?
+        var glance = JourneyGlance(empty: request)
+        try forEachStored(flow: flow, definition: definition, store: store, asOf: asOf,
+                          decode: { bytes, cache, names in
+                              let c = codes ?? JourneyGlance.Codes(request, names)
+                              codes = c
+                              try glance.read(binary: bytes, request: c, cache: cache)
+                              return (glance, glance.userID, glance.lastEventAt)
+                          },
+                          whole: { JourneyGlance($0, request: request) }, body)
+    }
+
+    /// The loop of `forEachJourney` and `forEachGlance`: `decode` reads a stored row (with
+    /// its user and last event time), `whole` stands for a journey folded again from the log.
+    private static func forEachStored<T>(flow: String, definition: FlowDefinition?, store: EventStore, asOf: Timestamp?,
+                                         decode: (UnsafeRawBufferPointer, JourneyDecodingCache, JourneyNames) throws -> (T, String, Int64),
+                                         whole: (Journey) -> T, _ body: (T) throws -> Void) throws {
         let context = FlowContext(definition)
         try refoldStale(flow: flow, context: context, store: store)
         try store.writer.read { db in
@@ -79,7 +110,7 @@ extension ProjectionStore {
             statement.text(1, flow)
             let cache = JourneyDecodingCache()
             func refolded(_ user: String) throws {
-                if let folded = try journey(user: user, flow: flow, definition: definition, until: asOf, in: db) { try body(folded) }
+                if let folded = try journey(user: user, flow: flow, definition: definition, until: asOf, in: db) { try body(whole(folded)) }
             }
             try statement.forEachRow("reading the journeys of \(flow)") {
                 // A row another ingest folded with another definition since `refoldStale`
@@ -91,16 +122,16 @@ extension ProjectionStore {
                     try refolded(user)
                     return
                 }
-                let journey: Journey
+                let row: (value: T, user: String, lastEventAt: Int64)
                 do {
-                    journey = try Journey(binary: statement.bytes(0), cache: cache, names: context.names)
+                    row = try decode(statement.bytes(0), cache, context.names)
                 } catch {
                     throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)")
                 }
-                if let asOf, journey.lastEventAt > asOf {
-                    try refolded(journey.userID)
+                if let asOf, row.lastEventAt > asOf.micros {
+                    try refolded(row.user)
                 } else {
-                    try body(journey)
+                    try body(row.value)
                 }
             }
         }

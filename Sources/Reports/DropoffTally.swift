@@ -8,6 +8,11 @@ public struct DropoffTally: Sendable {
     let definition: FlowDefinition
     let query: ReportQuery
     public let scope: DropoffScope
+    /// What the glances this tally counts hold: its step is `request.steps[stepIndex]`.
+    let request: JourneyGlance.Request
+    let stepIndex: Int
+    /// Where each answer of `scope.answerKeys` is in `request.keys`.
+    let answerIndexes: [Int]
     var users = DropoffExplanation.Users(eligible: 0, reached: 0, dropped: 0, droppedNotEligible: 0, inProgress: 0, wentOn: 0)
     /// The users who dropped at the step, eligible or not, in the order met.
     public private(set) var droppedUsers: [String] = []
@@ -20,11 +25,35 @@ public struct DropoffTally: Sendable {
     struct Slot: Sendable {
         var kind: DropoffExplanation.Attribute.Kind
         var key: String?
-        var counts: [String: (users: Int, dropped: Int)] = [:]
+        /// The values met, and per value the users and those who dropped.
+        var values: [String] = []
+        var counts: [(users: Int, dropped: Int)] = []
+        /// Where each value is, once there are too many to look through.
+        var index: [String: Int] = [:]
 
+        init(kind: DropoffExplanation.Attribute.Kind, key: String? = nil) {
+            self.kind = kind
+            self.key = key
+        }
+
+        /// An attribute has a few values: a look through them costs less than hashing.
         mutating func add(_ value: String, dropped: Bool) {
-            counts[value, default: (0, 0)].users += 1
-            if dropped { counts[value, default: (0, 0)].dropped += 1 }
+            let i: Int
+            if values.count <= 16, let k = values.firstIndex(of: value) {
+                i = k
+            } else if let k = index[value] {
+                i = k
+            } else {
+                i = values.count
+                values.append(value)
+                counts.append((0, 0))
+                if values.count > 16 {
+                    if index.isEmpty { for (k, v) in values.enumerated() { index[v] = k } }
+                    index[value] = i
+                }
+            }
+            counts[i].users += 1
+            if dropped { counts[i].dropped += 1 }
         }
     }
 
@@ -43,10 +72,15 @@ public struct DropoffTally: Sendable {
         return noOutcome
     }
 
-    public init(definition: FlowDefinition, query: ReportQuery, scope: DropoffScope) {
+    /// A tally of `scope`, the `stepIndex`-th step of `request` (which reads the scope's
+    /// answers and those the query's conditions name: `request(for:query:)`).
+    init(definition: FlowDefinition, query: ReportQuery, scope: DropoffScope, request: JourneyGlance.Request, stepIndex: Int) {
         self.definition = definition
         self.query = query
         self.scope = scope
+        self.request = request
+        self.stepIndex = stepIndex
+        answerIndexes = scope.answerKeys.map { request.keys.firstIndex(of: $0) ?? 0 }
         var slots = scope.answerKeys.map { Slot(kind: .answer, key: $0) }
         slots += scope.flags.map { Slot(kind: .flag, key: $0) }
         slots += [Slot(kind: .appVersion), Slot(kind: .platform)]
@@ -55,24 +89,35 @@ public struct DropoffTally: Sendable {
         self.slots = slots
     }
 
+    /// What the tallies of `scopes` read of each journey: their steps, the answers they
+    /// compare and those the query's cohort and filters name.
+    static func request(for scopes: [DropoffScope], query: ReportQuery) -> JourneyGlance.Request {
+        var keys: [String] = []
+        for key in scopes.flatMap(\.answerKeys) + query.conditionKeys where !keys.contains(key) { keys.append(key) }
+        return JourneyGlance.Request(steps: scopes.map(\.step), keys: keys)
+    }
+
     /// Counts a journey when the query selects it and the step's rows count its lane.
-    public mutating func add(_ j: Journey) {
-        guard j.flow == definition.id, query.selects(j, definition: definition), scope.counts(lane: j.lane) else { return }
+    public mutating func add(_ g: JourneyGlance) {
+        guard let started = g.startedAt, query.inWindow(started),
+              query.passesFilters(g.conditionContext(request, flagDefaults: scope.flagDefaults)),
+              scope.counts(lane: g.lane) else { return }
         counted += 1
-        let state = j.state(asOf: query.asOf, idleSeconds: query.idleSeconds)
-        let atStep = j.currentStep == scope.step
+        let state = g.state(asOf: query.asOf, idleSeconds: query.idleSeconds)
+        let atStep = g.currentStep == scope.step
         let droppedHere = state == .abandoned && atStep
         if droppedHere {
             users.dropped += 1
-            droppedUsers.append(j.userID)
+            droppedUsers.append(g.userID)
         }
-        guard let p = j.pathStep(scope.step), p.eligible else {
+        let place = g.places[stepIndex]
+        guard let place, place.eligible else {
             if droppedHere { users.droppedNotEligible += 1 }
-            if j.pathStep(scope.step)?.status == .beforeStart { beforeStart += 1 }
+            if place?.status == .beforeStart { beforeStart += 1 }
             return
         }
         users.eligible += 1
-        guard p.reached else {
+        guard place.reached else {
             if droppedHere { users.droppedNotEligible += 1 }
             return
         }
@@ -84,19 +129,21 @@ public struct DropoffTally: Sendable {
             }
             users.wentOn += 1
         }
+        var answer = 0
         for i in slots.indices {
             switch slots[i].kind {
             case .answer:
-                slots[i].add(slots[i].key.flatMap { j.values[$0]?.textValue } ?? Self.notAnswered, dropped: droppedHere)
+                slots[i].add(g.answers[answerIndexes[answer]]?.textValue ?? Self.notAnswered, dropped: droppedHere)
+                answer += 1
             case .flag:
                 let name = slots[i].key ?? ""
-                let on = j.flags[name].map { $0.boolValue ?? false } ?? scope.flagDefaults[name] ?? false
+                let on = g.flags[name].map { $0.boolValue ?? false } ?? scope.flagDefaults[name] ?? false
                 slots[i].add(on ? "on" : "off", dropped: droppedHere)
-            case .appVersion: slots[i].add(j.appVersion ?? Self.unknown, dropped: droppedHere)
-            case .platform: slots[i].add(j.platform ?? Self.unknown, dropped: droppedHere)
-            case .lane: slots[i].add(j.lane ?? FunnelReport.undecidedLane, dropped: droppedHere)
+            case .appVersion: slots[i].add(g.appVersion ?? Self.unknown, dropped: droppedHere)
+            case .platform: slots[i].add(g.platform ?? Self.unknown, dropped: droppedHere)
+            case .lane: slots[i].add(g.lane ?? FunnelReport.undecidedLane, dropped: droppedHere)
             case .prompt:
-                let outcomes = j.promptOutcomes[scope.step] ?? []
+                let outcomes = g.outcomes[stepIndex]
                 if outcomes.isEmpty { slots[i].add(Self.noOutcome, dropped: droppedHere) }
                 for o in outcomes { slots[i].add(o, dropped: droppedHere) }
             }
@@ -122,9 +169,9 @@ public struct DropoffTally: Sendable {
         var rows: [DropoffExplanation.Attribute] = []
         for slot in slots {
             // An attribute no compared user has (no prompt on the step) explains nothing.
-            if slot.kind == .prompt && slot.counts.keys.allSatisfy({ $0 == Self.noOutcome }) { continue }
-            let none = slot.kind == .prompt ? Self.noOutcomeValue(among: slot.counts.keys) : Self.noOutcome
-            for (key, c) in slot.counts {
+            if slot.kind == .prompt && slot.values.allSatisfy({ $0 == Self.noOutcome }) { continue }
+            let none = slot.kind == .prompt ? Self.noOutcomeValue(among: slot.values) : Self.noOutcome
+            for (key, c) in zip(slot.values, slot.counts) {
                 let value = slot.kind == .prompt && key == Self.noOutcome ? none : key
                 let comparison = FunnelReport.comparison(c.dropped, of: c.users, within: droppedTotal, of: total)
                     ?? FunnelReport.Comparison(difference: nil, pValue: nil)

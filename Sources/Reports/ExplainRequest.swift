@@ -33,7 +33,7 @@ public struct ExplainRequest: Sendable {
         let query = try selection.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: store, now: now))
         let scope = try DropoffScope(step: step, lane: lane, definition: definition)
         let tallies = try DropoffTally.tallies([scope], definition: definition, query: query,
-                                               forEachJourney: { try DropoffTally.forEachJourney(definition, query, store, $0) })
+                                               forEachGlance: { try DropoffTally.forEachGlance(definition, query, store, $0, $1) })
         guard let tally = tallies.first else { throw RequestError("nothing to explain") }
         if let nobody = tally.nobodyEligible { throw nobody }
         return try tally.explanation { try store.lastEvents(onStep: scope.step, flow: definition.id, users: $0, notAfter: query.asOf) }
@@ -49,7 +49,7 @@ extension ReportRequest {
                                                        storeFlows: try store.flows())
         let query = try self.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: store, now: now))
         return try DropoffExplanation.explanations(of: report, definition: definition, query: query, limit: limit,
-                                                   forEachJourney: { try DropoffTally.forEachJourney(definition, query, store, $0) },
+                                                   forEachGlance: { try DropoffTally.forEachGlance(definition, query, store, $0, $1) },
                                                    lastEvents: { step, users in
                                                        try store.lastEvents(onStep: step, flow: definition.id, users: users, notAfter: query.asOf)
                                                    })
@@ -62,16 +62,16 @@ extension DropoffExplanation {
     /// on no lane has nobody eligible and is left out.
     ///
     /// - Parameters:
-    ///   - forEachJourney: hands every journey of the flow to its argument.
+    ///   - forEachGlance: hands what a request asks of every journey of the flow to its argument.
     ///   - lastEvents: for a step and users, each one's last event on it (`EventLogReading.lastEvents`).
     public static func explanations(of report: FunnelReport, definition: FlowDefinition, query: ReportQuery, limit: Int,
-                                    forEachJourney: ((Journey) -> Void) throws -> Void,
+                                    forEachGlance: (JourneyGlance.Request, (JourneyGlance) -> Void) throws -> Void,
                                     lastEvents: (String, [String]) throws -> [String: RecordedEvent]) throws -> [DropoffExplanation] {
         let scopes = report.topDropoffs.compactMap { d -> DropoffScope? in
             guard d.lane != FunnelReport.undecidedLane else { return nil }
             return try? DropoffScope(step: d.step, lane: definition.lanes.count == 1 ? nil : d.lane, definition: definition)
         }
-        let tallies = try DropoffTally.tallies(scopes, definition: definition, query: query, forEachJourney: forEachJourney)
+        let tallies = try DropoffTally.tallies(scopes, definition: definition, query: query, forEachGlance: forEachGlance)
         return try tallies.filter { $0.nobodyEligible == nil }.prefix(limit).map { t in
             try t.explanation { try lastEvents(t.scope.step, $0) }
         }
@@ -79,22 +79,27 @@ extension DropoffExplanation {
 }
 
 extension DropoffTally {
-    /// One tally per scope, filled in one pass over the journeys `forEachJourney` gives.
+    /// One tally per scope, filled in one pass over the journeys: `forEachGlance` hands what
+    /// the request asks of every journey of the flow to its argument.
     public static func tallies(_ scopes: [DropoffScope], definition: FlowDefinition, query: ReportQuery,
-                               forEachJourney: ((Journey) -> Void) throws -> Void) rethrows -> [DropoffTally] {
-        var tallies = scopes.map { DropoffTally(definition: definition, query: query, scope: $0) }
+                               forEachGlance: (JourneyGlance.Request, (JourneyGlance) -> Void) throws -> Void) rethrows -> [DropoffTally] {
+        let request = request(for: scopes, query: query)
+        var tallies = scopes.indices.map {
+            DropoffTally(definition: definition, query: query, scope: scopes[$0], request: request, stepIndex: $0)
+        }
         guard !tallies.isEmpty else { return [] }
-        try forEachJourney { j in
-            for i in tallies.indices { tallies[i].add(j) }
+        try forEachGlance(request) { g in
+            for i in tallies.indices { tallies[i].add(g) }
         }
         return tallies
     }
 
-    /// Every journey of the flow in the store as of the query's as-of (journeys with later
-    /// events are folded again up to it).
-    static func forEachJourney(_ definition: FlowDefinition, _ query: ReportQuery, _ store: EventStore,
-                               _ body: (Journey) -> Void) throws {
-        try ProjectionStore.forEachJourney(flow: definition.id, definition: definition, store: store, asOf: query.asOf, body)
+    /// The glances of every journey of the flow in the store as of the query's as-of
+    /// (journeys with later events are folded again up to it).
+    static func forEachGlance(_ definition: FlowDefinition, _ query: ReportQuery, _ store: EventStore,
+                              _ request: JourneyGlance.Request, _ body: (JourneyGlance) -> Void) throws {
+        try ProjectionStore.forEachGlance(flow: definition.id, definition: definition, store: store, asOf: query.asOf,
+                                          request: request, body)
     }
 
     /// The explanation, with the last events on the step of the users who dropped there

@@ -84,6 +84,17 @@ public struct ReportQuery: Sendable, Hashable {
         h.combine(asOf)
     }
 
+    /// The collected answers the cohort and the `--where` filters read.
+    public var conditionKeys: [String] {
+        var conditions = filters.map(\.condition)
+        if let cohort, let c = try? Condition(parsing: cohort.where) { conditions.append(c) }
+        var keys: [String] = []
+        for key in conditions.flatMap(\.keys) where !key.hasPrefix("flag:") && !["app_version", "platform", "start_date"].contains(key) {
+            if !keys.contains(key) { keys.append(key) }
+        }
+        return keys
+    }
+
     /// Whether a journey is in the selection (started users only, as DESIGN.md says).
     public func selects(_ j: Journey, definition: FlowDefinition) -> Bool {
         guard let started = j.startedAt, inWindow(started.micros) else { return false }
@@ -101,7 +112,13 @@ public struct ReportQuery: Sendable, Hashable {
 
     /// Whether a journey satisfies the cohort and every `--where` filter.
     public func passesFilters(_ j: Journey, definition: FlowDefinition) -> Bool {
-        let ctx = j.conditionContext(flagDefaults: definition.flagDefaults)
+        passesFilters(j.conditionContext(flagDefaults: definition.flagDefaults))
+    }
+
+    /// Whether a context satisfies the cohort and every `--where` filter.
+    public func passesFilters(_ ctx: @autoclosure () -> ConditionContext) -> Bool {
+        guard cohort != nil || !filters.isEmpty else { return true }
+        let ctx = ctx()
         if let cohort {
             guard let cond = try? Condition(parsing: cohort.where), cond.evaluate(ctx) == true else { return false }
         }

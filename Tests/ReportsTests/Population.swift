@@ -134,7 +134,9 @@ struct Population {
         let journeys = all.compactMap { JourneyFold.journey(of: $0, definition: definition) }
         let asOf = self.asOf
         return try DropoffExplanation.explanations(of: report, definition: definition, query: ReportQuery(asOf: asOf), limit: 3,
-                                                   forEachJourney: { body in journeys.forEach(body) },
+                                                   forEachGlance: { request, body in
+            for j in journeys { body(JourneyGlance(j, request: request)) }
+        },
                                                    lastEvents: { step, users in
             var last: [String: RecordedEvent] = [:]
             for user in users {

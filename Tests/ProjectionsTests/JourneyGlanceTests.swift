@@ -1,0 +1,48 @@
+import XCTest
+import Foundation
+import FunnelModel
+import Flows
+@testable import Projections
+
+/// The glance read from a stored journey's bytes is the glance at the whole decoded journey,
+/// for every journey of every sample flow, and asked about every step and every key.
+final class JourneyGlanceTests: XCTestCase {
+    func testTheStoredGlanceIsTheWholeJourneysGlance() throws {
+        let flows = ["glp1", "baby-basics", "screentime-rewards", "shieldai", "trendy", "edge"]
+        let store = try ingest(flows.map { repositoryRoot.appendingPathComponent("sample-data/\($0)").path }, into: temporaryStorePath())
+        var glances = 0, outcomes = 0, answers = 0
+        for definition in Flows.builtIn {
+            let journeys = try ProjectionStore.journeys(flow: definition.id, definition: definition, store: store)
+            XCTAssertFalse(journeys.isEmpty, definition.id)
+            let request = JourneyGlance.Request(steps: definition.orderedStepIDs + ["noSuchStep"],
+                                                keys: definition.collectedKeys.sorted() + ["noSuchKey"])
+            var whole: [String: JourneyGlance] = [:]
+            for j in journeys { whole[j.userID] = JourneyGlance(j, request: request) }
+            try ProjectionStore.forEachGlance(flow: definition.id, definition: definition, store: store, asOf: nil, request: request) { g in
+                XCTAssertEqual(g, whole[g.userID], "\(definition.id) \(g.userID)")
+                glances += 1
+                outcomes += g.outcomes.filter { !$0.isEmpty }.count
+                answers += g.answers.compactMap { $0 }.count
+            }
+        }
+        XCTAssertEqual(glances, 1_074)
+        XCTAssertGreaterThan(outcomes, 1_000)
+        XCTAssertGreaterThan(answers, 5_000)
+        // A journey without a definition's names: every name in full, read by text.
+        let j = JourneyBinaryTests.sample
+        let request = JourneyGlance.Request(steps: ["goal", "somewhereElse", "signIn"], keys: ["goal", "weightKg", "nested"])
+        for names in [JourneyNames.none, JourneyBinaryTests.names] {
+            var prompted = j
+            prompted.promptOutcomes = ["signIn": ["sign_in_failed reason=network"], "somewhereElse": ["permission_prompted"]]
+            let bytes = prompted.binary(resume: JourneyBinaryTests.sampleResume, names: names)
+            let g = try bytes.withUnsafeBytes { try JourneyGlance.read(binary: $0, request: request, cache: JourneyDecodingCache(), names: names) }
+            XCTAssertEqual(g, JourneyGlance(prompted, request: request))
+            XCTAssertEqual(g.places.map { $0?.status }, [.undetermined, nil, .shown])
+            XCTAssertEqual(g.outcomes, [[], ["permission_prompted"], ["sign_in_failed reason=network"]])
+        }
+        // Version 1 bytes are read whole.
+        let v1 = JourneyBinaryTests.bytes(hex: JourneyBinaryTests.version1Hex)
+        let old = try v1.withUnsafeBytes { try JourneyGlance.read(binary: $0, request: request, cache: JourneyDecodingCache(), names: .none) }
+        XCTAssertEqual(old, JourneyGlance(try Journey(binary: v1), request: request))
+    }
+}

@@ -46,7 +46,12 @@ struct FlowsCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a flow's graph: lanes side by side, conditions and flags marked.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show a flow's graph: lanes side by side, conditions and flags marked.",
+            discussion: """
+            Example:
+              funnel flows show baby-basics
+            """)
         @OptionGroup var flows: FlowsDirectoryOption
         @Argument(help: "The flow id.") var id: String
         @Option(help: "text or json.") var format: OutputFormat = .text
@@ -63,7 +68,11 @@ struct FlowsCommand: ParsableCommand {
     struct Path: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "The expected path for given answers and flags, with the reason for each step left out.",
-            usage: "funnel flows path <id> [<options>]")
+            usage: "funnel flows path <id> [<options>]",
+            discussion: """
+            Example:
+              funnel flows path baby-basics --set authPath=log_in --set hasChildren=true
+            """)
         @OptionGroup var flows: FlowsDirectoryOption
         @Argument(help: "The flow id.") var id: String
         @Option(name: .customLong("set"), help: "A collected value, KEY=VALUE (repeatable).") var values: [String] = []

@@ -12,6 +12,8 @@ struct SampleCommand: ParsableCommand {
         Writes DIR/events-YYYY-MM-DD.ndjson.gz, one multi-member gzip per UTC day, batches out \
         of order, about 1% re-sent duplicate lines and a few late events. The same flow, options \
         and seed give the same bytes.
+        Example:
+          funnel sample --flow trendy --users 500 --out trendy-logs
         """)
 
     @OptionGroup var flows: FlowsDirectoryOption

@@ -5,8 +5,8 @@ struct FlowContext: Sendable {
     let definition: FlowDefinition?
     let fingerprint: String
     let slots: [String: Int]
-    /// The definition's step ids (built once, not once per journey folded).
-    let knownSteps: Set<String>
+    /// What the definition says the logs may contain (built once, not once per journey folded).
+    let vocabulary: FlowVocabulary?
     /// The names the definition gives: stored journeys write them as indexes into these.
     let names: JourneyNames
     /// Expected paths worked out so far (nil without a definition).
@@ -18,7 +18,7 @@ struct FlowContext: Sendable {
         self.definition = definition
         paths = definition.map(ExpectedPaths.init)
         facts = definition.map(JourneyFacts.Prepared.init)
-        knownSteps = Set(definition?.steps.map(\.id) ?? [])
+        vocabulary = definition.map(FlowVocabulary.init)
         names = JourneyNames(definition)
         fingerprint = ProjectionStore.fingerprint(definition)
         var slots: [String: Int] = [:]

@@ -98,6 +98,6 @@ struct FoldContext: Sendable {
               let state, journey.lastEventAt.micros <= minTime else { return nil }
         let prior = try EventStore.priorEvents(user: key.user, flow: key.flow, before: firstSeq, in: db)
         guard prior.count == journey.events, prior.lastMicros == journey.lastEventAt.micros else { return nil }
-        return JourneyFold(resuming: journey, state, definition: context.definition, knownSteps: context.knownSteps)
+        return JourneyFold(resuming: journey, state, definition: context.definition, vocabulary: context.vocabulary)
     }
 }

@@ -48,7 +48,7 @@ extension ProjectionStore {
                 case .fold(let resumed, let held):
                     if resumed != nil || !held.isEmpty {
                         var going = resumed ?? JourneyFold(userID: key.user, flow: key.flow, definition: definition,
-                                                           knownSteps: context.knownSteps)
+                                                           vocabulary: context.vocabulary)
                         for j in EventParts.foldOrder(held) {
                             going.apply(HeldView(held: held, parts: parts, derived: derived, i: j), explain: false)
                         }
@@ -56,7 +56,7 @@ extension ProjectionStore {
                     }
                 case .log(let stored):
                     do {
-                        fold = JourneyFold.fold(try stored.events(), definition: definition, knownSteps: context.knownSteps)
+                        fold = JourneyFold.fold(try stored.events(), definition: definition, vocabulary: context.vocabulary)
                     } catch {
                         results.set(i, .failed("\(error)"))
                         i += workers

@@ -12,9 +12,10 @@ import EventLog
 /// microseconds when they are, and a path reason met before in the same journey as a
 /// back-reference: about a third of the bytes of version 1, which stores every name and
 /// timestamp in full and still decodes. Reading version 2 needs the names of the definition
-/// the row was folded with (`journeys.definition`).
+/// the row was folded with (`journeys.definition`). Version 3 is version 2 followed by
+/// `driftSeen`.
 extension Journey {
-    static let binaryVersion: UInt8 = 2
+    static let binaryVersion: UInt8 = 3
 
     /// The journey's bytes, and after them the fold's resume state when given. `names`: those
     /// of the definition the journey was folded with (reading the bytes back needs the same).
@@ -76,6 +77,11 @@ extension Journey {
         w.uint(UInt64(signInFailures))
         w.uint(UInt64(deviations.count))
         for d in deviations { w.string(d) }
+        w.uint(UInt64(driftSeen.count))
+        for (key, time) in driftSeen.sorted(by: { $0.key < $1.key }) {
+            w.string(key)
+            w.timestamp(time, from: base)
+        }
         if let resume {
             w.byte(1)
             w.timestamp(resume.currentStepSince)
@@ -120,9 +126,17 @@ extension Journey {
     init(reader r: inout BinaryReader) throws {
         switch try r.byte() {
         case 1: try self.init(version1: &r)
-        case Journey.binaryVersion:
+        case 2:
             r.namesAsIndexes = true
             try self.init(version2: &r)
+        case 3:
+            r.namesAsIndexes = true
+            try self.init(version2: &r)
+            let base = firstEventAt
+            for _ in 0..<(try r.count()) {
+                let key = try r.string()
+                driftSeen[key] = try r.timestamp(from: base)
+            }
         case let version: throw JourneyDecodingError(offset: 0, reason: "unknown version \(version)")
         }
     }

@@ -36,6 +36,9 @@ public struct Journey: Sendable, Hashable, Codable {
     /// Where the journey leaves the flow graph (a step seen without the one before it, an
     /// unknown step or event).
     public var deviations: [String]
+    /// When the journey first showed each answer, event or flag its definition does not know
+    /// (`DriftKey`); empty without a definition.
+    public var driftSeen: [String: Timestamp] = [:]
 
     public struct StepVisit: Sendable, Hashable, Codable {
         public var step: String

@@ -24,6 +24,8 @@ public struct JourneyFacts: Sendable, Hashable {
     public var bits: [UInt8]
     /// Per slot: seconds on the step (first visit), NaN when none.
     public var seconds: [Double]
+    /// How the journey departs from the definition (empty for most).
+    public var drift: [DriftFact]
 
     /// Every step of every lane, in lane order, first occurrence: the slot numbering.
     public static func slots(_ definition: FlowDefinition) -> [String] {
@@ -45,10 +47,12 @@ public struct JourneyFacts: Sendable, Hashable {
     struct Prepared: Sendable {
         let flagDefaults: [String: Bool]
         let cohorts: [Condition?]
+        let vocabulary: FlowVocabulary
 
         init(_ definition: FlowDefinition) {
             flagDefaults = definition.flagDefaults
             cohorts = definition.cohorts.map { try? Condition(parsing: $0.where) }
+            vocabulary = FlowVocabulary(definition)
         }
     }
 
@@ -89,11 +93,12 @@ public struct JourneyFacts: Sendable, Hashable {
             if p.status == .beforeStart { b |= 32 }
             bits[k] |= b
         }
+        drift = DriftFact.facts(of: j, vocabulary: prepared.vocabulary)
     }
 
     public func binary() -> [UInt8] {
         var w = BinaryWriter()
-        w.byte(2)
+        w.byte(3)
         w.byte((startedAt != nil ? 1 : 0) | (completedAt != nil ? 2 : 0))
         if let startedAt { w.int(startedAt) }
         if let completedAt { w.int(completedAt) }
@@ -119,6 +124,14 @@ public struct JourneyFacts: Sendable, Hashable {
                 w.double(s)
             }
         }
+        // Version 3: the drift facts.
+        w.uint(UInt64(drift.count))
+        for d in drift {
+            w.byte(d.kind.rawValue)
+            w.string(d.name)
+            w.string(d.detail)
+            w.int(d.at)
+        }
         return w.bytes
     }
 
@@ -139,6 +152,7 @@ public struct JourneyFacts: Sendable, Hashable {
         flagsOn = 0
         bits = []
         seconds = []
+        drift = []
     }
 
     /// An empty value to `decode` into.
@@ -149,7 +163,7 @@ public struct JourneyFacts: Sendable, Hashable {
     public mutating func decode(_ b: UnsafeRawBufferPointer) throws {
         var r = BinaryReader(b)
         let version = try r.byte()
-        guard version == 1 || version == 2 else { throw JourneyDecodingError(offset: 0, reason: "unknown facts version \(version)") }
+        guard (1...3).contains(version) else { throw JourneyDecodingError(offset: 0, reason: "unknown facts version \(version)") }
         let has = try r.byte()
         startedAt = has & 1 != 0 ? try r.int() : nil
         completedAt = has & 2 != 0 ? try r.int() : nil
@@ -179,6 +193,17 @@ public struct JourneyFacts: Sendable, Hashable {
                         seconds[k] = try r.wholeMicros()
                     }
                 }
+            }
+        }
+        if !drift.isEmpty { drift.removeAll(keepingCapacity: true) }
+        if version >= 3 {
+            let count = try r.count()
+            for _ in 0..<count {
+                let offset = r.offset
+                guard let kind = DriftFact.Kind(rawValue: try r.byte()) else {
+                    throw JourneyDecodingError(offset: offset, reason: "unknown drift kind")
+                }
+                drift.append(DriftFact(kind: kind, name: try r.string(), detail: try r.string(), at: try r.int()))
             }
         }
         guard r.atEnd else { throw JourneyDecodingError(offset: r.offset, reason: "trailing bytes in facts") }

@@ -30,24 +30,33 @@ public struct JourneyFold: Sendable {
     private var backNavigations = 0
     private var signInFailures = 0
     private var deviations: [String] = []
+    /// When the journey first showed each thing the definition does not know (`DriftKey`).
+    private var driftSeen: [String: Timestamp] = [:]
     /// The context number of the last event folded (`FoldableEvent.contextID`).
     private var lastContextID: Int32 = -1
+    /// The definition's steps, flags and listed values (`FlowVocabulary`; empty without one),
+    /// kept apart: each event reads one of them, not a copy of the whole vocabulary.
     private let knownSteps: Set<String>
+    private let declaredFlags: Set<String>
+    private let listedValues: [String: Set<String>]
     /// Whether there is a definition: asked for every event, and `definition != nil` copies
     /// the whole definition (every array in it retained and released) to answer.
     private let hasDefinition: Bool
 
     public init(userID: String, flow: String, definition: FlowDefinition?) {
-        self.init(userID: userID, flow: flow, definition: definition, knownSteps: nil)
+        self.init(userID: userID, flow: flow, definition: definition, vocabulary: nil)
     }
 
-    /// `knownSteps`: the definition's step ids, when the caller has them already.
-    init(userID: String, flow: String, definition: FlowDefinition?, knownSteps: Set<String>?) {
+    /// `vocabulary`: the definition's, when the caller has it already.
+    init(userID: String, flow: String, definition: FlowDefinition?, vocabulary: FlowVocabulary?) {
         self.userID = userID
         self.flow = flow
         self.definition = definition
         hasDefinition = definition != nil
-        self.knownSteps = knownSteps ?? Set(definition?.steps.map(\.id) ?? [])
+        let vocabulary = vocabulary ?? definition.map(FlowVocabulary.init)
+        knownSteps = vocabulary?.knownSteps ?? []
+        declaredFlags = vocabulary?.declaredFlags ?? []
+        listedValues = vocabulary?.listedValues ?? [:]
     }
 
     /// What a fold needs beyond its `Journey` to go on with later events.
@@ -63,11 +72,11 @@ public struct JourneyFold: Sendable {
     /// it had folded the journey's events itself: feed it only events that come after them in
     /// fold order.
     public init(resuming journey: Journey, _ state: Resume, definition: FlowDefinition?) {
-        self.init(resuming: journey, state, definition: definition, knownSteps: nil)
+        self.init(resuming: journey, state, definition: definition, vocabulary: nil)
     }
 
-    init(resuming journey: Journey, _ state: Resume, definition: FlowDefinition?, knownSteps: Set<String>?) {
-        self.init(userID: journey.userID, flow: journey.flow, definition: definition, knownSteps: knownSteps)
+    init(resuming journey: Journey, _ state: Resume, definition: FlowDefinition?, vocabulary: FlowVocabulary?) {
+        self.init(userID: journey.userID, flow: journey.flow, definition: definition, vocabulary: vocabulary)
         startedAt = journey.startedAt
         startStep = journey.startStep
         completedAt = journey.completedAt
@@ -87,6 +96,7 @@ public struct JourneyFold: Sendable {
         backNavigations = journey.backNavigations
         signInFailures = journey.signInFailures
         deviations = state.deviations
+        driftSeen = journey.driftSeen
     }
 
     /// Folds one event; returns notes on what it changed, for replay.
@@ -113,7 +123,12 @@ public struct JourneyFold: Sendable {
             if let v = context.appVersion { appVersion = v }
             if let p = context.platform { platform = p }
             for (k, v) in context.flags where flags[k] != v {
-                if let old = flags[k] { note("flag \(k): \(old.textValue) → \(v.textValue)") }
+                if let old = flags[k] {
+                    note("flag \(k): \(old.textValue) → \(v.textValue)")
+                } else if hasDefinition, !declaredFlags.contains(k) {
+                    note("flag \(k) is not declared by flow \(flow)")
+                    seen(DriftKey.flag(k), at: e.time)
+                }
                 flags[k] = v
             }
             lastContextID = contextID
@@ -127,6 +142,7 @@ public struct JourneyFold: Sendable {
             if e.step == nil || knownSteps.contains(e.step ?? "") { unplanned += 1 }
             note("unplanned event \(e.name): stored, not counted")
             appendDeviation("unknown event \(e.name)")
+            if hasDefinition { seen(DriftKey.event(e.name), at: e.time) }
             return notes
         }
         switch known {
@@ -174,6 +190,15 @@ public struct JourneyFold: Sendable {
                 values[key] = v
             }
             note("completed \(e.step ?? "a step")" + (collected.isEmpty ? "" : ": " + collected.joined(separator: ", ")))
+            if !listedValues.isEmpty {
+                var unlisted: [String] = []
+                for (key, v) in e.properties {
+                    guard let listed = listedValues[key], !listed.contains(v.textValue) else { continue }
+                    if explain { unlisted.append("\(key) = \(v.textValue) is not a value flow \(flow) lists for \(key)") }
+                    seen(DriftKey.value(key, v.textValue), at: e.time)
+                }
+                for text in unlisted.sorted() { note(text) }
+            }
         case .stepBack:
             backNavigations += 1
             let to = e.properties["to"]?.textValue
@@ -207,6 +232,11 @@ public struct JourneyFold: Sendable {
 
     private func provider<E: FoldableEvent>(_ e: E) -> String {
         e.properties["provider"].map { " with \($0.textValue)" } ?? ""
+    }
+
+    /// Keeps the first time the journey showed something the definition does not know.
+    private mutating func seen(_ key: String, at time: Timestamp) {
+        if driftSeen[key] == nil { driftSeen[key] = time }
     }
 
     private mutating func appendDeviation(_ text: String) {
@@ -270,7 +300,8 @@ public struct JourneyFold: Sendable {
             firstEventAt: first, lastEventAt: lastEventAt ?? first, currentStep: currentStep,
             lane: lane, laneReason: laneReason, values: values, flags: flags, appVersion: appVersion,
             platform: platform, visits: visits, path: path, events: events, unplanned: unplanned,
-            backNavigations: backNavigations, signInFailures: signInFailures, deviations: deviations)
+            backNavigations: backNavigations, signInFailures: signInFailures, deviations: deviations,
+            driftSeen: driftSeen)
     }
 
     private var started: Bool { startedAt != nil }
@@ -287,16 +318,16 @@ public struct JourneyFold: Sendable {
 
     /// The fold of a user's events (any order), before `finish`; nil without events.
     public static func fold(_ events: [RecordedEvent], definition: FlowDefinition?, until: Timestamp? = nil) -> JourneyFold? {
-        fold(events, definition: definition, until: until, knownSteps: nil)
+        fold(events, definition: definition, until: until, vocabulary: nil)
     }
 
     static func fold(_ events: [RecordedEvent], definition: FlowDefinition?, until: Timestamp? = nil,
-                     knownSteps: Set<String>?) -> JourneyFold? {
+                     vocabulary: FlowVocabulary?) -> JourneyFold? {
         // Sort positions by (time, seq), not the events themselves: no copies of events.
         let order = events.foldOrderIndices
         guard let first = order.first else { return nil }
         var fold = JourneyFold(userID: events[first].event.userID, flow: events[first].event.flow, definition: definition,
-                               knownSteps: knownSteps)
+                               vocabulary: vocabulary)
         var any = false
         for i in order {
             if let until, events[i].event.time > until { break }

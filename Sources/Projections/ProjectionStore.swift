@@ -57,9 +57,13 @@ public enum ProjectionStore {
         },
     ]
 
-    /// A fingerprint of a definition: journeys folded with another one are refolded.
+    /// What the fold and the facts compute, as a number: raised whenever they change, so
+    /// that journeys folded by an earlier `funnel` are refolded (it is part of the fingerprint).
+    static let foldRevision = 2
+
+    /// A fingerprint of a definition and the fold: journeys folded with another one are refolded.
     public static func fingerprint(_ definition: FlowDefinition?) -> String {
-        guard let definition else { return "none" }
+        guard let definition else { return "none/\(foldRevision)" }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = (try? encoder.encode(definition)) ?? Data()
@@ -69,6 +73,6 @@ public enum ProjectionStore {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01B3
         }
-        return "\(definition.id)@\(definition.version):" + String(hash, radix: 16)
+        return "\(definition.id)@\(definition.version):" + String(hash, radix: 16) + "/\(foldRevision)"
     }
 }

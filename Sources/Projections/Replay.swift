@@ -161,7 +161,16 @@ extension Replay {
             startedAt: journey.startedAt?.rfc3339(), completedAt: journey.completedAt?.rfc3339(),
             secondsToComplete: journey.secondsToComplete, events: entries, path: journey.path,
             skipped: skipped, deviations: journey.deviations, afterAsOf: afterAsOf,
-            verdict: verdict(journey, state: state, asOf: asOf, idleSeconds: idleSeconds))
+            verdict: verdict(journey, state: state, asOf: asOf, idleSeconds: idleSeconds)
+                + offDefinition(journey, definition))
+    }
+
+    /// Where the journey departs from its definition, for the verdict: "" when it does not.
+    static func offDefinition(_ j: Journey, _ definition: FlowDefinition?) -> String {
+        guard let definition else { return "" }
+        let vocabulary = FlowVocabulary(definition)
+        let parts = DriftFact.facts(of: j, vocabulary: vocabulary).compactMap { $0.explanation(vocabulary) }
+        return parts.isEmpty ? "" : "; off the definition: " + parts.joined(separator: "; ")
     }
 
     static func verdict(_ j: Journey, state: Journey.State, asOf: Timestamp, idleSeconds: Double) -> String {

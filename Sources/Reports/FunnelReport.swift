@@ -23,6 +23,20 @@ public struct FunnelReport: Sendable, Hashable, Codable {
     /// With `--by`: the same report for each group, side by side.
     public var by: String?
     public var groups: [Group]?
+    /// Where the logs and the flow definition disagree (docs/drift.md); in the top-level
+    /// report only, empty when they agree.
+    public var drift: [DriftFinding]?
+    /// The started users on each lane, then on none (`undecidedLane`, when any): they add up
+    /// to `users.started`.
+    public var lanes: [LaneUsers]?
+
+    public struct LaneUsers: Sendable, Hashable, Codable {
+        public var lane: String
+        public var users: Int
+    }
+
+    /// The `lane` of the step rows of users whose lane is undecided.
+    public static let undecidedLane = "(undecided)"
 
     public struct Users: Sendable, Hashable, Codable {
         public var started: Int
@@ -202,7 +216,7 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         case completionRateCI95 = "completion_rate_ci95"
         case timeToCompleteSeconds = "time_to_complete_seconds"
         case timeToCompleteHistogram = "time_to_complete_histogram"
-        case steps, topDropoffs = "top_dropoffs", by, groups
+        case steps, topDropoffs = "top_dropoffs", by, groups, drift, lanes
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -220,10 +234,12 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         try c.encode(completionRateCI95, forKey: .completionRateCI95)
         try c.encode(timeToCompleteSeconds, forKey: .timeToCompleteSeconds)
         try c.encode(timeToCompleteHistogram, forKey: .timeToCompleteHistogram)
+        try c.encode(lanes, forKey: .lanes)
         try c.encode(steps, forKey: .steps)
         try c.encode(topDropoffs, forKey: .topDropoffs)
         if let by { try c.encode(by, forKey: .by) }
         if let groups { try c.encode(groups, forKey: .groups) }
+        if let drift { try c.encode(drift, forKey: .drift) }
     }
 }
 

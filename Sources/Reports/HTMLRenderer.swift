@@ -27,6 +27,7 @@ struct HTMLPage {
         out += "<title>\(HTML.escape(titleText))</title>\n<style>\n\(Self.css)</style>\n</head>\n<body>\n<main>\n"
         out += header()
         out += headline(r)
+        out += drift(r)
         if let groups = r.groups, let by = r.by {
             if groups.contains(where: { $0.settled != nil }) { out += trend(groups, by: by) }
             out += breakdown(groups, by: by)
@@ -156,7 +157,11 @@ struct HTMLPage {
         for block in all {
             out += "<div class=\"lane\">\n<h3 class=\"lanehead\">"
             if let lane = block.lane {
-                out += laneCount > 1 ? "lane <b>\(HTML.escape(lane))</b>" : "<b>\(HTML.escape(lane))</b>"
+                if lane == FunnelReport.undecidedLane {
+                    out += "<b>no lane</b> <span class=\"muted\">users whose lane is not decided</span>"
+                } else {
+                    out += laneCount > 1 ? "lane <b>\(HTML.escape(lane))</b>" : "<b>\(HTML.escape(lane))</b>"
+                }
                 if !compact, laneCount > 1, let shared = lastShared, shared.reached > 0,
                    let first = block.rows.first(where: { $0.tracked }) {
                     out += " <span class=\"muted\">· \(HTML.count(first.reached)) users, "
@@ -168,7 +173,9 @@ struct HTMLPage {
             let empty = block.lane != nil && r.users.started > 0
                 && block.rows.allSatisfy { $0.reached == 0 && $0.eligible == 0 && $0.skipped == 0 && $0.dropped == 0 }
             if empty {
-                out += " <span class=\"muted\">· no users on this lane</span></h3>\n</div>\n"
+                let users = block.lane.flatMap { l in r.lanes?.first { $0.lane == l } }?.users ?? 0
+                out += users > 0 ? " <span class=\"muted\">· \(HTML.count(users)) users, none reached a step of this block</span></h3>\n</div>\n"
+                    : " <span class=\"muted\">· no users on this lane</span></h3>\n</div>\n"
                 continue
             }
             out += "</h3>\n"

@@ -7,10 +7,13 @@ public enum ReportFormat: String, Sendable, CaseIterable {
 
 extension FunnelReport {
     /// JSON: pretty-printed, keys sorted, stable (docs/report-json.md).
-    public func json() throws -> String {
+    public func json() throws -> String { try FunnelReport.jsonText(self) }
+
+    /// The one JSON form of machine output: pretty-printed, keys sorted, a newline at the end.
+    static func jsonText<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
     }
 
     private var heading: String {
@@ -32,6 +35,7 @@ extension FunnelReport {
         var out = ""
         if let groups, let by {
             out += heading + "\n" + scope + "\nby \(by)\n\n"
+            out += driftText()
             out += groupTable(groups)
             for g in groups {
                 out += "\n" + String(repeating: "═", count: 78) + "\n\(by) = \(g.value)"
@@ -41,7 +45,7 @@ extension FunnelReport {
             }
             return out
         }
-        return heading + "\n" + scope + "\n\n" + textBody()
+        return heading + "\n" + scope + "\n\n" + driftText() + textBody()
     }
 
     /// The groups side by side. Time buckets (`--by day`, `--by week`) show their interval and
@@ -99,8 +103,10 @@ extension FunnelReport {
                 lane = .some(row.lane)
                 let members = steps.filter { $0.lane == row.lane }
                 emptyLane = row.lane != nil && members.allSatisfy { $0.reached == 0 && $0.eligible == 0 && $0.skipped == 0 }
-                let title = "── " + (row.lane.map { "lane \($0)" } ?? "every lane")
-                    + (emptyLane ? ": no users of this selection on it " : " ")
+                let count = row.lane.flatMap { l in lanes?.first { $0.lane == l } }.map { " · \($0.users) users" } ?? ""
+                let title = "── " + (row.lane.map { $0 == FunnelReport.undecidedLane ? "no lane decided" : "lane \($0)" } ?? "every lane")
+                    + (emptyLane ? (count.isEmpty || count == " · 0 users" ? ": no users of this selection on it " : count + ", no lane step reached ")
+                        : count + " ")
                 out += title + String(repeating: "─", count: max(3, 58 - title.count)) + "\n"
             }
             if emptyLane { continue }
@@ -121,7 +127,8 @@ extension FunnelReport {
         if !topDropoffs.isEmpty {
             out += "\ntop drop-off points\n"
             for (i, d) in topDropoffs.enumerated() {
-                out += "  \(i + 1). " + Format.pad(d.step + (d.lane.map { " (\($0))" } ?? ""), 40)
+                let lane = d.lane.map { $0 == FunnelReport.undecidedLane ? " (no lane)" : " (\($0))" } ?? ""
+                out += "  \(i + 1). " + Format.pad(d.step + lane, 40)
                     + Format.pad("\(d.dropped) users", 11, right: true) + Format.pad(Format.percent(d.shareOfAbandoned), 8, right: true)
                     + " of abandoned\n"
             }
@@ -132,6 +139,7 @@ extension FunnelReport {
     /// Markdown for pasting into docs.
     public func markdown() -> String {
         var out = "# \(heading)\n\n_\(scope)_\n\n"
+        out += driftMarkdown()
         out += markdownBody()
         if let groups, let by {
             for g in groups {
@@ -196,6 +204,15 @@ extension FunnelReport {
             for g in groups { rows(g.report, group: g.value) }
         } else {
             rows(self, group: "all")
+        }
+        // Drift findings as rows of group `drift`: kind, the subject as `condition`, users as
+        // `reached` (the full table: `funnel flows drift --format csv`).
+        for d in drift ?? [] {
+            let subject = d.key.map { "\($0) = \(d.value ?? "")" } ?? d.event.map { "event \($0)" }
+                ?? d.flag.map { "flag \($0)" } ?? ""
+            var cells = ["drift", d.lane ?? "", d.step ?? "", d.kind, subject, "", String(d.users)]
+            cells += [String](repeating: "", count: 12)
+            out += cells.map(FunnelReport.csvField).joined(separator: ",") + "\n"
         }
         return out
     }

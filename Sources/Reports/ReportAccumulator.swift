@@ -16,10 +16,20 @@ public struct ReportAccumulator {
     /// The query's cohort as a bit of `JourneyFacts.cohorts` (0 when the definition has no
     /// such cohort, so no journey is in it); nil without a cohort.
     let cohortMask: UInt64?
+    /// What the definition says the logs may contain, and the drift found against it.
+    let vocabulary: FlowVocabulary
+    var drift = DriftTally()
+    /// The answers the cohort and the `--where` filters read: an unlisted one is why a user
+    /// is left out.
+    let filterKeys: Set<String>
 
     public init(builder: ReportBuilder, query: ReportQuery) {
         self.builder = builder
         self.query = query
+        vocabulary = FlowVocabulary(builder.definition)
+        var keys = Set(query.filters.flatMap { $0.condition.keys })
+        if let cohort = query.cohort, let cond = try? Condition(parsing: cohort.where) { keys.formUnion(cond.keys) }
+        filterKeys = keys
         layout = Layout(builder.definition)
         all = Figures(layout)
         scratch = Facts(width: layout.slot.count)
@@ -39,10 +49,19 @@ public struct ReportAccumulator {
 
     /// Counts a journey given by its report facts (see `acceptsFacts`) when the query selects it.
     public mutating func add(_ f: JourneyFacts) {
-        guard let started = f.startedAt, started <= query.asOf.micros else { return }
-        if let since = query.since, started < since.micros { return }
-        if let until = query.until, started >= until.micros { return }
-        if let mask = cohortMask, f.cohorts & mask == 0 { return }
+        guard let started = f.startedAt else {
+            // Not started: in no figure, but its drift counts when it falls in the selection.
+            if !f.drift.isEmpty, query.inWindow(f.firstEventAt), cohortMask.map({ f.cohorts & $0 != 0 }) ?? true {
+                drift.add(f.drift, appVersion: f.appVersion)
+            }
+            return
+        }
+        guard query.inWindow(started) else { return }
+        if let mask = cohortMask, f.cohorts & mask == 0 {
+            if !f.drift.isEmpty { drift.addLeftOut(f.drift, appVersion: f.appVersion, keys: filterKeys) }
+            return
+        }
+        if !f.drift.isEmpty { drift.add(f.drift, appVersion: f.appVersion) }
         scratch.reset()
         scratch.lane = f.lane
         scratch.state = Journey.state(completedAt: f.completedAt, lastEventAt: f.lastEventAt, asOf: query.asOf.micros,
@@ -90,7 +109,13 @@ public struct ReportAccumulator {
     /// Counts a journey when the query selects it (journeys of other flows are ignored).
     public mutating func add(_ j: Journey) {
         let definition = builder.definition
-        guard j.flow == definition.id, query.selects(j, definition: definition) else { return }
+        guard j.flow == definition.id else { return }
+        guard query.selects(j, definition: definition) else {
+            addDrift(ofUnselected: j)
+            return
+        }
+        let facts = DriftFact.facts(of: j, vocabulary: vocabulary)
+        if !facts.isEmpty { drift.add(facts, appVersion: j.appVersion) }
         layout.facts(of: j, asOf: query.asOf, idleSeconds: query.idleSeconds, into: &scratch)
         all.add(scratch, layout)
         guard let by = query.by else { return }
@@ -98,6 +123,21 @@ public struct ReportAccumulator {
             if groups[key] == nil { seen.append(key) }
             groups[key, default: Figures(layout)].add(scratch, layout)
         }
+    }
+
+    /// The drift of a journey the query does not select: counted when it never started but
+    /// falls in the selection, or as left out when only the cohort or a filter excluded it.
+    mutating func addDrift(ofUnselected j: Journey) {
+        let definition = builder.definition
+        guard let started = j.startedAt else {
+            guard query.inWindow(j.firstEventAt.micros), query.passesFilters(j, definition: definition) else { return }
+            let facts = DriftFact.facts(of: j, vocabulary: vocabulary)
+            if !facts.isEmpty { drift.add(facts, appVersion: j.appVersion) }
+            return
+        }
+        guard query.inWindow(started.micros) else { return }
+        let facts = DriftFact.facts(of: j, vocabulary: vocabulary)
+        if !facts.isEmpty { drift.addLeftOut(facts, appVersion: j.appVersion, keys: filterKeys) }
     }
 
     /// The keys of the groups a journey belongs to under `by` (ReportQuery.Dimension).
@@ -133,11 +173,15 @@ public struct ReportAccumulator {
     }
 
     public func report() -> FunnelReport {
-        var report = all.report(builder.definition, layout, query: query)
+        // Users on no lane get a block of their own when the selection has any.
+        let showUndecided = layout.undecidedBlock.map { all.members[$0] > 0 } ?? false
+        var report = all.report(builder.definition, layout, query: query, showUndecided: showUndecided)
+        report.drift = drift.findings(builder.definition, vocabulary: vocabulary)
         if let by = query.by {
             report.by = by.description
             report.groups = groupOrder(by).map { key in
-                FunnelReport.Group(value: key, report: (groups[key] ?? Figures(layout)).report(builder.definition, layout, query: query))
+                FunnelReport.Group(value: key, report: (groups[key] ?? Figures(layout))
+                    .report(builder.definition, layout, query: query, showUndecided: showUndecided))
             }
             report.compareGroups()
             report.markSettled(by: by, asOf: query.asOf, idleSeconds: query.idleSeconds)
@@ -159,36 +203,54 @@ public struct ReportAccumulator {
         var lanes: [String] = []
         /// The blocks' steps as one run of cells: block b's cells are
         /// `cellStart[b]..<cellStart[b + 1]`, cell j counts slot `cellSlot[j]` (-1: none).
-        /// A lane block counts the journeys on lane `blockMember[b]` (-1: everyone), and the
-        /// ones that reached slot `blockPrevious[b]` before it (-1: none).
+        /// A lane block counts the journeys on lane `blockMember[b]` (`everyone`: all; -1:
+        /// those on no lane), and the ones that reached slot `blockPrevious[b]` before it
+        /// (-1: none).
         var cellStart: [Int] = [0]
         var cellSlot: [Int] = []
         var blockMember: [Int] = []
         var blockPrevious: [Int] = []
+        /// The block of the users whose lane is undecided, if the flow has lanes to decide.
+        var undecidedBlock: Int?
+
+        /// `blockMember` of a block every journey is counted in.
+        static let everyone = Int.min
 
         init(_ definition: FlowDefinition) {
             lanes = definition.lanes.map(\.id)
             for lane in definition.lanes {
                 for ls in lane.steps where slot[ls.id] == nil { slot[ls.id] = slot.count }
             }
-            func add(lane: String?, _ steps: [FlowDefinition.LaneStep], member: Int?, previousSlot: Int?) {
+            func add(lane: String?, _ steps: [FlowDefinition.LaneStep], member: Int, previousSlot: Int?) {
                 blocks.append(Block(lane: lane, steps: steps))
                 cellSlot += steps.map { slot[$0.id] ?? -1 }
                 cellStart.append(cellSlot.count)
-                blockMember.append(member ?? -1)
+                blockMember.append(member)
                 blockPrevious.append(previousSlot ?? -1)
             }
             if definition.lanes.count == 1, let only = definition.lanes.first {
-                add(lane: only.id, only.steps, member: nil, previousSlot: nil)
+                add(lane: only.id, only.steps, member: Layout.everyone, previousSlot: nil)
             } else {
                 let shared = definition.sharedPrefix
                 if let first = definition.lanes.first, !shared.isEmpty {
-                    add(lane: nil, Array(first.steps.prefix(shared.count)), member: nil, previousSlot: nil)
+                    add(lane: nil, Array(first.steps.prefix(shared.count)), member: Layout.everyone, previousSlot: nil)
                 }
+                let previous = shared.last.flatMap { slot[$0] }
                 for (index, lane) in definition.lanes.enumerated() {
-                    add(lane: lane.id, Array(lane.steps.dropFirst(shared.count)), member: index,
-                        previousSlot: shared.last.flatMap { slot[$0] })
+                    add(lane: lane.id, Array(lane.steps.dropFirst(shared.count)), member: index, previousSlot: previous)
                 }
+                // Users on no lane: every lane step after the shared ones, so that each step's
+                // users add up over the blocks.
+                let sharedSet = Set(shared)
+                var seen = Set<String>()
+                var rest: [FlowDefinition.LaneStep] = []
+                for lane in definition.lanes {
+                    for ls in lane.steps where !sharedSet.contains(ls.id) && seen.insert(ls.id).inserted {
+                        rest.append(FlowDefinition.LaneStep(id: ls.id))
+                    }
+                }
+                undecidedBlock = blocks.count
+                add(lane: FunnelReport.undecidedLane, rest, member: -1, previousSlot: previous)
             }
         }
 
@@ -283,7 +345,7 @@ public struct ReportAccumulator {
                         cells.withUnsafeMutableBufferPointer { cells in
                             for b in 0..<blockMember.count {
                                 let member = blockMember[b]
-                                if member >= 0 && f.lane != member { continue }
+                                if member != Layout.everyone && f.lane != member { continue }
                                 members[b] += 1
                                 let p = blockPrevious[b]
                                 if p >= 0 && reached[p] { previousReached[b] += 1 }
@@ -312,9 +374,18 @@ public struct ReportAccumulator {
             }
         }
 
-        func rows(_ definition: FlowDefinition, _ layout: Layout) -> [FunnelReport.StepRow] {
+        /// The started users of each lane block (the shared block is everyone's).
+        func laneUsers(_ layout: Layout, showUndecided: Bool) -> [FunnelReport.LaneUsers] {
+            layout.blocks.indices.compactMap { b in
+                guard let lane = layout.blocks[b].lane, showUndecided || b != layout.undecidedBlock else { return nil }
+                return FunnelReport.LaneUsers(lane: lane, users: members[b])
+            }
+        }
+
+        /// The step table; the block of users on no lane only with `showUndecided`.
+        func rows(_ definition: FlowDefinition, _ layout: Layout, showUndecided: Bool) -> [FunnelReport.StepRow] {
             var rows: [FunnelReport.StepRow] = []
-            for (b, block) in layout.blocks.enumerated() {
+            for (b, block) in layout.blocks.enumerated() where showUndecided || b != layout.undecidedBlock {
                 var previous: Int? = layout.blockPrevious[b] >= 0 ? previousReached[b] : nil
                 for (i, ls) in block.steps.enumerated() {
                     let def = definition.step(ls.id)
@@ -338,10 +409,10 @@ public struct ReportAccumulator {
             return rows
         }
 
-        func report(_ definition: FlowDefinition, _ layout: Layout, query: ReportQuery) -> FunnelReport {
+        func report(_ definition: FlowDefinition, _ layout: Layout, query: ReportQuery, showUndecided: Bool) -> FunnelReport {
             let durations = self.durations.sorted()
             let ci = Statistics.wilson(successes: completed, trials: started)
-            let rows = self.rows(definition, layout)
+            let rows = self.rows(definition, layout, showUndecided: showUndecided)
             let top = rows.filter { $0.dropped > 0 }
                 .sorted { $0.dropped != $1.dropped ? $0.dropped > $1.dropped : ($0.step, $0.lane ?? "") < ($1.step, $1.lane ?? "") }
                 .prefix(5)
@@ -360,7 +431,8 @@ public struct ReportAccumulator {
                     p90: Statistics.percentile(sorted: durations, 0.90), p95: Statistics.percentile(sorted: durations, 0.95),
                     mean: Statistics.mean(durations)),
                 timeToCompleteHistogram: Statistics.histogram(durations).map { .init(fromSeconds: $0.from, toSeconds: $0.to, users: $0.count) },
-                steps: rows, topDropoffs: Array(top), by: nil, groups: nil)
+                steps: rows, topDropoffs: Array(top), by: nil, groups: nil, drift: nil,
+                lanes: laneUsers(layout, showUndecided: showUndecided))
         }
     }
 }

@@ -86,9 +86,21 @@ public struct ReportQuery: Sendable, Hashable {
 
     /// Whether a journey is in the selection (started users only, as DESIGN.md says).
     public func selects(_ j: Journey, definition: FlowDefinition) -> Bool {
-        guard let started = j.startedAt, started <= asOf else { return false }
-        if let since, started < since { return false }
-        if let until, started >= until { return false }
+        guard let started = j.startedAt, inWindow(started.micros) else { return false }
+        return passesFilters(j, definition: definition)
+    }
+
+    /// Whether a start (or first event) time is in the selection's window: not after as-of,
+    /// from `since`, before `until`.
+    public func inWindow(_ micros: Int64) -> Bool {
+        if micros > asOf.micros { return false }
+        if let since, micros < since.micros { return false }
+        if let until, micros >= until.micros { return false }
+        return true
+    }
+
+    /// Whether a journey satisfies the cohort and every `--where` filter.
+    public func passesFilters(_ j: Journey, definition: FlowDefinition) -> Bool {
         let ctx = j.conditionContext(flagDefaults: definition.flagDefaults)
         if let cohort {
             guard let cond = try? Condition(parsing: cohort.where), cond.evaluate(ctx) == true else { return false }

@@ -20,7 +20,7 @@ struct FlowsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flows",
         abstract: "List, show and check flow definitions; print a flow's expected path.",
-        subcommands: [List.self, Show.self, Path.self, Check.self],
+        subcommands: [List.self, Show.self, Path.self, Check.self, Drift.self],
         defaultSubcommand: List.self
     )
 

@@ -97,10 +97,10 @@ final class JourneyBinaryTests: XCTestCase {
         }
     }
 
-    func testVersion2RoundTripsWithAndWithoutTheDefinitionsNames() throws {
+    func testVersion3RoundTripsWithAndWithoutTheDefinitionsNames() throws {
         for names in [JourneyNames.none, Self.names] {
             let bytes = Self.sample.binary(resume: Self.sampleResume, names: names)
-            XCTAssertEqual(bytes.first, 2)
+            XCTAssertEqual(bytes.first, 3)
             let (journey, resume) = try bytes.withUnsafeBytes { try Journey.decode(binary: $0, names: names) }
             XCTAssertEqual(journey, Self.sample)
             XCTAssertEqual(resume, Self.sampleResume)
@@ -110,7 +110,20 @@ final class JourneyBinaryTests: XCTestCase {
             let cached = try bytes.withUnsafeBytes { try Journey(binary: $0, cache: JourneyDecodingCache(), names: names) }
             XCTAssertEqual(cached, Self.sample)
             // Without resume state.
-            XCTAssertEqual(try Journey(binary: Self.sample.binary(names: names), names: names), Self.sample)
+            let plain = Self.sample.binary(names: names)
+            XCTAssertEqual(try Journey(binary: plain, names: names), Self.sample)
+            // Version 2 is version 3 without the drift times (here: none, one count byte).
+            XCTAssertEqual(plain.last, 0)
+            let v2 = [2] + plain.dropFirst().dropLast()
+            XCTAssertEqual(try Journey(binary: Array(v2), names: names), Self.sample)
+            // What the journey showed that its definition does not know keeps its times.
+            var drifted = Self.sample
+            drifted.driftSeen = [DriftKey.value("journeyStatus", "signup"): Self.sample.firstEventAt.adding(seconds: 12.5),
+                                 DriftKey.flag("newPaywall"): Self.sample.firstEventAt]
+            let (back, _) = try drifted.binary(resume: Self.sampleResume, names: names)
+                .withUnsafeBytes { try Journey.decode(binary: $0, names: names) }
+            XCTAssertEqual(back, drifted)
+            XCTAssertNotEqual(back, Self.sample)
         }
     }
 

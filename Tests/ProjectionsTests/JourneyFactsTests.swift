@@ -31,6 +31,7 @@ final class JourneyFactsTests: XCTestCase {
         XCTAssertEqual([a.cohorts, a.flagsOn], [b.cohorts, b.flagsOn], file: file, line: line)
         XCTAssertEqual(a.bits, b.bits, file: file, line: line)
         XCTAssertEqual(a.seconds.map(\.bitPattern), b.seconds.map(\.bitPattern), file: file, line: line)
+        XCTAssertEqual(a.drift, b.drift, file: file, line: line)
     }
 
     func testVersion1FactsStillDecode() throws {
@@ -38,12 +39,13 @@ final class JourneyFactsTests: XCTestCase {
         assertSame(try bytes.withUnsafeBytes { try JourneyFacts(binary: $0) }, Self.sample)
     }
 
-    func testVersion2WritesWholeMicrosecondsAsVarintsAndRoundTrips() throws {
+    func testVersion3WritesWholeMicrosecondsAsVarintsAndRoundTrips() throws {
         let v1 = JourneyBinaryTests.bytes(hex: Self.version1Hex)
         let v2 = Self.sample.binary()
-        XCTAssertEqual(v2.first, 2)
-        // 12.5 s as a 4-byte varint instead of 8 bytes; 0.1 + 0.2 keeps its double.
-        XCTAssertEqual(v2.count, v1.count - 4)
+        XCTAssertEqual(v2.first, 3)
+        // 12.5 s as a 4-byte varint instead of 8 bytes; 0.1 + 0.2 keeps its double; one
+        // byte for no drift facts.
+        XCTAssertEqual(v2.count, v1.count - 4 + 1)
         assertSame(try v2.withUnsafeBytes { try JourneyFacts(binary: $0) }, Self.sample)
         // Decoding into a value that held other facts (as a report does row after row).
         var reused = JourneyFacts.empty

@@ -50,8 +50,17 @@ final class HTMLRendererTests: XCTestCase {
             XCTAssertTrue(html.contains("data-step=\"\(step)\""), "funnel lacks \(step)")
             XCTAssertTrue(html.contains("<td><code>\(step)</code></td>"), "table lacks \(step)")
         }
-        // Every row of the report is drawn once in the funnel.
-        XCTAssertEqual(try captures(#"<div class="row[^"]*" data-step="([^"]+)""#, in: html).count, report.steps.count)
+        // Every row of the report is drawn once in the funnel, but those of a block nobody
+        // reached (here: the users who stopped before the lane question).
+        let empty = Set(report.steps.map(\.lane).filter { lane in
+            lane != nil && report.steps.filter { $0.lane == lane }.allSatisfy { $0.reached == 0 && $0.eligible == 0 && $0.skipped == 0 }
+        })
+        XCTAssertEqual(empty, [FunnelReport.undecidedLane])
+        XCTAssertEqual(try captures(#"<div class="row[^"]*" data-step="([^"]+)""#, in: html).count,
+                       report.steps.filter { !empty.contains($0.lane) }.count)
+        let undecidedUsers = try XCTUnwrap(report.lanes?.first { $0.lane == FunnelReport.undecidedLane }?.users)
+        XCTAssertGreaterThan(undecidedUsers, 0)
+        XCTAssertTrue(html.contains("\(undecidedUsers) users, none reached a step of this block"))
         // Headline figures.
         XCTAssertTrue(html.contains("<div class=\"label\">Started</div><div class=\"value\">\(HTML.count(report.users.started))</div>"))
         XCTAssertTrue(html.contains("<div class=\"label\">Abandoned</div><div class=\"value\">\(HTML.count(report.users.abandoned))</div>"))
@@ -242,7 +251,9 @@ final class HTMLRendererTests: XCTestCase {
         let pages: [(String, FunnelReport)] = [
             ("report", population.report()),
             ("report-by-cohort", population.report(by: .cohort)),
+            ("report-with-drift", population.report(definition: Self.driftedMiniFlow)),
         ]
+        XCTAssertEqual(pages[2].1.drift?.map(\.kind), ["unlisted_value", "undeclared_flag"])
         for (name, report) in pages {
             let page = dir.appendingPathComponent("\(name).html")
             let png = dir.appendingPathComponent("\(name).png")
@@ -302,6 +313,30 @@ final class HTMLRendererTests: XCTestCase {
             XCTAssertLessThanOrEqual(box.right, small.viewport, "\(name) at 800 px: \(box.label): \(small)", file: file, line: line)
         }
     }
+
+    /// The mini flow after the app renamed `already_on_glp1` and shipped a flag it does not declare.
+    static let driftedMiniFlow: FlowDefinition = {
+        var d = miniFlow
+        let renamed = { (text: String) in text.replacingOccurrences(of: "already_on_glp1", with: "on_glp1") }
+        d.lanes = d.lanes.map { lane in
+            var lane = lane
+            lane.when = lane.when.map(renamed)
+            return lane
+        }
+        d.steps = d.steps.map { step in
+            var step = step
+            step.collects = step.collects.map { FlowDefinition.Collected(key: $0.key, values: $0.values?.map(renamed)) }
+            return step
+        }
+        d.lanes = d.lanes.map { lane in
+            var lane = lane
+            lane.steps = lane.steps.map { FlowDefinition.LaneStep(id: $0.id, when: $0.when, flag: $0.flag == "completionScreenForExplorers" ? nil : $0.flag) }
+            return lane
+        }
+        d.flags = d.flags.filter { $0.id != "completionScreenForExplorers" }
+        d.cohorts = d.cohorts.map { FlowDefinition.Cohort(id: $0.id, title: $0.title, where: renamed($0.where)) }
+        return d
+    }()
 
     /// The chromium binary on PATH. Without one: a failure telling how to install it on CI,
     /// a skip elsewhere.

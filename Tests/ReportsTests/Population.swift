@@ -43,7 +43,7 @@ struct Population {
     /// stopped are still in progress.
     var asOf: Timestamp { Population.start.adding(seconds: Double(users - 1) * 4320 + 6 * 3600) }
 
-    func journeys() -> [Journey] {
+    func journeys(definition: FlowDefinition = miniFlow) -> [Journey] {
         var rng = Random(state: seed)
         var out: [Journey] = []
         var seq: Int64 = 0
@@ -71,7 +71,7 @@ struct Population {
             }
             func view(_ step: String) { emit("onboarding.step_viewed", step) }
             defer {
-                if let j = JourneyFold.journey(of: events, definition: miniFlow) { out.append(j) }
+                if let j = JourneyFold.journey(of: events, definition: definition) { out.append(j) }
             }
             emit("onboarding.started", "signIn")
             view("signIn")
@@ -122,8 +122,9 @@ struct Population {
         return out
     }
 
-    func report(cohort: String? = nil, by: ReportQuery.Dimension? = nil) -> FunnelReport {
-        let c = cohort.flatMap { miniFlow.cohort($0) }
-        return ReportBuilder(definition: miniFlow).report(journeys(), query: ReportQuery(cohort: c, asOf: asOf, by: by))
+    func report(cohort: String? = nil, by: ReportQuery.Dimension? = nil, definition: FlowDefinition = miniFlow) -> FunnelReport {
+        let c = cohort.flatMap { definition.cohort($0) }
+        return ReportBuilder(definition: definition).report(journeys(definition: definition),
+                                                            query: ReportQuery(cohort: c, asOf: asOf, by: by))
     }
 }

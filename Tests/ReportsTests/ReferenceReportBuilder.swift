@@ -9,11 +9,14 @@ extension ReportBuilder {
     /// The report over `journeys` (every journey of the flow; the query selects).
     func referenceReport(_ journeys: [Journey], query: ReportQuery) -> FunnelReport {
         let selected = journeys.filter { $0.flow == definition.id && query.selects($0, definition: definition) }
-        var report = referenceFigures(selected, query: query)
+        // Users on no lane get their block when the selection has any (flows with lanes to decide).
+        let undecided = definition.lanes.count > 1 && selected.contains { $0.lane == nil }
+        var report = referenceFigures(selected, query: query, undecided: undecided)
+        report.drift = referenceDrift(journeys.filter { $0.flow == definition.id }, query: query)
         if let by = query.by {
             report.by = by.description
             report.groups = referenceGroups(selected, by: by).map { value, members in
-                FunnelReport.Group(value: value, report: referenceFigures(members, query: query))
+                FunnelReport.Group(value: value, report: referenceFigures(members, query: query, undecided: undecided))
             }
             referenceComparisons(&report, selected, by: by, query: query)
             if by == .day || by == .week, var groups = report.groups {
@@ -33,7 +36,10 @@ extension ReportBuilder {
     func referenceComparisons(_ report: inout FunnelReport, _ selected: [Journey], by: ReportQuery.Dimension, query: ReportQuery) {
         guard var groups = report.groups else { return }
         let members = Dictionary(uniqueKeysWithValues: referenceGroups(selected, by: by).map { ($0.0, Set($0.1.map(\.userID))) })
-        let rests = groups.map { g in referenceFigures(selected.filter { !(members[g.value] ?? []).contains($0.userID) }, query: query) }
+        let undecided = definition.lanes.count > 1 && selected.contains { $0.lane == nil }
+        let rests = groups.map { g in
+            referenceFigures(selected.filter { !(members[g.value] ?? []).contains($0.userID) }, query: query, undecided: undecided)
+        }
         func compare(_ x: Int, _ n: Int, _ rx: Int, _ rn: Int) -> FunnelReport.Comparison {
             FunnelReport.Comparison(difference: n > 0 && rn > 0 ? Double(x) / Double(n) - Double(rx) / Double(rn) : nil,
                                     pValue: Statistics.twoProportionPValue(x, of: n, against: rx, of: rn))
@@ -116,7 +122,7 @@ extension ReportBuilder {
     }
 
     /// The figures for one set of selected users.
-    func referenceFigures(_ users: [Journey], query: ReportQuery) -> FunnelReport {
+    func referenceFigures(_ users: [Journey], query: ReportQuery, undecided: Bool) -> FunnelReport {
         var completed = 0, inProgress = 0, abandoned = 0
         var states: [Journey.State] = []
         states.reserveCapacity(users.count)
@@ -135,7 +141,7 @@ extension ReportBuilder {
         durations.sort()
         let started = users.count
         let ci = Statistics.wilson(successes: completed, trials: started)
-        let rows = referenceStepRows(users, states: states)
+        let (rows, lanes) = referenceStepRows(users, states: states, undecided: undecided)
         let top = rows.filter { $0.dropped > 0 }
             .sorted { $0.dropped != $1.dropped ? $0.dropped > $1.dropped : ($0.step, $0.lane ?? "") < ($1.step, $1.lane ?? "") }
             .prefix(5)
@@ -154,12 +160,51 @@ extension ReportBuilder {
                 p90: Statistics.percentile(sorted: durations, 0.90), p95: Statistics.percentile(sorted: durations, 0.95),
                 mean: Statistics.mean(durations)),
             timeToCompleteHistogram: Statistics.histogram(durations).map { .init(fromSeconds: $0.from, toSeconds: $0.to, users: $0.count) },
-            steps: rows, topDropoffs: Array(top), by: nil, groups: nil)
+            steps: rows, topDropoffs: Array(top), by: nil, groups: nil, drift: nil, lanes: lanes)
+    }
+
+    /// The drift findings, tallied from each journey's facts: selected users, users who never
+    /// started but whose first event is in the window and who pass the filters, and users only
+    /// the cohort or a filter left out (their unlisted answers to the keys it reads).
+    func referenceDrift(_ journeys: [Journey], query: ReportQuery) -> [FunnelReport.DriftFinding] {
+        let vocabulary = FlowVocabulary(definition)
+        var keys = Set(query.filters.flatMap { $0.condition.keys })
+        if let c = query.cohort, let cond = try? Condition(parsing: c.where) { keys.formUnion(cond.keys) }
+        var tally: [DriftTally.Key: (users: Int, leftOut: Int, first: Int64, last: Int64, versions: Set<String>)] = [:]
+        for j in journeys {
+            let facts = DriftFact.facts(of: j, vocabulary: vocabulary)
+            let time = (j.startedAt ?? j.firstEventAt).micros
+            guard !facts.isEmpty, query.inWindow(time) else { continue }
+            let counted = query.passesFilters(j, definition: definition)
+            for f in facts where counted || (j.startedAt != nil && f.kind == .unlistedValue && keys.contains(f.name)) {
+                let key = DriftTally.Key(kind: f.kind, name: f.name, detail: f.detail)
+                var e = tally[key] ?? (0, 0, Int64.max, Int64.min, [])
+                if counted { e.users += 1 } else { e.leftOut += 1 }
+                e.first = min(e.first, f.at)
+                e.last = max(e.last, f.at)
+                if let v = j.appVersion { e.versions.insert(v) }
+                tally[key] = e
+            }
+        }
+        return tally.keys.sorted { a, b in
+            a.kind.rawValue != b.kind.rawValue ? a.kind.rawValue < b.kind.rawValue
+                : tally[a]?.users != tally[b]?.users ? (tally[a]?.users ?? 0) > (tally[b]?.users ?? 0)
+                : (a.name, a.detail) < (b.name, b.detail)
+        }.compactMap { key in
+            guard let e = tally[key] else { return nil }
+            var f = FunnelReport.DriftFinding(
+                kind: key.kind.jsonName, users: e.users, usersLeftOut: e.leftOut,
+                firstSeen: Timestamp(micros: e.first).description, lastSeen: Timestamp(micros: e.last).description,
+                appVersions: e.versions.sorted { Condition.compareVersions($0, $1) < 0 }, summary: "", fix: "")
+            DriftTally.describe(&f, key, definition, vocabulary)
+            return f
+        }
     }
 
     /// One row per step: the steps every lane shares once (lane nil, all users), then each
     /// lane's own steps (the users on that lane).
-    func referenceStepRows(_ users: [Journey], states: [Journey.State]) -> [FunnelReport.StepRow] {
+    func referenceStepRows(_ users: [Journey], states: [Journey.State],
+                           undecided: Bool) -> ([FunnelReport.StepRow], [FunnelReport.LaneUsers]) {
         // Every step of every lane gets a slot; each user's visits and path are read once
         // into flat per-(user, slot) arrays, so the per-step counting below does no lookups.
         var slot: [String: Int] = [:]
@@ -203,7 +248,13 @@ extension ReportBuilder {
                 layout.append((lane.id, Array(lane.steps.dropFirst(shared.count)),
                                everyone.filter { users[$0].lane == lane.id }, shared.last))
             }
+            if undecided {
+                var seen = Set(shared)
+                let rest = definition.lanes.flatMap(\.steps).filter { seen.insert($0.id).inserted }.map { FlowDefinition.LaneStep(id: $0.id) }
+                layout.append((FunnelReport.undecidedLane, rest, everyone.filter { users[$0].lane == nil }, shared.last))
+            }
         }
+        let lanes = layout.compactMap { block in block.lane.map { FunnelReport.LaneUsers(lane: $0, users: block.members.count) } }
         var rows: [FunnelReport.StepRow] = []
         for (laneID, steps, members, previous) in layout {
             var previousReached = previous.map { p in
@@ -249,7 +300,7 @@ extension ReportBuilder {
                 if conditions.isEmpty { previousReached = reached }
             }
         }
-        return rows
+        return (rows, lanes)
     }
 }
 

@@ -146,7 +146,9 @@ final class ReportBuilderTests: XCTestCase {
         }
         XCTAssertTrue(text.contains("goalWeight*"))
         let csv = r.csv().split(separator: "\n")
-        XCTAssertEqual(csv.count, 1 + r.steps.count)
+        let drift = r.drift ?? []
+        XCTAssertEqual(csv.count, 1 + r.steps.count + drift.count)
+        XCTAssertEqual(csv.filter { $0.hasPrefix("drift,") }.map { String($0.split(separator: ",", omittingEmptySubsequences: false)[3]) }, drift.map(\.kind))
         XCTAssertTrue(csv[0].hasPrefix("group,lane,step"))
         let md = r.markdown()
         XCTAssertTrue(md.contains("| glp1 | `goalWeight` | `weightGoal != maintain` | 2 | 2 | 0 | 1 |"), md)

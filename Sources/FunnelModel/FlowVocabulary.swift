@@ -1,0 +1,60 @@
+/// What a flow definition says the logs may contain: its steps, its flags and the values it
+/// lists for the answers that decide lanes, conditions and cohorts. Logs that say anything
+/// else have drifted from the definition (docs/drift.md). Built once per definition.
+public struct FlowVocabulary: Sendable, Hashable {
+    /// Every step id of the definition.
+    public let knownSteps: Set<String>
+    /// Every flag the definition declares.
+    public let declaredFlags: Set<String>
+    /// For each collected key that a lane, a condition or a cohort reads and that some step
+    /// lists values for: those values (`textValue` form).
+    public let listedValues: [String: Set<String>]
+    /// The key whose answer picks the lane.
+    public let laneKey: String?
+    /// The steps of each lane, by lane id.
+    public let laneSteps: [String: Set<String>]
+    /// The terminal steps of each lane, by lane id, in lane order.
+    public let laneTerminals: [String: [String]]
+    /// Every terminal step of the definition, in flow order.
+    public let terminals: [String]
+
+    public init(_ definition: FlowDefinition) {
+        knownSteps = Set(definition.steps.map(\.id))
+        declaredFlags = Set(definition.flags.map(\.id))
+        laneKey = definition.laneKey
+        var read = definition.conditionKeys
+        for cohort in definition.cohorts {
+            if let cond = try? Condition(parsing: cohort.where) { read.formUnion(cond.keys) }
+        }
+        var listed: [String: Set<String>] = [:]
+        for step in definition.steps {
+            for c in step.collects where read.contains(c.key) {
+                guard let values = c.values else { continue }
+                listed[c.key, default: []].formUnion(values)
+            }
+        }
+        listedValues = listed
+        var steps: [String: Set<String>] = [:]
+        var laneTerminals: [String: [String]] = [:]
+        let terminalIDs = Set(definition.steps.filter { $0.kind == .terminal }.map(\.id))
+        for lane in definition.lanes {
+            steps[lane.id] = Set(lane.steps.map(\.id))
+            laneTerminals[lane.id] = lane.steps.map(\.id).filter { terminalIDs.contains($0) }
+        }
+        laneSteps = steps
+        self.laneTerminals = laneTerminals
+        terminals = definition.orderedStepIDs.filter { terminalIDs.contains($0) }
+    }
+
+    /// Whether an answer is one the definition does not list for a key it lists values for.
+    @inlinable
+    public func isUnlisted(key: String, value: JSONValue) -> Bool {
+        guard let listed = listedValues[key] else { return false }
+        return !listed.contains(value.textValue)
+    }
+
+    /// The terminal steps a user on `lane` (nil: undecided) should end on.
+    public func terminals(onLane lane: String?) -> [String] {
+        lane.flatMap { laneTerminals[$0] } ?? terminals
+    }
+}

@@ -1,0 +1,95 @@
+import FunnelModel
+
+/// One way a journey departs from its flow definition (docs/drift.md): what a report's drift
+/// section counts. Worked out when the journey's facts are saved.
+public struct DriftFact: Sendable, Hashable {
+    public enum Kind: UInt8, Sendable, Hashable, CaseIterable {
+        /// An answer the definition does not list, for a key that decides a lane, a condition
+        /// or a cohort: `name` the key, `detail` the value.
+        case unlistedValue = 0
+        /// A step viewed that the definition does not have: `name` the step.
+        case stepNotInFlow = 1
+        /// A step of the definition viewed that is not on the user's lane: `name` the step,
+        /// `detail` the lane ("" when the lane is undecided and the step on no lane).
+        case stepOffLane = 2
+        /// An event name outside the event vocabulary: `name` the event.
+        case unknownEvent = 3
+        /// A flag in `context.flags` the definition does not declare: `name` the flag.
+        case undeclaredFlag = 4
+        /// Events, but no `onboarding.started`.
+        case notStarted = 5
+        /// `onboarding.completed` without a view of the lane's terminal step: `name` that
+        /// step, `detail` the lane ("" when undecided).
+        case completedWithoutTerminal = 6
+    }
+
+    public var kind: Kind
+    public var name: String
+    public var detail: String
+    /// When the journey first showed it (microseconds since the epoch).
+    public var at: Int64
+
+    public init(kind: Kind, name: String, detail: String = "", at: Int64) {
+        self.kind = kind
+        self.name = name
+        self.detail = detail
+        self.at = at
+    }
+
+    /// Every way `j` departs from the definition `vocabulary` comes from, in a stable order.
+    public static func facts(of j: Journey, vocabulary: FlowVocabulary) -> [DriftFact] {
+        var out: [DriftFact] = []
+        for (key, value) in j.values where vocabulary.isUnlisted(key: key, value: value) {
+            let text = value.textValue
+            let at = j.driftSeen[DriftKey.value(key, text)] ?? j.firstEventAt
+            out.append(DriftFact(kind: .unlistedValue, name: key, detail: text, at: at.micros))
+        }
+        if out.count > 1 { out.sort { $0.name < $1.name } }
+        for v in j.visits {
+            if !vocabulary.knownSteps.contains(v.step) {
+                out.append(DriftFact(kind: .stepNotInFlow, name: v.step, at: v.firstViewedAt.micros))
+            } else if let lane = j.lane {
+                if vocabulary.laneSteps[lane]?.contains(v.step) == false {
+                    out.append(DriftFact(kind: .stepOffLane, name: v.step, detail: lane, at: v.firstViewedAt.micros))
+                }
+            } else if !vocabulary.laneSteps.values.contains(where: { $0.contains(v.step) }) {
+                out.append(DriftFact(kind: .stepOffLane, name: v.step, at: v.firstViewedAt.micros))
+            }
+        }
+        for (key, time) in j.driftSeen.isEmpty ? [] : j.driftSeen.sorted(by: { $0.key < $1.key }) {
+            guard let (kind, parts) = DriftKey.parse(key), let name = parts.first else { continue }
+            switch kind {
+            case "e": out.append(DriftFact(kind: .unknownEvent, name: name, at: time.micros))
+            case "f": out.append(DriftFact(kind: .undeclaredFlag, name: name, at: time.micros))
+            default: break
+            }
+        }
+        if j.startedAt == nil {
+            out.append(DriftFact(kind: .notStarted, name: "", at: j.firstEventAt.micros))
+        }
+        if let completed = j.completedAt {
+            let terminals = vocabulary.terminals(onLane: j.lane)
+            if let first = terminals.first, !terminals.contains(where: { j.visit($0) != nil }) {
+                out.append(DriftFact(kind: .completedWithoutTerminal, name: first, detail: j.lane ?? "", at: completed.micros))
+            }
+        }
+        return out
+    }
+
+    /// What the fact means for the user's figures, in a clause (nil for `notStarted`, which
+    /// the replay's verdict already says).
+    public func explanation(_ vocabulary: FlowVocabulary) -> String? {
+        switch kind {
+        case .unlistedValue:
+            return "\(name) = \(detail) is not a value the flow lists"
+                + (name == vocabulary.laneKey ? ", so no lane is decided (the report's \"no lane decided\" rows)" : "")
+        case .stepNotInFlow: return "step \(name) is not in the flow (on no row of the report)"
+        case .stepOffLane:
+            return detail.isEmpty ? "step \(name) is on no lane" : "step \(name) is not on lane \(detail)"
+        case .unknownEvent: return "event \(name) is not an onboarding event (stored, not counted)"
+        case .undeclaredFlag: return "flag \(name) is not declared by the flow"
+        case .notStarted: return nil
+        case .completedWithoutTerminal: return "completed without a view of the terminal step \(name)"
+        }
+    }
+}

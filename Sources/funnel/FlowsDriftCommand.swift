@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import Reports
+
+extension FlowsCommand {
+    /// `funnel flows drift`: where the stored logs and a flow definition disagree, and the
+    /// edit of the definition that would absorb each finding.
+    struct Drift: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List where the logs and a flow definition disagree, with the edit for each.",
+            discussion: """
+            Examples:
+              funnel flows drift --flow glp1
+              funnel flows drift --flow glp1 --flows my-flows --format json
+            Exit status: 0 when they agree, 1 with findings (like diff), 2 on errors.
+            The findings are those of the report's drift section (docs/drift.md).
+            """)
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var flows: FlowsDirectoryOption
+        @Option(help: "The flow id.") var flow: String?
+        @OptionGroup var time: TimeOptions
+        @Option(help: "text, json or csv.") var format: DriftFormat = .text
+        @OptionGroup var output: OutputOption
+
+        enum DriftFormat: String, ExpressibleByArgument, CaseIterable {
+            case text, json, csv
+        }
+
+        func run() throws {
+            let report = try reportingErrors("flows drift") { () -> FunnelReport in
+                let catalog = try flows.catalog()
+                let request = ReportRequest(flow: flow, cohort: nil, filters: [], by: nil, since: nil, until: nil,
+                                            idle: time.idle, asOf: time.asOf)
+                try request.validate(definitions: catalog.all)
+                let store = try storeOptions.openExisting()
+                let report = try request.run(store: store, definitions: catalog.all, now: now())
+                let text: String
+                switch format {
+                case .text: text = report.driftListing()
+                case .json: text = try FunnelReport.driftJSON(report)
+                case .csv: text = report.driftCSV()
+                }
+                try output.write(text)
+                return report
+            }
+            if !(report.drift ?? []).isEmpty { throw ExitCode(1) }
+        }
+    }
+}

@@ -55,11 +55,13 @@ extension FlowChecker {
         return names.filter { $0.hasSuffix(".json") }.sorted().map { (directory as NSString).appendingPathComponent($0) }
     }
 
-    /// Why a file (or, with `directory`, a directory) cannot be read: `no such file or
-    /// directory`, `permission denied`, `it is a directory`, `not a directory`.
+    /// Why a file (or, with `directory`, a directory) cannot be read: `no such file`,
+    /// `no such directory`, `permission denied`, `it is a directory`, `not a directory`.
     static func unreadableReason(_ path: String, directory: Bool = false) -> String {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "no such file or directory" }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            return directory ? "no such directory" : "no such file"
+        }
         if isDirectory.boolValue != directory { return directory ? "not a directory" : "it is a directory" }
         return FileManager.default.isReadableFile(atPath: path) ? "it cannot be read" : "permission denied"
     }

@@ -24,7 +24,8 @@ struct FlowSalvage {
             gaps.collectsUnknown = true
         }
         var lanes: [FlowDefinition.Lane] = []
-        if case .array(let items)? = o["lanes"] {
+        // No lanes (a shape fault of its own) would leave every step on no lane.
+        if case .array(let items)? = o["lanes"], !items.isEmpty {
             lanes = items.enumerated().map { lane($0.element, $0.offset) }
         } else {
             gaps.laneStepsUnknown = true
@@ -83,7 +84,8 @@ struct FlowSalvage {
         }
         if let when = o["when"], when.stringValue == nil { gaps.unreadableLaneWhen.insert(index) }
         var steps: [FlowDefinition.LaneStep] = []
-        if case .array(let items)? = o["steps"] {
+        // A lane without steps (a shape fault of its own) is not also reported as endless.
+        if case .array(let items)? = o["steps"], !items.isEmpty {
             for (j, item) in items.enumerated() {
                 switch item {
                 case .string(let id) where !id.isEmpty:

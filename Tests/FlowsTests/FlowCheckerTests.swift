@@ -140,7 +140,7 @@ final class FlowCheckerTests: XCTestCase {
 
     func testCheckPathOfMissingFile() {
         XCTAssertEqual(FlowChecker.check(path: "/nonexistent/flow.json"),
-                       [FlowIssue(.unreadable, "$", "cannot read /nonexistent/flow.json: no such file or directory")])
+                       [FlowIssue(.unreadable, "$", "cannot read /nonexistent/flow.json: no such file")])
         let directory = FlowChecker.checkFile(NSTemporaryDirectory())
         XCTAssertFalse(directory.isReadable)
         XCTAssertEqual(directory.issues.map(\.message), ["cannot read \(NSTemporaryDirectory()): it is a directory"])

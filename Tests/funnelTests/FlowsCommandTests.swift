@@ -108,7 +108,7 @@ final class FlowsCommandTests: XCTestCase {
         let missing = try funnel(["flows", "check", "missing.json"])
         XCTAssertEqual(missing.status, 2)
         XCTAssertEqual(missing.stdout, "")
-        XCTAssertEqual(missing.stderr, "funnel flows check: cannot read missing.json: no such file or directory\n")
+        XCTAssertEqual(missing.stderr, "funnel flows check: cannot read missing.json: no such file\n")
     }
 
     func testCheckDirectory() throws {
@@ -152,7 +152,7 @@ final class FlowsCommandTests: XCTestCase {
         let mixed = try funnel(["flows", "check", "team/trendy.json", "nope.json"])
         XCTAssertEqual(mixed.status, 2)
         XCTAssertEqual(mixed.stdout, "team/trendy.json: ok\nno errors in 1 file\n")
-        XCTAssertEqual(mixed.stderr, "funnel flows check: cannot read nope.json: no such file or directory\n")
+        XCTAssertEqual(mixed.stderr, "funnel flows check: cannot read nope.json: no such file\n")
 
         try FileManager.default.createDirectory(atPath: tmp + "/empty", withIntermediateDirectories: true)
         let empty = try funnel(["flows", "check", "empty"])

@@ -52,7 +52,7 @@ let package = Package(
                                                        .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ProjectionsTests", dependencies: ["TestSupport", "Projections", "Simulator", "Flows", "EventStore", "EventLog", "FunnelModel",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Projections", "FunnelModel", "CZlib"]),
+        .testTarget(name: "ReportsTests", dependencies: ["TestSupport", "Reports", "Projections", "FunnelModel", "CZlib"]),
         // `funnel`: the tests run the built binary.
         .testTarget(name: "funnelTests", dependencies: ["TestSupport", "funnel", .product(name: "GRDB", package: "GRDB.swift")]),
     ],

@@ -26,15 +26,8 @@ public struct FlowCatalog: Sendable {
         entries = Flows.builtIn.map { Entry(flow: $0, source: "built-in", replacesBuiltIn: false) }
         notes = []
         guard let directory else { return }
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory)
-        } catch {
-            throw FlowCatalogError.unreadableDirectory(directory, "\(error.localizedDescription)")
-        }
         var userIDs: [String: String] = [:]
-        for name in names.filter({ $0.hasSuffix(".json") }).sorted() {
-            let path = (directory as NSString).appendingPathComponent(name)
+        for path in try FlowChecker.definitionFiles(in: directory) {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw FlowCatalogError.invalidFlow(FlowLoadError(file: path, issues: [FlowIssue(.unreadable, "$", "cannot read the file")]))
             }

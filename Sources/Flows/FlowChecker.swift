@@ -12,10 +12,7 @@ public enum FlowChecker {
 
     /// Checks a definition file.
     public static func check(path: String) -> [FlowIssue] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return [FlowIssue(.unreadable, "$", "cannot read \(path)")]
-        }
-        return check(data: data)
+        checkFile(path).issues
     }
 
     /// Checks an already decoded definition (meaning only; the shape is given by the type).
@@ -27,30 +24,44 @@ public enum FlowChecker {
 
     /// Reads and checks a definition; `definition` is nil when the shape is wrong.
     public static func load(data: Data) -> (definition: FlowDefinition?, issues: [FlowIssue]) {
+        let reading = read(data: data)
+        return (reading.definition, reading.issues)
+    }
+
+    /// A definition read and checked: the definition when its shape is right, the flow id
+    /// when one can be read, and every issue. With shape faults, the meaning checks run on
+    /// what can be read, so one pass reports every error.
+    static func read(data: Data) -> (definition: FlowDefinition?, flowID: String?, issues: [FlowIssue]) {
         let tree: JSONValue
         do {
             tree = try JSONDocument.parse(Array(data))
         } catch {
-            return (nil, [FlowIssue(.syntax, "$", "not JSON: \(error)")])
+            return (nil, nil, [FlowIssue(.syntax, "$", "not JSON: \(error)")])
         }
+        let flowID = tree.objectValue?["id"]?.stringValue
         var shape = ShapeChecker()
         shape.flow(tree)
-        if !shape.issues.isEmpty { return (nil, shape.issues) }
+        guard shape.issues.isEmpty else {
+            guard let salvaged = FlowSalvage.read(tree) else { return (nil, flowID, shape.issues) }
+            var meaning = MeaningChecker(flow: salvaged.flow, gaps: salvaged.gaps)
+            meaning.run()
+            return (nil, flowID, shape.issues + meaning.issues)
+        }
         let flow: FlowDefinition
         do {
             flow = try JSONDecoder().decode(FlowDefinition.self, from: data)
         } catch let DecodingError.keyNotFound(key, ctx) {
-            return (nil, [FlowIssue(.shape, jsonPath(ctx.codingPath + [key]), "missing field")])
+            return (nil, flowID, [FlowIssue(.shape, jsonPath(ctx.codingPath + [key]), "missing field")])
         } catch let DecodingError.typeMismatch(_, ctx) {
-            return (nil, [FlowIssue(.shape, jsonPath(ctx.codingPath), ctx.debugDescription)])
+            return (nil, flowID, [FlowIssue(.shape, jsonPath(ctx.codingPath), ctx.debugDescription)])
         } catch let DecodingError.valueNotFound(_, ctx) {
-            return (nil, [FlowIssue(.shape, jsonPath(ctx.codingPath), ctx.debugDescription)])
+            return (nil, flowID, [FlowIssue(.shape, jsonPath(ctx.codingPath), ctx.debugDescription)])
         } catch let DecodingError.dataCorrupted(ctx) {
-            return (nil, [FlowIssue(.shape, jsonPath(ctx.codingPath), ctx.debugDescription)])
+            return (nil, flowID, [FlowIssue(.shape, jsonPath(ctx.codingPath), ctx.debugDescription)])
         } catch {
-            return (nil, [FlowIssue(.shape, "$", "\(error)")])
+            return (nil, flowID, [FlowIssue(.shape, "$", "\(error)")])
         }
-        return (flow, check(flow))
+        return (flow, flow.id, check(flow))
     }
 
     /// `$.lanes[1].steps[4]` for a decoder's coding path.
@@ -207,14 +218,19 @@ struct ShapeChecker {
     }
 }
 
-/// The meaning of a well-shaped definition.
+/// The meaning of a definition: of a well-shaped one, or of what can be read of a faulty
+/// one, leaving out the checks its gaps would make wrong.
 struct MeaningChecker {
     let flow: FlowDefinition
+    let gaps: FlowGaps
     var issues: [FlowIssue] = []
 
     static let contextKeys: Set<String> = ["app_version", "platform", "start_date"]
 
-    init(flow: FlowDefinition) { self.flow = flow }
+    init(flow: FlowDefinition, gaps: FlowGaps = FlowGaps()) {
+        self.flow = flow
+        self.gaps = gaps
+    }
 
     mutating func add(_ kind: FlowIssue.Kind, _ path: String, _ message: String) {
         issues.append(FlowIssue(kind, path, message))
@@ -229,14 +245,15 @@ struct MeaningChecker {
         let stepIDs = Set(flow.steps.map(\.id))
         let collected = flow.collectedKeys
 
-        if let key = flow.laneKey, !collected.contains(key) {
+        if let key = flow.laneKey, !collected.contains(key), !gaps.collectsUnknown {
             add(.uncollectedValue, "$.laneKey", "laneKey \"\(key)\" is collected by no step")
         }
 
         for (i, lane) in flow.lanes.enumerated() {
             let lp = "$.lanes[\(i)]"
             var seen: [String: Int] = [:]
-            var hasTerminal = false
+            // A lane holding a step of unknown kind, or an entry that cannot be read, may end.
+            var hasTerminal = gaps.unreadableLaneSteps.contains(i)
             for (j, ls) in lane.steps.enumerated() {
                 let sp = "\(lp).steps[\(j)]"
                 if let first = seen[ls.id] {
@@ -245,10 +262,14 @@ struct MeaningChecker {
                     seen[ls.id] = j
                 }
                 guard let step = flow.step(ls.id) else {
-                    add(.unknownStep, sp, "unknown step \"\(ls.id)\": no step in $.steps has this id")
+                    if gaps.stepIDsUnknown || gaps.placeholders.contains(ls.id) {
+                        hasTerminal = true
+                    } else {
+                        add(.unknownStep, sp, "unknown step \"\(ls.id)\": no step in $.steps has this id")
+                    }
                     continue
                 }
-                if step.kind == .terminal { hasTerminal = true }
+                if step.kind == .terminal || gaps.unknownKinds.contains(step.id) { hasTerminal = true }
                 let before = collectedKeys(lane.steps.prefix(j))
                 if let text = ls.when { condition(text, sp + ".when", earlier: before, at: "\"\(ls.id)\" on lane \"\(lane.id)\"") }
                 if let f = ls.flag { flagDeclared(f, sp + ".flag") }
@@ -256,13 +277,13 @@ struct MeaningChecker {
             if !hasTerminal {
                 add(.noTerminal, lp + ".steps", "lane \"\(lane.id)\" has no step of kind terminal: nothing ends it")
             }
-            laneCondition(lane, lp)
+            if !gaps.unreadableLaneWhen.contains(i) { laneCondition(lane, lp) }
         }
 
         for (i, step) in flow.steps.enumerated() {
             let sp = "$.steps[\(i)]"
             let lanes = flow.lanes.filter { $0.steps.contains { $0.id == step.id } }
-            if lanes.isEmpty {
+            if lanes.isEmpty && !gaps.laneStepsUnknown && !gaps.placeholders.contains(step.id) {
                 add(.unreachableStep, sp, "step \"\(step.id)\" is on no lane: no user can reach it")
             }
             if let f = step.flag { flagDeclared(f, sp + ".flag") }
@@ -278,7 +299,7 @@ struct MeaningChecker {
             }
         }
 
-        for (i, cohort) in flow.cohorts.enumerated() {
+        for (i, cohort) in flow.cohorts.enumerated() where !gaps.unreadableCohortWhere.contains(i) {
             condition(cohort.where, "$.cohorts[\(i)].where", earlier: collected, at: nil)
         }
         _ = stepIDs
@@ -302,7 +323,7 @@ struct MeaningChecker {
     }
 
     mutating func flagDeclared(_ name: String, _ path: String) {
-        if !flow.flags.contains(where: { $0.id == name }) {
+        if !gaps.flagsUnknown, !flow.flags.contains(where: { $0.id == name }) {
             let known = flow.flags.map(\.id)
             add(.undeclaredFlag, path, "flag \"\(name)\" is not declared in $.flags" + (known.isEmpty ? "" : " (declared: \(known.joined(separator: ", ")))"))
         }
@@ -323,6 +344,8 @@ struct MeaningChecker {
             if key.hasPrefix("flag:") {
                 flagDeclared(String(key.dropFirst(5)), path)
             } else if MeaningChecker.contextKeys.contains(key) {
+                continue
+            } else if gaps.collectsUnknown {
                 continue
             } else if !flow.collectedKeys.contains(key) {
                 add(.uncollectedValue, path, "\"\(text)\" reads \"\(key)\", which no step collects")

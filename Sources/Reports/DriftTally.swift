@@ -18,11 +18,19 @@ struct DriftTally {
         var last = Int64.min
         var appVersions: Set<String> = []
 
-        mutating func saw(_ f: DriftFact, appVersion: String?) {
+        /// Counts one user's fact: among the selection's users, or among those left out.
+        mutating func count(_ f: DriftFact, appVersion: String?, leftOut: Bool) {
+            if leftOut { self.leftOut += 1 } else { users += 1 }
             first = min(first, f.at)
             last = max(last, f.at)
-            if let appVersion { appVersions.insert(appVersion) }
+            if let appVersion, lastVersion != appVersion {
+                appVersions.insert(appVersion)
+                lastVersion = appVersion
+            }
         }
+
+        /// The version inserted last: most users in a row share it, so most inserts are skipped.
+        private var lastVersion: String?
     }
 
     var entries: [Key: Evidence] = [:]
@@ -30,9 +38,8 @@ struct DriftTally {
     /// A selected user's facts.
     mutating func add(_ facts: [DriftFact], appVersion: String?) {
         for f in facts {
-            let key = Key(kind: f.kind, name: f.name, detail: f.detail)
-            entries[key, default: Evidence()].users += 1
-            entries[key]?.saw(f, appVersion: appVersion)
+            entries[Key(kind: f.kind, name: f.name, detail: f.detail), default: Evidence()]
+                .count(f, appVersion: appVersion, leftOut: false)
         }
     }
 
@@ -40,9 +47,8 @@ struct DriftTally {
     /// reads (`keys`) count as the reason.
     mutating func addLeftOut(_ facts: [DriftFact], appVersion: String?, keys: Set<String>) {
         for f in facts where f.kind == .unlistedValue && keys.contains(f.name) {
-            let key = Key(kind: f.kind, name: f.name, detail: f.detail)
-            entries[key, default: Evidence()].leftOut += 1
-            entries[key]?.saw(f, appVersion: appVersion)
+            entries[Key(kind: f.kind, name: f.name, detail: f.detail), default: Evidence()]
+                .count(f, appVersion: appVersion, leftOut: true)
         }
     }
 

@@ -100,6 +100,7 @@ extension HTMLPage {
     th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
     thead th { color: var(--muted); font-weight: 600; font-size: 12px; border-bottom: 1.5px solid #c4cad2; }
     .n { text-align: right; white-space: nowrap; }
+    thead th.n { white-space: normal; }
     tr.lanestart td { border-top: 1.5px solid #c4cad2; }
     tr.top td { background: var(--accent-soft); }
     tr.untracked td { color: var(--muted); }

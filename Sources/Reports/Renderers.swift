@@ -95,7 +95,7 @@ extension FunnelReport {
         out += "\n"
         out += Format.pad("step", 24) + Format.pad("reached", 8, right: true) + Format.pad("eligible", 9, right: true)
             + Format.pad("skip", 6, right: true) + Format.pad("drop", 6, right: true) + "  "
-            + Format.pad("reached of eligible", 25) + "\n"
+            + "reached of eligible\n"
         var lane: String?? = .none
         var emptyLane = false
         for row in steps {

@@ -1,4 +1,5 @@
 import Foundation
+import FunnelModel
 import Projections
 
 /// Terminal colours, on only when asked (a TTY without NO_COLOR).
@@ -28,18 +29,19 @@ extension Replay {
         let p = palette
         var out = ""
         out += p.bold("\(userID)") + " · " + (flowTitle.map { "\($0) (\(flow))" } ?? flow) + "\n"
-        out += "as of \(asOf) · idle window \(Replay.durationText(idleSeconds))\n"
-        out += "lane  " + (lane ?? "undecided") + " — " + laneReason + "\n\n"
+        out += "as of \(Replay.utcClock(asOf)) UTC · idle window \(Replay.durationText(idleSeconds))\n"
+        out += "lane  " + (lane ?? "undecided") + " — " + laneReason + "\n"
+        out += Format.wrapped(timesNote, indent: 0)
+        out += "\n" + p.dim(Format.pad("since", 9) + Format.pad("time (UTC)", 20) + Format.pad("event", 22) + "step") + "\n"
         for e in events {
             if let gap = e.gap { out += p.yellow("        ⋯ \(gap) ⋯") + "\n" }
             let since = e.sinceStartSeconds.map { "+" + Replay.compact($0) } ?? ""
             let name = e.event.hasPrefix("onboarding.") ? String(e.event.dropFirst(11)) : e.event
-            let clock = e.ts.count >= 19 ? String(e.ts.dropFirst(11).prefix(8)) : e.ts
-            var line = Format.pad(since, 9) + Format.pad(clock, 9) + Format.pad(name, 22) + (e.step ?? "")
+            var line = Format.pad(since, 9) + Format.pad(Replay.utcClock(e.ts), 20) + Format.pad(name, 22) + (e.step ?? "")
             if line.count > 79 { line = String(line.prefix(78)) + "…" }
             out += (e.folded ? line : p.dim(line)) + "\n"
-            for n in e.notes { out += Format.wrapped(n, indent: 18, style: { p.cyan($0) }) }
-            for f in e.flags { out += Format.wrapped("! " + f, indent: 18, style: { p.red($0) }) }
+            for n in e.notes { out += Format.wrapped(n, indent: 9, style: { p.cyan($0) }) }
+            for f in e.flags { out += Format.wrapped("! " + f, indent: 9, style: { p.red($0) }) }
         }
         out += "\npath (" + (lane.map { "lane \($0)" } ?? "lane undecided") + ")\n"
         for s in path {
@@ -67,6 +69,31 @@ extension Replay {
         out += "\n" + p.bold("verdict") + "\n"
         out += Format.wrapped(verdict + (currentStep.map { " · current step \($0)" } ?? ""), indent: 2, style: { $0 })
         return out
+    }
+
+    /// Which clock the times are on: UTC, and the offsets the events were written with, so
+    /// a time can be matched with the raw log line.
+    var timesNote: String {
+        let offsets = Set(events.compactMap { Timestamp.parse($0.ts)?.offsetSeconds }).sorted()
+        guard !offsets.isEmpty, offsets != [0] else { return "times in UTC, as the events were written" }
+        let listed = offsets.map(Replay.offsetText).joined(separator: ", ")
+        return "times in UTC; the events were written at UTC\(listed)"
+    }
+
+    /// `2026-10-03 10:23:35`: an RFC 3339 time in UTC, to the second; the text itself when it
+    /// is not RFC 3339.
+    static func utcClock(_ rfc3339: String) -> String {
+        guard let t = Timestamp.parse(rfc3339) else { return rfc3339 }
+        let utc = t.rfc3339(utc: true)
+        guard utc.count > 19 else { return utc }
+        return utc.prefix(10) + " " + utc.dropFirst(11).prefix(8)
+    }
+
+    /// `+01:00`, `-05:30`, `+00:00`.
+    static func offsetText(_ seconds: Int32) -> String {
+        let a = abs(Int(seconds))
+        let pad = { (v: Int) in v < 10 ? "0\(v)" : "\(v)" }
+        return (seconds < 0 ? "-" : "+") + pad(a / 3600) + ":" + pad(a / 60 % 60)
     }
 
     static func compact(_ seconds: Double) -> String {

@@ -3,7 +3,7 @@ import FunnelModel
 import Projections
 import EventStore
 
-/// The users behind a figure: `funnel users --flow glp1 --state abandoned --step goalWeight`.
+/// The users behind a figure: `funnel users --flow glp1 --state abandoned --step notificationsPermission`.
 public struct UserList: Sendable, Hashable, Codable {
     public var flow: String
     public var cohort: String?

@@ -33,6 +33,21 @@ public struct CollectorWriter: Sendable {
     public var lateRate = 0.002
     /// zlib level, 1 (fast) to 9 (small).
     public var compressionLevel: Int32 = 6
+    /// How the lines are packed into files; every layout holds the same lines, in the same
+    /// batches, from the same seed.
+    public var layout: Layout = .daily
+
+    public enum Layout: Sendable, Hashable {
+        /// One multi-member file per UTC day, `events-YYYY-MM-DD.ndjson.gz`.
+        case daily
+        /// Each day's users split over this many multi-member files,
+        /// `events-YYYY-MM-DD-K.ndjson.gz` (K from 1; a user's day in one file), as
+        /// collectors behind a load balancer write them.
+        case split(Int)
+        /// Every line in one single-member gzip file, `events.ndjson.gz`, the days in order:
+        /// what `gzip` makes of an export.
+        case single
+    }
 
     public init(seed: UInt64) { self.seed = seed }
 
@@ -56,6 +71,8 @@ public struct CollectorWriter: Sendable {
             }
             byDay[day, default: []].append((arrival, i))
         }
+        // The single-member layout's whole file, before it is compressed at once.
+        var single: [UInt8] = []
         for day in byDay.keys.sorted() {
             guard var arrivals = byDay[day] else { continue }
             arrivals.sort { $0.arrival != $1.arrival ? $0.arrival < $1.arrival : $0.index < $1.index }
@@ -80,18 +97,44 @@ public struct CollectorWriter: Sendable {
                     batches.swapAt(i, rng.int(0...i))
                 }
             }
-            let path = directory + "/events-" + LineBuilder.day(day) + ".ndjson.gz"
-            let writer = try GzipWriter(path: path, level: compressionLevel)
-            var chunk: [UInt8] = []
-            for batch in batches {
-                chunk.removeAll(keepingCapacity: true)
-                for index in batch { chunk += events.bytes[events.range(index)] }
-                try writer.writeMember(chunk)
-                summary.members += 1
-                summary.lines += batch.count
+            switch layout {
+            case .daily:
+                try writeFile(directory + "/events-" + LineBuilder.day(day) + ".ndjson.gz", batches, events, &summary)
+            case .split(let n):
+                for k in 0..<max(1, n) {
+                    let mine = batches.map { $0.filter { Int(events.users[$0]) % max(1, n) == k } }
+                    // No file for a part without lines (an empty file is no gzip).
+                    guard mine.contains(where: { !$0.isEmpty }) else { continue }
+                    try writeFile(directory + "/events-" + LineBuilder.day(day) + "-\(k + 1).ndjson.gz", mine, events, &summary)
+                }
+            case .single:
+                for batch in batches {
+                    for index in batch { single += events.bytes[events.range(index)] }
+                    summary.lines += batch.count
+                }
             }
+        }
+        if layout == .single {
+            let path = directory + "/events.ndjson.gz"
+            try GzipWriter(path: path, level: compressionLevel).writeMember(single)
+            summary.members += 1
             summary.files.append(path)
         }
         return summary
+    }
+
+    /// One multi-member file: a member per batch that has lines.
+    private func writeFile(_ path: String, _ batches: [[Int]], _ events: SimulatedEvents,
+                           _ summary: inout CollectorSummary) throws {
+        let writer = try GzipWriter(path: path, level: compressionLevel)
+        var chunk: [UInt8] = []
+        for batch in batches where !batch.isEmpty {
+            chunk.removeAll(keepingCapacity: true)
+            for index in batch { chunk += events.bytes[events.range(index)] }
+            try writer.writeMember(chunk)
+            summary.members += 1
+            summary.lines += batch.count
+        }
+        summary.files.append(path)
     }
 }

@@ -24,6 +24,22 @@ enum LineBuilder {
         }
     }
 
+    /// A version 4 UUID, `8-4-4-4-12` lower-case hex digits, holding every bit of `high` (so
+    /// distinct highs give distinct UUIDs) around the version and variant bits, and the rest
+    /// from `low`.
+    static func appendUUID(_ high: UInt64, _ low: UInt64, into buf: inout [UInt8]) {
+        let a = (high >> 16) << 16 | 0x4000 | (high >> 4) & 0xFFF
+        let b = 0b10 << 62 | (high & 0x3) << 60 | (high >> 2 & 0x3) << 58 | low & 0x03FF_FFFF_FFFF_FFFF
+        var digits: [UInt8] = []
+        digits.reserveCapacity(32)
+        appendHex(a, into: &digits)
+        appendHex(b, into: &digits)
+        for (i, d) in digits.enumerated() {
+            if i == 8 || i == 12 || i == 16 || i == 20 { buf.append(45) }
+            buf.append(d)
+        }
+    }
+
     @inline(__always)
     static func appendDigits(_ v: Int64, width: Int, into buf: inout [UInt8]) {
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0)

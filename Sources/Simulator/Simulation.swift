@@ -12,13 +12,21 @@ public struct SimulationOptions: Sendable, Hashable {
     /// later run given the number after an earlier run's last user simulates new users
     /// (the same seed and index give the same journey, whatever the number).
     public var firstUser: Int
+    /// How event ids look: 16 hex digits, or UUIDs as many SDKs send.
+    public var eventIDs: EventIDStyle
 
-    public init(users: Int, seed: UInt64 = 1, days: Int = 7, startDay: String = "2026-10-01", firstUser: Int = 1) {
+    public enum EventIDStyle: String, Sendable, Hashable, CaseIterable {
+        case hex, uuid
+    }
+
+    public init(users: Int, seed: UInt64 = 1, days: Int = 7, startDay: String = "2026-10-01", firstUser: Int = 1,
+                eventIDs: EventIDStyle = .hex) {
         self.users = users
         self.seed = seed
         self.days = days
         self.startDay = startDay
         self.firstUser = firstUser
+        self.eventIDs = eventIDs
     }
 }
 
@@ -65,6 +73,8 @@ public struct SimulatedEvents: Sendable {
     public internal(set) var starts: [Int] = []
     /// Each line's event time, microseconds since the epoch (UTC).
     public internal(set) var micros: [Int64] = []
+    /// Each line's user, as the index of the user in the simulation.
+    public internal(set) var users: [Int32] = []
 
     public var count: Int { starts.count }
 
@@ -123,7 +133,8 @@ public struct Simulation: Sendable {
         users.reserveCapacity(options.users)
         let startMicros = (Timestamp.parse(options.startDay)?.micros ?? 0)
         for u in 0..<options.users {
-            users.append(plan.simulate(user: u, number: options.firstUser + u, firstDayMicros: startMicros, days: options.days, into: &events))
+            users.append(plan.simulate(user: u, number: options.firstUser + u, firstDayMicros: startMicros, days: options.days,
+                                       uuids: options.eventIDs == .uuid, into: &events))
         }
         return SimulationResult(users: users, events: events)
     }
@@ -225,7 +236,8 @@ struct Plan {
     }
 
     /// User `u` of the run (its journey), with the id `u-` and `number` (at least six digits).
-    mutating func simulate(user u: Int, number: Int, firstDayMicros: Int64, days: Int, into out: inout SimulatedEvents) -> SimulatedUser {
+    mutating func simulate(user u: Int, number: Int, firstDayMicros: Int64, days: Int, uuids: Bool,
+                           into out: inout SimulatedEvents) -> SimulatedUser {
         var rng = SplitMix64(seed: SplitMix64.mix(seed ^ 0x5EED_0000_0000_0000) ^ UInt64(u) &* 0x9E37_79B9_7F4A_7C15)
         let userID = "u-" + String(repeating: "0", count: max(0, 6 - String(number).count)) + String(number)
         let platform = Plan.pick(Simulation.platforms, rng.unit())
@@ -268,7 +280,8 @@ struct Plan {
         let userBytes = LineBuilder.quoted(userID)
 
         var emitter = Emitter(seedBase: SplitMix64.mix(seed &+ 0xE7E7_1D5) ^ (UInt64(u) << 20), names: names,
-                              quotedFlow: quotedFlow, quotedUser: userBytes, context: contextBytes, offset: offset)
+                              quotedFlow: quotedFlow, quotedUser: userBytes, context: contextBytes, offset: offset,
+                              user: Int32(truncatingIfNeeded: u), uuids: uuids)
         var summary = SimulatedUser(userID: userID, platform: platform, appVersion: version, flags: flags, values: [:],
                                     lane: expected.lane, expectedPath: shown, viewedSteps: [], started: false,
                                     completed: false, abandonedAt: nil, firstEventMicros: nil)
@@ -406,6 +419,9 @@ struct Emitter {
     let quotedUser: [UInt8]
     let context: [UInt8]
     let offset: Int32
+    let user: Int32
+    /// Event ids as UUIDs (version 4 layout) instead of 16 hex digits.
+    let uuids: Bool
     var counter: UInt64 = 0
 
     static let idKey = Array("{\"event_id\":\"".utf8)
@@ -421,9 +437,16 @@ struct Emitter {
         let t = micros / 1000 * 1000
         out.starts.append(out.bytes.count)
         out.micros.append(t)
+        out.users.append(user)
         out.bytes += Emitter.idKey
-        // Unique per (seed, user, counter): the finalizer is a bijection.
-        LineBuilder.appendHex(SplitMix64.mix(seedBase ^ counter), into: &out.bytes)
+        // Unique per (seed, user, counter): the finalizer is a bijection (a UUID keeps those
+        // 64 bits whole and adds 64 more).
+        let id = SplitMix64.mix(seedBase ^ counter)
+        if uuids {
+            LineBuilder.appendUUID(id, SplitMix64.mix(id ^ 0x5555_AAAA_5555_AAAA), into: &out.bytes)
+        } else {
+            LineBuilder.appendHex(id, into: &out.bytes)
+        }
         counter += 1
         out.bytes += Emitter.eventKey
         out.bytes += names[name] ?? []

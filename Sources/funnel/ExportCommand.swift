@@ -15,7 +15,7 @@ struct ExportCommand: ParsableCommand {
             including --until. An --output ending in .gz is written as gzip.
             Examples:
               funnel export --output all.ndjson.gz
-              funnel export --flow glp1 --since 2026-10-03 | duckdb -c "SELECT …"
+              funnel export --flow glp1 --since 2026-10-03 --until 2026-10-04 | wc -l
               funnel export | funnel ingest --store copy.sqlite -
             """)
 

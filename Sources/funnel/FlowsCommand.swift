@@ -2,6 +2,7 @@ import ArgumentParser
 import Flows
 import Foundation
 import FunnelModel
+import Reports
 
 /// `--flows DIR`: a team's own flow definitions next to the built-ins.
 struct FlowsDirectoryOption: ParsableArguments {
@@ -45,7 +46,12 @@ struct FlowsCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a flow's graph: lanes side by side, conditions and flags marked.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show a flow's graph: lanes side by side, conditions and flags marked.",
+            discussion: """
+            Example:
+              funnel flows show baby-basics
+            """)
         @OptionGroup var flows: FlowsDirectoryOption
         @Argument(help: "The flow id.") var id: String
         @Option(help: "text or json.") var format: OutputFormat = .text
@@ -62,7 +68,11 @@ struct FlowsCommand: ParsableCommand {
     struct Path: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "The expected path for given answers and flags, with the reason for each step left out.",
-            usage: "funnel flows path <id> [<options>]")
+            usage: "funnel flows path <id> [<options>]",
+            discussion: """
+            Example:
+              funnel flows path baby-basics --set authPath=log_in --set hasChildren=true
+            """)
         @OptionGroup var flows: FlowsDirectoryOption
         @Argument(help: "The flow id.") var id: String
         @Option(name: .customLong("set"), help: "A collected value, KEY=VALUE (repeatable).") var values: [String] = []
@@ -106,34 +116,49 @@ struct FlowsCommand: ParsableCommand {
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Validate a flow definition file; exit 1 with each error and its JSON path.")
-        @Argument(help: "The flow definition (.json).") var file: String
+            abstract: "Check flow definitions: every error with its file and JSON path; exit 1 when any.",
+            usage: "funnel flows check <path> ... [--format <format>]",
+            discussion: """
+            A directory is checked as --flows DIR reads it: each *.json in it, and no flow id \
+            defined twice.
+            Examples:
+              funnel flows check schemas/flows/glp1.json
+              funnel flows check schemas/flows
+            """)
+        @Argument(help: "Flow definition files (.json) or directories of them.") var paths: [String] = []
         @Option(help: "text or json.") var format: OutputFormat = .text
 
+        func validate() throws {
+            if paths.isEmpty { throw ValidationError("give a flow definition file (.json) or a directory of them") }
+        }
+
         func run() throws {
-            guard FileManager.default.isReadableFile(atPath: file) else {
-                var isDirectory: ObjCBool = false
-                let exists = FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory)
-                throw CLIError(exists ? (isDirectory.boolValue ? "\(file) is a directory: give a flow definition file (.json)"
-                                                               : "cannot read \(file): permission denied")
-                                      : "cannot read \(file): no such file")
-            }
-            let issues = FlowChecker.check(path: file)
-            switch format {
-            case .text:
-                if issues.isEmpty {
-                    print("ok")
-                } else {
-                    for i in issues { print("\(file): \(i)") }
-                    print("\(issues.count) error\(issues.count == 1 ? "" : "s")")
+            var results: [FlowFileCheck] = []
+            var single = paths.count == 1
+            try reportingErrors("flows check") {
+                for path in paths {
+                    var isDirectory: ObjCBool = false
+                    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                        let found = try FlowChecker.checkDirectory(path)
+                        if found.isEmpty { throw CLIError("\(path) holds no *.json flow definitions") }
+                        results += found
+                        single = false
+                    } else {
+                        results.append(FlowChecker.checkFile(path))
+                    }
                 }
-            case .json:
-                print(JSONValue.object([
-                    "file": .string(file), "ok": .bool(issues.isEmpty),
-                    "issues": .array(issues.map { .object(["kind": .string($0.kind.rawValue), "path": .string($0.path), "message": .string($0.message)]) }),
-                ]).jsonText)
             }
-            if !issues.isEmpty { throw ExitCode(1) }
+            if results.contains(where: \.isReadable) {
+                switch format {
+                case .text: print(Format.wrapLines(FlowCheckText.text(results, single: single)), terminator: "")
+                case .json: print(FlowCheckText.json(results, single: single).jsonText)
+                }
+            }
+            for r in results where !r.isReadable {
+                for issue in r.issues { FileHandle.standardError.write(Data("funnel flows check: \(issue.message)\n".utf8)) }
+            }
+            if results.contains(where: { !$0.isReadable }) { throw ExitCode(2) }
+            if results.contains(where: { !$0.issues.isEmpty }) { throw ExitCode(1) }
         }
     }
 }

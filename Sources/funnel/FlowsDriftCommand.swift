@@ -8,6 +8,7 @@ extension FlowsCommand {
     struct Drift: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List where the logs and a flow definition disagree, with the edit for each.",
+            usage: "funnel flows drift [--flow <flow>] [<options>]",
             discussion: """
             Examples:
               funnel flows drift --flow glp1

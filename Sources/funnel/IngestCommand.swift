@@ -35,6 +35,10 @@ struct IngestCommand: ParsableCommand {
             INPUT: .ndjson/.jsonl files (or .gz), directories (recursively, in name order) or - \
             for standard input. Exit status: 0 when every line is accounted for, 1 with --strict \
             when a line was quarantined, 2 when an input is unreadable or partial.
+            Examples:
+              funnel ingest sample-data/glp1
+              funnel ingest --store edge.sqlite sample-data/edge
+              zcat sample-data/trendy/*.gz | funnel ingest --store trendy.sqlite -
             """)
 
     @OptionGroup var storeOptions: StoreOptions

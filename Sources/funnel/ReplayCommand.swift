@@ -12,8 +12,8 @@ struct ReplayCommand: ParsableCommand {
         usage: "funnel replay --user <user> [<options>]",
         discussion: """
             Examples:
-              funnel replay --user u-000123
-              funnel replay --user u-000123 --flow glp1 --at 2026-10-03T12:00:00Z --format json
+              funnel replay --user u-000006
+              funnel replay --user u-000006 --at 2026-10-03T12:00:00Z --format json
             Colour on a terminal; off when piped or with NO_COLOR set.
             """)
 

@@ -11,7 +11,10 @@ struct SampleCommand: ParsableCommand {
         discussion: """
         Writes DIR/events-YYYY-MM-DD.ndjson.gz, one multi-member gzip per UTC day, batches out \
         of order, about 1% re-sent duplicate lines and a few late events. The same flow, options \
-        and seed give the same bytes.
+        and seed give the same bytes; --files-per-day and --single-file pack the same lines \
+        differently (docs/performance.md benches each layout).
+        Example:
+          funnel sample --flow trendy --users 500 --out trendy-logs
         """)
 
     @OptionGroup var flows: FlowsDirectoryOption
@@ -25,20 +28,27 @@ struct SampleCommand: ParsableCommand {
             help: "The number in the first user's id (u-000001 for 1); give the number after an earlier run's last user to simulate new users.")
     var firstUser: Int = 1
     @Option(name: .customLong("compression-level"), help: "zlib level 1-9.") var compressionLevel: Int32 = 6
+    @Option(name: .customLong("ids"), help: "Event ids: hex (16 digits) or uuid.") var ids: SimulationOptions.EventIDStyle = .hex
+    @Option(name: .customLong("files-per-day"), help: "Split each day's users over N files.") var filesPerDay: Int = 1
+    @Flag(name: .customLong("single-file"), help: "All lines in one single-member gzip file, events.ndjson.gz.")
+    var singleFile = false
 
     func validate() throws {
         guard users >= 1 else { throw ValidationError("--users must be at least 1") }
         guard days >= 1 else { throw ValidationError("--days must be at least 1") }
         guard firstUser >= 1 else { throw ValidationError("--first-user must be at least 1") }
         guard (1...9).contains(compressionLevel) else { throw ValidationError("--compression-level must be 1-9") }
+        guard (1...100).contains(filesPerDay) else { throw ValidationError("--files-per-day must be 1-100") }
+        guard !(singleFile && filesPerDay > 1) else { throw ValidationError("--single-file and --files-per-day exclude each other") }
     }
 
     func run() throws {
         let definition = try flows.catalog().flow(flow)
-        let simulation = try Simulation(flow: definition, options: SimulationOptions(users: users, seed: seed, days: days, startDay: start, firstUser: firstUser))
-        let result = simulation.run()
+        let options = SimulationOptions(users: users, seed: seed, days: days, startDay: start, firstUser: firstUser, eventIDs: ids)
+        let result = try Simulation(flow: definition, options: options).run()
         var writer = CollectorWriter(seed: seed)
         writer.compressionLevel = compressionLevel
+        writer.layout = singleFile ? .single : filesPerDay > 1 ? .split(filesPerDay) : .daily
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let summary = try writer.write(result.events, to: out)
         let started = result.users.filter(\.started).count
@@ -48,3 +58,5 @@ struct SampleCommand: ParsableCommand {
         print("\(summary.files.count) files in \(out)")
     }
 }
+
+extension SimulationOptions.EventIDStyle: ExpressibleByArgument {}

@@ -8,7 +8,9 @@ struct UsersCommand: ParsableCommand {
         abstract: "List the users behind a figure (re-engagement lists, debugging).",
         usage: "funnel users [<options>]",
         discussion: """
-            Example: funnel users --flow glp1 --state abandoned --step goalWeight --format csv
+            Examples:
+              funnel users --flow glp1 --state abandoned --step notificationsPermission
+              funnel users --flow glp1 --state in_progress --format csv
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, csv, json }

@@ -2,6 +2,7 @@ import Foundation
 import FunnelModel
 import XCTest
 @testable import Flows
+import TestSupport
 
 final class FlowCheckerTests: XCTestCase {
     /// A sound two-lane flow that each test breaks in one way.
@@ -139,7 +140,76 @@ final class FlowCheckerTests: XCTestCase {
 
     func testCheckPathOfMissingFile() {
         XCTAssertEqual(FlowChecker.check(path: "/nonexistent/flow.json"),
-                       [FlowIssue(.unreadable, "$", "cannot read /nonexistent/flow.json")])
+                       [FlowIssue(.unreadable, "$", "cannot read /nonexistent/flow.json: no such file")])
+        let directory = FlowChecker.checkFile(NSTemporaryDirectory())
+        XCTAssertFalse(directory.isReadable)
+        XCTAssertEqual(directory.issues.map(\.message), ["cannot read \(NSTemporaryDirectory()): it is a directory"])
+    }
+
+    /// A built-in definition's text, as in schemas/flows/NAME.json, with each edit made.
+    func builtIn(_ name: String, _ edits: [(String, String)], file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        var text = try XCTUnwrap(Flows.builtInSources.first { $0.name == name + ".json" }?.json, file: file, line: line)
+        for (old, new) in edits {
+            XCTAssertTrue(text.contains(old), "test setup: \(old) not in \(name).json", file: file, line: line)
+            text = text.replacingOccurrences(of: old, with: new)
+        }
+        return text
+    }
+
+    func testShapeFaultsDoNotHideMeaningErrors() throws {
+        // GLP-1 with a misspelt field (shape), a misspelt step on a lane and a value that is
+        // never sent (meaning): all three in one pass.
+        let text = try builtIn("glp1", [
+            ("\"goalWeightKg\"}],\n     \"when\": \"weightGoal != maintain\"}",
+             "\"goalWeightKg\"}],\n     \"when\": \"weightGoal != maintian\", \"wehn\": \"x\"}"),
+            ("\"activityLevel\", \"healthKitBenefits\",", "\"activityLevel\", \"healthKitBenefit\","),
+        ])
+        let reading = FlowChecker.load(data: Data(text.utf8))
+        XCTAssertNil(reading.definition)
+        XCTAssertEqual(reading.issues.map { "\($0.kind.rawValue) \($0.path)" },
+                       ["shape $.steps[16].wehn", "unknown-step $.lanes[1].steps[20]", "unknown-value $.steps[16].when"])
+        assertIssue(reading.issues, .unknownStep, "$.lanes[1].steps[20]", "unknown step \"healthKitBenefit\"")
+        assertIssue(reading.issues, .unknownValue, "$.steps[16].when", "weightGoal is never \"maintian\"")
+    }
+
+    func testShapeFaultsCauseNoFollowOnErrors() throws {
+        // Trendy with its only terminal's kind missing, the key of auth's collected value
+        // misnamed and a lane entry that is a number: each is one shape error. Read naively,
+        // they would also make the lane endless, the cohorts read an uncollected value and
+        // logFirstEvent unreachable; none of that is reported. The undeclared flag is.
+        let text = try builtIn("trendy", [
+            ("{\"id\": \"finish\", \"kind\": \"terminal\",", "{\"id\": \"finish\","),
+            ("[{\"key\": \"authMethod\",", "[{\"name\": \"authMethod\","),
+            ("\"createEventType\", \"logFirstEvent\", \"permissions\",", "\"createEventType\", 42, {\"id\": \"permissions\", \"flag\": \"askLater\"},"),
+        ])
+        XCTAssertEqual(issues(text).map { "\($0.kind.rawValue) \($0.path)" }, [
+            "shape $.lanes[0].steps[3]", "shape $.steps[1].collects[0].key", "shape $.steps[1].collects[0].name",
+            "shape $.steps[5].kind", "undeclared-flag $.lanes[0].steps[4].flag",
+        ])
+    }
+
+    func testDirectoryIsCheckedAsFlowsReadsIt() throws {
+        let dir = Scratch.directory("flowcheck-dir").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for name in ["glp1", "trendy"] {
+            try builtIn(name, []).write(toFile: "\(dir)/\(name).json", atomically: true, encoding: .utf8)
+        }
+        try builtIn("trendy", [("\"title\": \"Trendy\"", "\"title\": \"Our Trendy\"")])
+            .write(toFile: "\(dir)/our-trendy.json", atomically: true, encoding: .utf8)
+        try "not a flow".write(toFile: "\(dir)/README.md", atomically: true, encoding: .utf8)
+        let results = try FlowChecker.checkDirectory(dir)
+        XCTAssertEqual(results.map(\.file), ["\(dir)/glp1.json", "\(dir)/our-trendy.json", "\(dir)/trendy.json"])
+        XCTAssertEqual(results.map(\.flowID), ["glp1", "trendy", "trendy"])
+        XCTAssertEqual(results[0].issues, [])
+        XCTAssertEqual(results[1].issues, [])
+        XCTAssertEqual(results[2].issues, [FlowIssue(.duplicateID, "$.id", "flow id \"trendy\" is already defined in \(dir)/our-trendy.json")])
+        // --flows refuses the same directory for the same reason.
+        XCTAssertThrowsError(try FlowCatalog(directory: dir)) { error in
+            XCTAssertEqual(error as? FlowCatalogError, .duplicateFlow(id: "trendy", first: "\(dir)/our-trendy.json", second: "\(dir)/trendy.json"))
+        }
+        XCTAssertThrowsError(try FlowChecker.checkDirectory(dir + "/glp1.json")) { error in
+            XCTAssertEqual("\(error)", "cannot read flows directory \(dir)/glp1.json: not a directory")
+        }
     }
 
     func testJSONDocumentReadsWhatJSONSerializationReads() throws {

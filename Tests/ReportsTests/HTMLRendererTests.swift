@@ -4,6 +4,7 @@ import CZlib
 import FunnelModel
 import Projections
 @testable import Reports
+import TestSupport
 
 final class HTMLRendererTests: XCTestCase {
     static let command = "funnel report --flow mini --format html --output report.html"
@@ -245,8 +246,7 @@ final class HTMLRendererTests: XCTestCase {
 
     func testChromiumRendersTheReport() throws {
         let browser = try chromium()
-        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("funnel-html-tests")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = Scratch.directory("html-tests")
         let population = Population()
         var explained = population.report()
         explained.explanations = try population.explanations(of: explained)
@@ -291,6 +291,17 @@ final class HTMLRendererTests: XCTestCase {
         }
         XCTAssertGreaterThan(accent["whole-explained"] ?? 0, (accent["whole"] ?? 0) + 5_000, "\(accent)")
         XCTAssertGreaterThan(ink["whole-explained"] ?? 0, (ink["whole"] ?? 0) * 1.1, "\(ink)")
+        // "The numbers" with the most columns (--by week), in a wide and a narrow window.
+        let byWeek = dir.appendingPathComponent("report-by-week.html")
+        try population.report(by: .week).html(command: Self.command, generatedAt: nil).write(to: byWeek, atomically: true, encoding: .utf8)
+        try assertTablesFit(byWeek, "report-by-week", narrow: true)
+        // The example reports of the bundled sample data (reports/, kept current by a test).
+        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("reports")
+        try assertTablesFit(examples.appendingPathComponent("glp1.html"), "reports/glp1.html")
+        try assertTablesFit(examples.appendingPathComponent("glp1-cohort-glp1.html"), "reports/glp1-cohort-glp1.html")
+        // The tables of what explains the drop-offs.
+        try assertTablesFit(dir.appendingPathComponent("report-with-explanations.html"), "report-with-explanations", narrow: true)
         // The same checks tell a blank page apart.
         let blank = dir.appendingPathComponent("blank.html")
         let blankPNG = dir.appendingPathComponent("blank.png")
@@ -302,6 +313,26 @@ final class HTMLRendererTests: XCTestCase {
         XCTAssertLessThan(stats.distinctColours, 10, "blank: \(stats)")
         XCTAssertEqual(stats.barPixels + stats.accentPixels, 0, "blank: \(stats)")
         XCTAssertGreaterThan(stats.backgroundShare, 0.99, "blank: \(stats)")
+    }
+
+    /// "The numbers" in a 1280-pixel window: the page is no wider than the window and every
+    /// table fits its box, no column scrolled out of sight. With `narrow`, also in an
+    /// 800-pixel window, where a table may scroll inside its own box but the page still fits.
+    func assertTablesFit(_ page: URL, _ name: String, narrow: Bool = false, file: StaticString = #filePath, line: UInt = #line) throws {
+        let wide = try Chromium.layout(of: page, width: 1280)
+        XCTAssertEqual(wide.viewport, 1280, name, file: file, line: line)
+        XCTAssertFalse(wide.boxes.isEmpty, "\(name): no table box", file: file, line: line)
+        XCTAssertLessThanOrEqual(wide.documentWidth, wide.viewport, "\(name): \(wide)", file: file, line: line)
+        for box in wide.boxes {
+            XCTAssertLessThanOrEqual(box.scrollWidth, box.clientWidth, "\(name) at 1280 px: \(box.label): \(wide)", file: file, line: line)
+            XCTAssertLessThanOrEqual(box.right, wide.viewport, "\(name) at 1280 px: \(box.label): \(wide)", file: file, line: line)
+        }
+        guard narrow else { return }
+        let small = try Chromium.layout(of: page, width: 800)
+        XCTAssertLessThanOrEqual(small.documentWidth, small.viewport, "\(name) at 800 px: \(small)", file: file, line: line)
+        for box in small.boxes {
+            XCTAssertLessThanOrEqual(box.right, small.viewport, "\(name) at 800 px: \(box.label): \(small)", file: file, line: line)
+        }
     }
 
     /// The mini flow after the app renamed `already_on_glp1` and shipped a flag it does not declare.
@@ -331,13 +362,7 @@ final class HTMLRendererTests: XCTestCase {
     /// The chromium binary on PATH. Without one: a failure telling how to install it on CI,
     /// a skip elsewhere.
     func chromium() throws -> String {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for name in ["chromium", "chromium-browser"] {
-            for dir in path.split(separator: ":") {
-                let candidate = "\(dir)/\(name)"
-                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            }
-        }
+        if let path = Chromium.path { return path }
         let message = "chromium is not on PATH: install it with `apt-get install -y chromium` (Debian) to run the browser test"
         if ProcessInfo.processInfo.environment["CI"] != nil {
             XCTFail(message)

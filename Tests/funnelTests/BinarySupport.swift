@@ -29,8 +29,21 @@ func tempDir() -> URL {
 
 func runFunnel(_ args: [String], stdin: URL? = nil, environment: [String: String]? = nil,
                directory: URL? = nil) throws -> RunResult {
+    try runProcess(try funnelBinary(), args, stdin: stdin, environment: environment, directory: directory)
+}
+
+/// A shell command line (`funnel export | wc -l`), run by /bin/sh with the built `funnel`
+/// first on PATH.
+func runShell(_ command: String, environment: [String: String], directory: URL) throws -> RunResult {
+    var environment = environment
+    environment["PATH"] = try funnelBinary().deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+    return try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", command], environment: environment, directory: directory)
+}
+
+func runProcess(_ executable: URL, _ args: [String], stdin: URL? = nil, environment: [String: String]? = nil,
+                directory: URL? = nil) throws -> RunResult {
     let p = Process()
-    p.executableURL = try funnelBinary()
+    p.executableURL = executable
     p.arguments = args
     if let environment { p.environment = environment }
     if let directory { p.currentDirectoryURL = directory }

@@ -154,6 +154,38 @@ final class FlowDriftTests: XCTestCase {
         XCTAssertTrue(html.contains("flag completionScreenForExplorers: sent in context.flags, not declared by the flow"))
     }
 
+    /// Baby Basics after a release renamed an answer: the logs say `authPath = create_account`,
+    /// the edited definition knows `signup` in its place (values, lane and cohort).
+    func testARenamedAnswerStaysSelectableAndItsUsersAreCounted() throws {
+        let dir = tempDir().appendingPathComponent("renamed-flows")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let text = try String(contentsOf: packageRoot.appendingPathComponent("schemas/flows/baby-basics.json"), encoding: .utf8)
+        try text.replacingOccurrences(of: "create_account", with: "signup")
+            .write(to: dir.appendingPathComponent("baby-basics.json"), atomically: true, encoding: .utf8)
+        let store = tempDir().appendingPathComponent("drift-renamed.sqlite").path
+        XCTAssertEqual(try runFunnel(["ingest", "--store", store, sampleData.appendingPathComponent("baby-basics").path]).status, 0)
+        let o = try report("baby-basics", ["--flows", dir.path], store: store)
+        let drift = try XCTUnwrap(o["drift"] as? [[String: Any]])
+        XCTAssertEqual(drift.map { "\($0["kind"] ?? "") \($0["key"] ?? "") \($0["value"] ?? "") \($0["users"] ?? "")" },
+                       ["unlisted_value authPath create_account 65"])
+        try assertSums("baby-basics", o, store: store)
+        let lanes = try XCTUnwrap(o["lanes"] as? [[String: Any]])
+        XCTAssertEqual(lanes.map { $0["lane"] as? String ?? "" }, ["signup", "invite", "log_in", "(undecided)"])
+        XCTAssertEqual(lanes.map { $0["users"] as? Int ?? 0 }, [0, 45, 54, 16 + 65])
+        // The renamed cohort leaves them out and says how many; --where on the logs' value
+        // selects them like any other users.
+        let cohort = try report("baby-basics", ["--flows", dir.path, "--cohort", "signup"], store: store)
+        XCTAssertEqual((cohort["users"] as? [String: Any])?["started"] as? Int, 0)
+        XCTAssertEqual((cohort["drift"] as? [[String: Any]])?.first?["users_left_out"] as? Int, 65)
+        let selected = try report("baby-basics", ["--flows", dir.path, "--where", "authPath=create_account"], store: store)
+        XCTAssertEqual((selected["users"] as? [String: Any])?["started"] as? Int, 65)
+        XCTAssertEqual((selected["drift"] as? [[String: Any]])?.first?["users"] as? Int, 65)
+        XCTAssertEqual((selected["lanes"] as? [[String: Any]])?.last?["users"] as? Int, 65)
+        // A filter on another key leaves nobody out because of the answer.
+        let other = try report("baby-basics", ["--flows", dir.path, "--where", "hasChildren=true"], store: store)
+        XCTAssertEqual((other["drift"] as? [[String: Any]])?.first?["users_left_out"] as? Int, 0)
+    }
+
     func testFlowsDriftGivesTheEditForEachFinding() throws {
         let flows = try editedGLP1()
         let store = tempDir().appendingPathComponent("drift-command.sqlite").path

@@ -78,16 +78,89 @@ final class FlowsCommandTests: XCTestCase {
         XCTAssertEqual(ok.status, 0, ok.stdout + ok.stderr)
         XCTAssertEqual(ok.stdout, "ok\n")
 
+        // A misspelt field, a misspelt step and a value never sent: every error in one pass,
+        // each with the file and its JSON path, wrapped to 80 columns.
         var text = try String(contentsOfFile: good, encoding: .utf8)
         text = text.replacingOccurrences(of: "\"activityLevel\", \"healthKitBenefits\",", with: "\"activityLevel\", \"healthKitBenefit\",")
-        text = text.replacingOccurrences(of: "\"when\": \"weightGoal != maintain\"}", with: "\"when\": \"weightGoal != maintian\"}")
-        let bad = tmp + "/bad.json"
-        try text.write(toFile: bad, atomically: true, encoding: .utf8)
-        let r = try funnel(["flows", "check", bad])
+        text = text.replacingOccurrences(of: "\"goalWeightKg\"}],\n     \"when\": \"weightGoal != maintain\"}",
+                                        with: "\"goalWeightKg\"}],\n     \"when\": \"weightGoal != maintian\", \"wehn\": \"x\"}")
+        try text.write(toFile: tmp + "/bad.json", atomically: true, encoding: .utf8)
+        let r = try funnel(["flows", "check", "bad.json"])
         XCTAssertEqual(r.status, 1)
-        XCTAssertTrue(r.stdout.contains("\(bad): $.lanes[1].steps[20]: unknown step \"healthKitBenefit\""), r.stdout)
-        XCTAssertTrue(r.stdout.contains("$.steps[16].when: \"weightGoal != maintian\": weightGoal is never \"maintian\""), r.stdout)
-        XCTAssertTrue(r.stdout.hasSuffix("errors\n"), r.stdout)
+        XCTAssertEqual(r.stderr, "")
+        XCTAssertEqual(r.stdout, """
+            bad.json: $.steps[16].wehn: unknown field "wehn"; known: collects, flag, id,
+                kind, note, optional, title, when [shape]
+            bad.json: $.lanes[1].steps[20]: unknown step "healthKitBenefit": no step in
+                $.steps has this id [unknown-step]
+            bad.json: $.steps[16].when: "weightGoal != maintian": weightGoal is never
+                "maintian" (values: gain, lose, maintain) [unknown-value]
+            3 errors
+
+            """)
+        let json = try jsonObject(try funnel(["flows", "check", "bad.json", "--format", "json"]).stdout)
+        XCTAssertEqual(json["file"] as? String, "bad.json")
+        XCTAssertEqual(json["ok"] as? Bool, false)
+        XCTAssertEqual((json["issues"] as? [[String: Any]])?.compactMap { $0["path"] as? String },
+                       ["$.steps[16].wehn", "$.lanes[1].steps[20]", "$.steps[16].when"])
+
+        // A file that is not there is a failure that names it, with no JSON path.
+        let missing = try funnel(["flows", "check", "missing.json"])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertEqual(missing.stdout, "")
+        XCTAssertEqual(missing.stderr, "funnel flows check: cannot read missing.json: no such file\n")
+    }
+
+    func testCheckDirectory() throws {
+        // The built-in definitions, as --flows DIR would read them: all sound.
+        let flows = try funnel(["flows", "check", packageRoot.appendingPathComponent("schemas/flows").path])
+        XCTAssertEqual(flows.status, 0, flows.stdout + flows.stderr)
+        let lines = flows.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 6, flows.stdout)
+        XCTAssertTrue(lines.dropLast().allSatisfy { $0.hasSuffix(".json: ok") }, flows.stdout)
+        XCTAssertEqual(lines.last, "no errors in 5 files")
+
+        // A directory with a broken definition and two files of one flow id.
+        let dir = tmp + "/team"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let trendy = try String(contentsOf: packageRoot.appendingPathComponent("schemas/flows/trendy.json"), encoding: .utf8)
+        try trendy.write(toFile: dir + "/trendy.json", atomically: true, encoding: .utf8)
+        try trendy.replacingOccurrences(of: "\"permissions\", \"finish\"]", with: "\"permissions\", \"finsh\"]")
+            .write(toFile: dir + "/trendy-v2.json", atomically: true, encoding: .utf8)
+        try "# not a flow".write(toFile: dir + "/README.md", atomically: true, encoding: .utf8)
+        let r = try funnel(["flows", "check", "team"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertEqual(r.stdout, """
+            team/trendy-v2.json: $.lanes[0].steps[5]: unknown step "finsh": no step in
+                $.steps has this id [unknown-step]
+            team/trendy-v2.json: $.lanes[0].steps: lane "main" has no step of kind terminal:
+                nothing ends it [no-terminal]
+            team/trendy-v2.json: $.steps[5]: step "finish" is on no lane: no user can reach
+                it [unreachable-step]
+            team/trendy.json: $.id: flow id "trendy" is already defined in
+                team/trendy-v2.json [duplicate-id]
+            4 errors in 2 of 2 files
+
+            """)
+        let json = try jsonObject(try funnel(["flows", "check", "team", "--format", "json"]).stdout)
+        XCTAssertEqual(json["ok"] as? Bool, false)
+        let files = try XCTUnwrap(json["files"] as? [[String: Any]])
+        XCTAssertEqual(files.compactMap { $0["file"] as? String }, ["team/trendy-v2.json", "team/trendy.json"])
+        XCTAssertEqual(files.compactMap { ($0["issues"] as? [Any])?.count }, [3, 1])
+
+        // An unreadable file among readable ones: the others are checked, the failure named.
+        let mixed = try funnel(["flows", "check", "team/trendy.json", "nope.json"])
+        XCTAssertEqual(mixed.status, 2)
+        XCTAssertEqual(mixed.stdout, "team/trendy.json: ok\nno errors in 1 file\n")
+        XCTAssertEqual(mixed.stderr, "funnel flows check: cannot read nope.json: no such file\n")
+
+        try FileManager.default.createDirectory(atPath: tmp + "/empty", withIntermediateDirectories: true)
+        let empty = try funnel(["flows", "check", "empty"])
+        XCTAssertEqual(empty.status, 2)
+        XCTAssertEqual(empty.stderr, "funnel flows check: empty holds no *.json flow definitions\n")
+        let none = try funnel(["flows", "check"])
+        XCTAssertEqual(none.status, 64)
+        XCTAssertTrue(none.stderr.hasPrefix("funnel flows check: give a flow definition file (.json) or a directory of them\n"), none.stderr)
     }
 
     func testUserFlowsDirectory() throws {

@@ -10,7 +10,7 @@ final class IngestLockTests: XCTestCase {
         p.arguments = args
         let out = Pipe()
         let errURL = tempDir().appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: errURL.path, contents: nil))
         p.standardOutput = out
         p.standardError = try FileHandle(forWritingTo: errURL)
         try p.run()

@@ -2,11 +2,12 @@ import Foundation
 import XCTest
 import TestSupport
 
-/// Every command's `--help` and every example command of the README, run as shown on the
-/// bundled sample data: each succeeds and every line it prints fits 80 columns.
+/// Every command's `--help`, and every example command of the README and of the --help
+/// texts, run as shown on the bundled sample data: each succeeds, says what it should and
+/// every line it prints fits 80 columns.
 final class WidthTests: XCTestCase {
     static let subcommands = ["ingest", "report", "users", "replay", "explain", "rebuild", "quarantine", "export", "flows", "sample"]
-    static let flowsSubcommands = ["list", "show", "path", "check"]
+    static let flowsSubcommands = ["list", "show", "path", "check", "drift"]
 
     func assertFits(_ text: String, _ label: String, file: StaticString = #filePath, line: UInt = #line) {
         for l in text.split(separator: "\n", omittingEmptySubsequences: false) where l.count > 80 {
@@ -14,16 +15,129 @@ final class WidthTests: XCTestCase {
         }
     }
 
+    /// Every command as typed for its help: the top level, each subcommand, each `flows` one.
+    static var commands: [[String]] {
+        [[]] + subcommands.map { [$0] } + flowsSubcommands.map { ["flows", $0] }
+    }
+
+    /// The environment the tests run commands in: no store chosen for them, and the
+    /// 80-column terminal ArgumentParser assumes when it cannot ask one (so a wider
+    /// terminal running the tests changes nothing).
+    static var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment.filter { $0.key != "FUNNEL_STORE" }
+        environment["COLUMNS"] = "80"
+        return environment
+    }
+
+    /// Help, usage lines included (ArgumentParser never wraps those), and the usage a
+    /// mistyped option prints (after the missing argument, if one is), fit 80 columns for
+    /// every command.
     func testEveryHelpFitsEightyColumns() throws {
         var helps: [[String]] = [["--help"], ["help"]]
-        helps += Self.subcommands.map { [$0, "--help"] }
-        helps += Self.flowsSubcommands.map { ["flows", $0, "--help"] }
+        helps += Self.subcommands.map { [$0, "--help"] } + Self.subcommands.map { ["help", $0] }
+        helps += Self.flowsSubcommands.map { ["flows", $0, "--help"] } + Self.flowsSubcommands.map { ["help", "flows", $0] }
         for args in helps {
-            let r = try runFunnel(args)
+            let r = try runFunnel(args, environment: Self.environment)
             XCTAssertEqual(r.status, 0, "\(args): \(r.stderr)")
-            XCTAssertTrue(r.stdout.contains("USAGE:"), "\(args): \(r.stdout)")
+            let usage = try XCTUnwrap(r.stdout.split(separator: "\n").first { $0.hasPrefix("USAGE: ") }, "\(args): \(r.stdout)")
+            XCTAssertLessThanOrEqual(usage.count, 80, "\(args): \(usage)")
             assertFits(r.stdout, args.joined(separator: " "))
         }
+        for command in Self.commands {
+            let r = try runFunnel(command + ["--no-such-option"], environment: Self.environment)
+            let name = (["funnel"] + command).joined(separator: " ")
+            XCTAssertEqual(r.status, 64, "\(name): \(r.stderr)")
+            XCTAssertTrue(r.stderr.hasPrefix("\(name): "), r.stderr)
+            XCTAssertTrue(r.stderr.contains("\nUsage: funnel"), r.stderr)
+            assertFits(r.stderr, name + " --no-such-option")
+        }
+    }
+
+    /// The examples of a --help text: the indented lines under `Example:` or `Examples:`.
+    static func examples(inHelp text: String) -> [String] {
+        var examples: [String] = []
+        var inExamples = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line == "Example:" || line == "Examples:" { inExamples = true; continue }
+            guard inExamples, line.hasPrefix("  ") else { inExamples = false; continue }
+            examples.append(line.trimmingCharacters(in: .whitespaces))
+        }
+        return examples
+    }
+
+    /// What each --help example shows on the bundled sample data when the examples run in
+    /// the order of the commands (ingest first): a line or figure of its output, or of the
+    /// file it writes. A new example needs its entry here.
+    static let helpExamplesShow: [String: String] = [
+        "funnel ingest sample-data/glp1": "  accepted           15,726\n  duplicates            139\n",
+        "funnel ingest --store edge.sqlite sample-data/edge": "  duplicates              3\n  conflicts               1\n",
+        "zcat sample-data/trendy/*.gz | funnel ingest --store trendy.sqlite -": "  accepted            2,913\n",
+        "funnel report --flow glp1 --cohort glp1 sample-data/glp1": "users    started 173 · completed 117 · in progress 4 · abandoned 52\n",
+        "funnel report --cohort glp1 --by flag:trackingStyleQuestion": "\noff               53        37  69.8%  6m 08s  5h 21m        15    +3.1    0.684\n",
+        "funnel report --flow glp1 --where weightGoal=maintain --format json": "\"completed\" : 79,",
+        "funnel report --flow glp1 --format html --output glp1.html": "<h2 id=\"tab-h\">The numbers</h2>",
+        "funnel users --flow glp1 --state abandoned --step notificationsPermission": "16 users · glp1 · abandoned · at notificationsPermission",
+        "funnel users --flow glp1 --state in_progress --format csv": "\nu-000354,in_progress,notificationsPermission,explorers,",
+        "funnel replay --user u-000006": "abandoned at healthKitBenefits (counted as a drop-off there)",
+        "funnel replay --user u-000006 --at 2026-10-03T12:00:00Z --format json": "\"verdict\" : \"in progress at healthKitBenefits",
+        "funnel explain --flow glp1 --step signIn": "\neligible 393 · reached 393 · dropped there 29 · went on 360 · in progress there\n",
+        "funnel explain --flow glp1 --step notificationsPermission --lane glp1": "\neligible 165 · reached 158 · dropped there 8 · went on 149 · in progress there 1\n",
+        "funnel explain --flow glp1 --step healthKitBenefits --format json": "\"step\" : \"healthKitBenefits\",",
+        "funnel export --output all.ndjson.gz": "exported 15726 events to all.ndjson.gz\n",
+        "funnel export --flow glp1 --since 2026-10-03 --until 2026-10-04 | wc -l": "1789",
+        "funnel export | funnel ingest --store copy.sqlite -": "  accepted           15,726\n  duplicates              0\n",
+        "funnel flows show baby-basics": "addBaby                                               addBaby\n",
+        "funnel flows path baby-basics --set authPath=log_in --set hasChildren=true": "  - addBaby    skipped: hasChildren = true\n",
+        "funnel flows check schemas/flows/glp1.json": "ok\n",
+        "funnel flows check schemas/flows": "schemas/flows/glp1.json: ok\n",
+        "funnel flows drift --flow glp1": "flow glp1 agrees with the logs: no drift in 393 started users",
+        "funnel flows drift --flow glp1 --flows my-flows --format json": "\"value\" : \"already_on_glp1\"",
+        "funnel sample --flow trendy --users 500 --out trendy-logs": "trendy: 500 users, 500 started, 433 completed\n",
+    ]
+
+    /// Examples whose answer is no, by their exit status (flows drift finding drift: 1).
+    static let helpExamplesStatus: [String: Int32] = [
+        "funnel flows drift --flow glp1 --flows my-flows --format json": 1,
+    ]
+
+    func testHelpExamplesRunAndSayWhatTheyShow() throws {
+        let dir = Scratch.directory("help-examples")
+        for folder in ["sample-data", "schemas"] {
+            try FileManager.default.createSymbolicLink(at: dir.appendingPathComponent(folder),
+                                                       withDestinationURL: packageRoot.appendingPathComponent(folder))
+        }
+        // The team's own definitions an example names: the built-in glp1 with a value the
+        // app still sends renamed in the definition (already_on_glp1 to on_glp1).
+        let myFlows = dir.appendingPathComponent("my-flows")
+        try FileManager.default.createDirectory(at: myFlows, withIntermediateDirectories: true)
+        try String(contentsOf: packageRoot.appendingPathComponent("schemas/flows/glp1.json"), encoding: .utf8)
+            .replacingOccurrences(of: "already_on_glp1", with: "on_glp1")
+            .write(to: myFlows.appendingPathComponent("glp1.json"), atomically: true, encoding: .utf8)
+        var seen: [String] = []
+        for command in Self.commands {
+            let help = try runFunnel(command + ["--help"], environment: Self.environment)
+            for example in Self.examples(inHelp: help.stdout) {
+                seen.append(example)
+                let r = try runShell(example, environment: Self.environment, directory: dir)
+                XCTAssertEqual(r.status, Self.helpExamplesStatus[example] ?? 0, "\(example): \(r.stderr)")
+                XCTAssertFalse(r.stderr.contains("warning"), "\(example): \(r.stderr)")
+                if !example.contains("csv") && !example.contains("json") { assertFits(r.stdout, example) }
+                assertFits(r.stderr, example + " (stderr)")
+                guard let shows = Self.helpExamplesShow[example] else {
+                    XCTFail("\(example): say in WidthTests.helpExamplesShow what it shows")
+                    continue
+                }
+                var output = r.stdout
+                let words = example.split(separator: " ").map(String.init)
+                if let i = words.firstIndex(of: "--output"), i + 1 < words.count, !words[i + 1].hasSuffix(".gz") {
+                    output += try String(contentsOf: dir.appendingPathComponent(words[i + 1]), encoding: .utf8)
+                }
+                XCTAssertTrue(output.contains(shows), "\(example) does not show \(shows):\n\(output.prefix(3000))")
+            }
+        }
+        XCTAssertEqual(Set(seen).subtracting(Self.helpExamplesShow.keys), [], "examples without an entry")
+        XCTAssertEqual(Set(Self.helpExamplesShow.keys).subtracting(seen), [], "entries of examples no --help shows")
+        XCTAssertEqual(seen.count, Self.helpExamplesShow.count, "an example twice: \(seen)")
     }
 
     /// The bad inputs make the longest lines: partial and unreadable inputs, quarantine

@@ -1,0 +1,31 @@
+import Foundation
+import XCTest
+import TestSupport
+
+/// The HTML report of the bundled sample data, laid out by headless Chromium.
+final class HTMLReportLayoutTests: XCTestCase {
+    /// `--by week` adds a table and a trend chart: in a 1280-pixel window the page is no
+    /// wider than the window and each table of "The numbers" fits its box.
+    func testTheNumbersFitA1280PixelWindowByWeek() throws {
+        guard Chromium.path != nil else {
+            let message = "chromium is not on PATH: install it with `apt-get install -y chromium` (Debian) to run the browser test"
+            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(message) }
+            throw XCTSkip(message)
+        }
+        let dir = Scratch.directory("html-layout")
+        let page = dir.appendingPathComponent("glp1-by-week.html")
+        let r = try runFunnel(["report", "--store", dir.appendingPathComponent("s.sqlite").path, "--flow", "glp1",
+                               "--by", "week", "--format", "html", "--output", page.path,
+                               sampleData.appendingPathComponent("glp1").path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let html = try String(contentsOf: page, encoding: .utf8)
+        XCTAssertTrue(html.contains("<h3>By week</h3>"), "no week table")
+        let layout = try Chromium.layout(of: page, width: 1280)
+        XCTAssertEqual(layout.boxes.map(\.label), ["By week table.", "Every step, all users table.steps"])
+        XCTAssertLessThanOrEqual(layout.documentWidth, layout.viewport, "\(layout)")
+        for box in layout.boxes {
+            XCTAssertLessThanOrEqual(box.scrollWidth, box.clientWidth, "\(box.label): \(layout)")
+            XCTAssertLessThanOrEqual(box.right, layout.viewport, "\(box.label): \(layout)")
+        }
+    }
+}

@@ -62,15 +62,14 @@ public struct DropoffExplanation: Sendable, Hashable, Encodable {
             self.wentOn = wentOn
         }
 
+        /// Every count, `compared` among them (no optionals: none is ever null).
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(eligible, forKey: .eligible)
-            try c.encode(reached, forKey: .reached)
-            try c.encode(dropped, forKey: .dropped)
-            try c.encode(droppedNotEligible, forKey: .droppedNotEligible)
-            try c.encode(inProgress, forKey: .inProgress)
-            try c.encode(wentOn, forKey: .wentOn)
-            try c.encode(compared, forKey: .compared)
+            for (key, value) in [(CodingKeys.eligible, eligible), (.reached, reached), (.dropped, dropped),
+                                 (.droppedNotEligible, droppedNotEligible), (.inProgress, inProgress), (.wentOn, wentOn),
+                                 (.compared, compared)] {
+                try c.encode(value, forKey: key)
+            }
         }
     }
 

@@ -22,10 +22,10 @@ extension DropoffExplanation.Attribute {
         versusRest.points.replacingOccurrences(of: " pts", with: "")
     }
 
-    /// `+9.4 to +34.5` (points), `—` without an interval.
+    /// `+9.4…+34.5` (points), `—` without an interval.
     var intervalCell: String {
         guard let ci = differenceCI95 else { return "—" }
-        return String(format: "%+.1f to %+.1f", ci.low * 100, ci.high * 100)
+        return String(format: "%+.1f…%+.1f", ci.low * 100, ci.high * 100)
     }
 
     /// The adjusted p-value for a cell; "same for all" when no user of the rest differs.
@@ -97,7 +97,7 @@ extension DropoffExplanation {
     }
 
     func attributeTable() -> String {
-        let widths = [28, 6, 6, 7, 8, 15, 9]
+        let widths = [34, 6, 5, 7, 8, 12, 8]
         let titles = ["attribute value", "users", "drop", "rate", "vs rest", "95% CI", "p adj"]
         var out = ""
         for (k, (t, w)) in zip(titles, widths).enumerated() { out += Format.pad(t, w, right: k > 0) }
@@ -126,8 +126,8 @@ extension DropoffExplanation {
         var out = "\n" + Format.wrapped("what the \(users.dropped) users who dropped there did last on \(step)", indent: 0)
         for e in lastEvents {
             let label = e.text
-            if label.count > 56 { out += "  " + label + "\n" }
-            out += "  " + Format.pad(label.count > 56 ? "" : label, 56) + Format.pad(String(e.users), 8, right: true)
+            if label.count > 60 { out += "  " + label + "\n" }
+            out += "  " + Format.pad(label.count > 60 ? "" : label, 60) + Format.pad(String(e.users), 8, right: true)
                 + Format.pad(Format.percent(e.share), 8, right: true) + "\n"
         }
         return out

@@ -180,7 +180,9 @@ final class ExplainCommandTests: XCTestCase {
         XCTAssertTrue(lines.allSatisfy { $0.count <= 80 }, text.stdout)
         XCTAssertEqual(lines.first, "What explains the drop-off at signIn")
         XCTAssertTrue(text.stdout.contains("\neligible 393 · reached 393 · dropped there 29 · went on 360 · in progress there\n"), text.stdout)
-        XCTAssertTrue(text.stdout.contains("\nsign_in_failed reason=password_reset\n                                41    11  26.8%   +21.7"),
+        XCTAssertTrue(text.stdout.contains("\nsign_in_failed reason=password_reset\n"
+            + "                                      41   11  26.8%   +21.7 +10.2…+36.9 <0.001*\n"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("\n(no sign_in_failed)                  291   10   3.4%   -16.0  -25.0…-8.8 <0.001*\n"),
                       text.stdout)
         XCTAssertTrue(text.stdout.contains("\nwhat the 29 users who dropped there did last on signIn\n"), text.stdout)
         let wide = try runFunnel(["explain", "--store", store, "--flow", "glp1", "--step", "notificationsPermission"])

@@ -135,6 +135,21 @@ final class ExplainCommandTests: XCTestCase {
             XCTAssertEqual(users["dropped"], figures.dropped, step)
             XCTAssertEqual(users["dropped_not_eligible"], 0, step)
         }
+        // The same under a selection: a cohort, a filter on an answer and a start window.
+        let selection = ["--cohort", "glp1", "--where", "weightGoal=lose", "--since", "2026-10-03"]
+        let selected = try runFunnel(["report", "--store", store, "--flow", "glp1", "--format", "json"] + selection)
+        var sums: [String: (eligible: Int, dropped: Int)] = [:]
+        for row in try XCTUnwrap(try jsonObject(selected.stdout)["steps"] as? [[String: Any]]) {
+            let step = try XCTUnwrap(row["step"] as? String)
+            sums[step, default: (0, 0)].eligible += row["eligible"] as? Int ?? 0
+            sums[step, default: (0, 0)].dropped += row["dropped"] as? Int ?? 0
+        }
+        XCTAssertEqual(sums.values.map(\.dropped).reduce(0, +), 4)
+        for (step, figures) in sums where figures.eligible > 0 {
+            let users = try XCTUnwrap(try explain("glp1", ["--step", step] + selection)["users"] as? [String: Int])
+            XCTAssertEqual(users["eligible"], figures.eligible, "\(step) \(selection)")
+            XCTAssertEqual(users["dropped"], figures.dropped, "\(step) \(selection)")
+        }
     }
 
     /// Wrong steps and lanes, and steps nobody is eligible for, say so and exit 2; a

@@ -1,5 +1,6 @@
 import FunnelModel
 import Projections
+import EventStore
 
 /// Counts the journeys of one explanation as they stream from the store: per attribute
 /// value, the users compared and how many of them dropped at the step. Memory holds the
@@ -209,5 +210,36 @@ public struct DropoffTally: Sendable {
             dropRate: compared == 0 ? nil : Double(dropped) / Double(compared),
             dropRateCI95: Statistics.wilson(successes: dropped, trials: compared).map { .init(low: $0.low, high: $0.high) },
             attributes: attributes(), lastEvents: lastEvents)
+    }
+}
+
+extension DropoffTally {
+    /// One tally per scope, filled in one pass over the journeys: `forEachGlance` hands what
+    /// the request asks of every journey of the flow to its argument.
+    public static func tallies(_ scopes: [DropoffScope], definition: FlowDefinition, query: ReportQuery,
+                               forEachGlance: (JourneyGlance.Request, (JourneyGlance) -> Void) throws -> Void) rethrows -> [DropoffTally] {
+        let request = request(for: scopes, query: query)
+        var tallies = scopes.indices.map {
+            DropoffTally(definition: definition, query: query, scope: scopes[$0], request: request, stepIndex: $0)
+        }
+        guard !tallies.isEmpty else { return [] }
+        try forEachGlance(request) { g in
+            for i in tallies.indices { tallies[i].add(g) }
+        }
+        return tallies
+    }
+
+    /// The glances of every journey of the flow in the store as of the query's as-of
+    /// (journeys with later events are folded again up to it).
+    static func forEachGlance(_ definition: FlowDefinition, _ query: ReportQuery, _ store: EventStore,
+                              _ request: JourneyGlance.Request, _ body: (JourneyGlance) -> Void) throws {
+        try ProjectionStore.forEachGlance(flow: definition.id, definition: definition, store: store, asOf: query.asOf,
+                                          request: request, body)
+    }
+
+    /// The explanation, with the last events on the step of the users who dropped there
+    /// (`lastEvents`: by user, for the users given, as `EventLogReading.lastEvents` gives them).
+    public func explanation(lastEvents: ([String]) throws -> [String: RecordedEvent]) rethrows -> DropoffExplanation {
+        explanation(lastEvents: DropoffExplanation.lastEvents(of: droppedUsers, scope: scope, last: try lastEvents(droppedUsers)))
     }
 }

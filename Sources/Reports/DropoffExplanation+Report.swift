@@ -1,0 +1,24 @@
+import FunnelModel
+import Projections
+
+extension DropoffExplanation {
+    /// What explains a report's top drop-off points that some user is eligible for (at most
+    /// `limit`, most dropped first), counted in one pass over the journeys. A row of users
+    /// on no lane has nobody eligible and is left out.
+    ///
+    /// - Parameters:
+    ///   - forEachGlance: hands what a request asks of every journey of the flow to its argument.
+    ///   - lastEvents: for a step and users, each one's last event on it (`EventLogReading.lastEvents`).
+    public static func explanations(of report: FunnelReport, definition: FlowDefinition, query: ReportQuery, limit: Int,
+                                    forEachGlance: (JourneyGlance.Request, (JourneyGlance) -> Void) throws -> Void,
+                                    lastEvents: (String, [String]) throws -> [String: RecordedEvent]) throws -> [DropoffExplanation] {
+        let scopes = report.topDropoffs.compactMap { d -> DropoffScope? in
+            guard d.lane != FunnelReport.undecidedLane else { return nil }
+            return try? DropoffScope(step: d.step, lane: definition.lanes.count == 1 ? nil : d.lane, definition: definition)
+        }
+        let tallies = try DropoffTally.tallies(scopes, definition: definition, query: query, forEachGlance: forEachGlance)
+        return try tallies.filter { $0.nobodyEligible == nil }.prefix(limit).map { t in
+            try t.explanation { try lastEvents(t.scope.step, $0) }
+        }
+    }
+}

@@ -43,7 +43,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Scratch folders the test targets share (removed when the test process exits).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["FunnelModel", "EventStore", "Simulator"], path: "Tests/TestSupport"),
         .testTarget(name: "FunnelModelTests", dependencies: ["FunnelModel"]),
         .testTarget(name: "EventLogTests", dependencies: ["TestSupport", "EventLog", "FunnelModel"]),
         .testTarget(name: "FlowsTests", dependencies: ["TestSupport", "Flows", "FunnelModel"]),
@@ -52,7 +52,8 @@ let package = Package(
                                                        .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ProjectionsTests", dependencies: ["TestSupport", "Projections", "Simulator", "Flows", "EventStore", "EventLog", "FunnelModel",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ReportsTests", dependencies: ["TestSupport", "Reports", "Projections", "FunnelModel", "CZlib"]),
+        .testTarget(name: "ReportsTests", dependencies: ["TestSupport", "Reports", "Projections", "EventStore", "EventLog", "Flows",
+                                                     "FunnelModel", "CZlib"]),
         // `funnel`: the tests run the built binary.
         .testTarget(name: "funnelTests", dependencies: ["TestSupport", "funnel", .product(name: "GRDB", package: "GRDB.swift")]),
     ],

@@ -33,6 +33,8 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: hotPath),
+        // A second backend for the log: ClickHouse, one server or a cluster, over HTTP.
+        .target(name: "ClickHouseStore", dependencies: ["FunnelModel", "EventLog", "EventStore"]),
         .target(name: "Projections", dependencies: [
             "FunnelModel", "EventLog", "EventStore",
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -50,6 +52,7 @@ let package = Package(
         .testTarget(name: "SimulatorTests", dependencies: ["TestSupport", "Simulator", "EventLog", "Flows", "FunnelModel"]),
         .testTarget(name: "EventStoreTests", dependencies: ["TestSupport", "EventStore", "EventLog", "FunnelModel",
                                                        .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "ClickHouseStoreTests", dependencies: ["TestSupport", "ClickHouseStore", "EventStore", "FunnelModel"]),
         .testTarget(name: "ProjectionsTests", dependencies: ["TestSupport", "Projections", "Simulator", "Flows", "EventStore", "EventLog", "FunnelModel",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ReportsTests", dependencies: ["TestSupport", "Reports", "Projections", "FunnelModel", "CZlib"]),

@@ -38,7 +38,7 @@ extension ClickHouseStore: EventLogReading {
             }
             let buckets = max(1, (bytes + bucketBytes - 1) / bucketBytes)
             for bucket in 0..<buckets {
-                let inBucket = buckets == 1 ? "" : " AND cityHash64(user_id) % \(buckets) = \(bucket)"
+                let inBucket = ClickHouseStore.bucket(bucket, of: buckets)
                 try rows(server, """
                     SELECT seq, line FROM \(layout.shardEvents) WHERE \(filter)\(inBucket)
                     ORDER BY user_id, flow, ts_us, seq

@@ -11,8 +11,14 @@ extension ClickHouseStore {
         Snapshot(attempts: try committedAttempts())
     }
 
+    /// `AND` the hash bucket `bucket` of `count` by user (empty for one bucket): each user's
+    /// rows fall in one bucket, so a big read goes in answers of bounded size.
+    public static func bucket(_ bucket: Int64, of count: Int64) -> String {
+        count <= 1 ? "" : " AND cityHash64(user_id) % \(count) = \(bucket)"
+    }
+
     /// Reads a RowBinary answer row by row.
-    func rows(_ client: ClickHouseClient, _ sql: String, doing: String, _ row: (inout RowBinaryReader) throws -> Void) throws {
+    public func rows(_ client: ClickHouseClient, _ sql: String, doing: String, _ row: (inout RowBinaryReader) throws -> Void) throws {
         var reader = RowBinaryReader(try client.read(sql + " FORMAT RowBinary", doing: doing), doing: doing)
         while !reader.isAtEnd { try row(&reader) }
     }

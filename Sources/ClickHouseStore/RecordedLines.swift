@@ -3,12 +3,14 @@ import EventLog
 import EventStore
 
 /// Stored lines decoded back into events, as the SQLite store decodes its own.
-struct RecordedLines {
+public struct RecordedLines {
     private var decoder = EventDecoder()
     private var cache = EventCache()
 
     /// The event of a stored line; a line that no longer decodes is a store fault.
-    mutating func event(seq: Int64, line: ArraySlice<UInt8>) throws -> RecordedEvent {
+    public init() {}
+
+    public mutating func event(seq: Int64, line: ArraySlice<UInt8>) throws -> RecordedEvent {
         try line.withUnsafeBufferPointer { b in
             switch decoder.envelope(b) {
             case .success(let env):

@@ -33,23 +33,29 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: hotPath),
+        // A second backend for the log: ClickHouse, one server or a cluster, over HTTP.
+        .target(name: "ClickHouseStore", dependencies: ["FunnelModel", "EventLog", "EventStore"]),
         .target(name: "Projections", dependencies: [
             "FunnelModel", "EventLog", "EventStore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], swiftSettings: hotPath),
+        // The journeys' report facts kept beside a ClickHouse log, on each shard.
+        .target(name: "ClickHouseProjections", dependencies: ["FunnelModel", "EventStore", "Projections", "ClickHouseStore"]),
         .target(name: "Reports", dependencies: ["FunnelModel", "Projections", "EventStore"]),
         .executableTarget(name: "funnel", dependencies: [
             "FunnelModel", "EventLog", "Flows", "Simulator", "EventStore", "Projections", "Reports",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Scratch folders the test targets share (removed when the test process exits).
-        .target(name: "TestSupport", dependencies: ["FunnelModel", "EventStore", "Simulator"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["FunnelModel", "EventStore", "ClickHouseStore", "Simulator"], path: "Tests/TestSupport"),
         .testTarget(name: "FunnelModelTests", dependencies: ["FunnelModel"]),
         .testTarget(name: "EventLogTests", dependencies: ["TestSupport", "EventLog", "FunnelModel"]),
         .testTarget(name: "FlowsTests", dependencies: ["TestSupport", "Flows", "FunnelModel"]),
         .testTarget(name: "SimulatorTests", dependencies: ["TestSupport", "Simulator", "EventLog", "Flows", "FunnelModel"]),
         .testTarget(name: "EventStoreTests", dependencies: ["TestSupport", "EventStore", "EventLog", "FunnelModel",
                                                        .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "ClickHouseStoreTests", dependencies: ["TestSupport", "ClickHouseStore", "EventStore", "FunnelModel"]),
+        .testTarget(name: "ClickHouseProjectionsTests", dependencies: ["TestSupport", "ClickHouseProjections", "ClickHouseStore", "Projections", "EventStore", "EventLog", "Flows", "FunnelModel"]),
         .testTarget(name: "ProjectionsTests", dependencies: ["TestSupport", "Projections", "Simulator", "Flows", "EventStore", "EventLog", "FunnelModel",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ReportsTests", dependencies: ["TestSupport", "Reports", "Projections", "EventStore", "EventLog", "Flows",

@@ -42,9 +42,9 @@ public enum Chromium {
     /// matching `selector`: a copy of the page gets a script that writes the measures into
     /// it, and Chromium's `--dump-dom` gives them back. The page itself is left as it is.
     public static func layout(of page: URL, width: Int, height: Int = 900, selector: String = ".scroll") throws -> Layout {
-        guard let browser = path else { throw Failure("chromium is not on PATH") }
+        guard let browser = path else { throw SupportFailure("chromium is not on PATH") }
         let html = try String(contentsOf: page, encoding: .utf8)
-        guard let body = html.range(of: "</body>", options: .backwards) else { throw Failure("\(page.path) has no </body>") }
+        guard let body = html.range(of: "</body>", options: .backwards) else { throw SupportFailure("\(page.path) has no </body>") }
         let script = """
             <script>
             window.addEventListener('load', () => {
@@ -72,7 +72,7 @@ public enum Chromium {
                                               "--dump-dom", measured.absoluteString])
         guard let start = dom.range(of: "<pre id=\"funnel-layout\">"),
               let end = dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex) else {
-            throw Failure("chromium (exit \(status)) gave no measures of \(page.path):\n\(dom.suffix(2000))")
+            throw SupportFailure("chromium (exit \(status)) gave no measures of \(page.path):\n\(dom.suffix(2000))")
         }
         let json = dom[start.upperBound..<end.lowerBound].replacingOccurrences(of: "&quot;", with: "\"")
             .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
@@ -99,15 +99,10 @@ public enum Chromium {
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()
-            throw Failure("chromium took over \(Int(timeout)) s: \(arguments.joined(separator: " "))")
+            throw SupportFailure("chromium took over \(Int(timeout)) s: \(arguments.joined(separator: " "))")
         }
         process.waitUntilExit()
         try? handle.close()
         return (process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
-    }
-
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
-        init(_ description: String) { self.description = description }
     }
 }

@@ -1,0 +1,144 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One server's HTTP interface, through Foundation's URLSession: a query's whole answer, or
+/// an insert's rows sent as one body. The server answers only once the query has ended
+/// (`wait_end_of_query`), so a failure is never a status 200 with an error at the end.
+/// Reads are tried again when the server cannot be reached; inserts never are.
+public final class ClickHouseClient: Sendable {
+    public let server: ClickHouseServer
+    public let database: String
+    private let authorization: String?
+    private let session: URLSession
+
+    public init(server: ClickHouseServer, database: String, user: String?, password: String?) {
+        self.server = server
+        self.database = database
+        if let user {
+            authorization = "Basic " + Data("\(user):\(password ?? "")".utf8).base64EncodedString()
+        } else {
+            authorization = nil
+        }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = Tuning.requestTimeout
+        configuration.timeoutIntervalForResource = Tuning.requestTimeout * 12
+        session = URLSession(configuration: configuration)
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    /// Runs a query that reads (tried again when the server cannot be reached) and returns its
+    /// answer's bytes.
+    @discardableResult
+    public func read(_ sql: String, doing: String, settings: [String: String] = [:], useDatabase: Bool = true) throws -> Data {
+        var delay = Tuning.retryDelay
+        for attempt in 1... {
+            do {
+                return try send(sql: sql, body: nil, doing: doing, settings: settings, useDatabase: useDatabase)
+            } catch let e as Unreachable where attempt < Tuning.readAttempts {
+                _ = e
+                Thread.sleep(forTimeInterval: delay)
+                delay *= 2
+            } catch let e as Unreachable {
+                throw e.error
+            }
+        }
+        throw ClickHouseError(server: server, doing: doing, reason: "no attempt was made")
+    }
+
+    /// Runs a statement that changes something (DDL, ALTER), once.
+    public func execute(_ sql: String, doing: String, useDatabase: Bool = true) throws {
+        do { _ = try send(sql: sql, body: nil, doing: doing, settings: [:], useDatabase: useDatabase) } catch let e as Unreachable { throw e.error }
+    }
+
+    /// Inserts `rows` (RowBinary, in the order of `columns`) into `table`, once: the server
+    /// stores the whole body or none of it.
+    /// `settings`: query settings, e.g. `insert_distributed_sync=1` for a Distributed table.
+    public func insert(into table: String, columns: [String], rows: Data, doing: String, settings: [String: String] = [:]) throws {
+        let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) FORMAT RowBinary"
+        do { _ = try send(sql: sql, body: rows, doing: doing, settings: settings, useDatabase: true) } catch let e as Unreachable { throw e.error }
+    }
+
+    /// A request that did not reach the server or got no answer: a read may be tried again.
+    private struct Unreachable: Error {
+        var error: ClickHouseError
+    }
+
+    /// The query goes in the URL when there is a body (an insert's rows), else in the body.
+    private func send(sql: String, body: Data?, doing: String, settings: [String: String], useDatabase: Bool) throws -> Data {
+        var components = URLComponents()
+        components.scheme = "http"
+        components.host = server.host
+        components.port = server.port
+        components.path = "/"
+        var items = [URLQueryItem(name: "wait_end_of_query", value: "1"),
+                     URLQueryItem(name: "max_query_size", value: String(Tuning.maxQuerySize))]
+        for (name, value) in settings.sorted(by: { $0.key < $1.key }) { items.append(URLQueryItem(name: name, value: value)) }
+        if useDatabase { items.append(URLQueryItem(name: "database", value: database)) }
+        if body != nil { items.append(URLQueryItem(name: "query", value: sql)) }
+        components.queryItems = items
+        let shown = Self.shown(sql)
+        guard let url = components.url else {
+            throw ClickHouseError(server: server, doing: doing, reason: "cannot form the request's URL", query: shown)
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBody = body ?? Data(sql.utf8)
+        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
+        let outcome = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        session.dataTask(with: request) { data, response, error in
+            outcome.set(data: data, status: (response as? HTTPURLResponse)?.statusCode, error: error)
+            done.signal()
+        }.resume()
+        done.wait()
+        let (data, status, error) = outcome.get()
+        if let error {
+            throw Unreachable(error: ClickHouseError(server: server, doing: doing, reason: "no answer: \(error.localizedDescription)", query: shown))
+        }
+        guard let status else {
+            throw Unreachable(error: ClickHouseError(server: server, doing: doing, reason: "no HTTP answer", query: shown))
+        }
+        guard status == 200 else {
+            let text = String(decoding: (data ?? Data()).prefix(2_000), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw ClickHouseError(server: server, doing: doing, reason: "HTTP \(status): \(Self.exception(text))", query: shown)
+        }
+        return data ?? Data()
+    }
+
+    /// The server's exception text without its stack-trace boilerplate.
+    static func exception(_ text: String) -> String {
+        guard let r = text.range(of: ", e.what() = ") else { return text }
+        return String(text[..<r.lowerBound]).replacingOccurrences(of: "e.displayText() = ", with: "")
+    }
+
+    /// The query's start on one line, for an error.
+    static func shown(_ sql: String) -> String {
+        let line = sql.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        return line.count <= Tuning.queryShown ? line : String(line.prefix(Tuning.queryShown)) + "…"
+    }
+}
+
+/// A request's result, handed from URLSession's queue to the waiting caller.
+private final class Outcome: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data: Data?
+    private var status: Int?
+    private var error: (any Error)?
+
+    func set(data: Data?, status: Int?, error: (any Error)?) {
+        lock.lock()
+        defer { lock.unlock() }
+        self.data = data
+        self.status = status
+        self.error = error
+    }
+
+    func get() -> (Data?, Int?, (any Error)?) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (data, status, error)
+    }
+}

@@ -1,0 +1,77 @@
+/// The ClickHouse store's tables, created by versioned migrations on every listed server
+/// (`ON CLUSTER` needs ZooKeeper, which a plain cluster lacks). Events are sharded by user:
+/// on a cluster each server holds `events_shard`, under a `Distributed` table `events`;
+/// on one server `events` holds them. The ledger, duplicates, conflicts and quarantine are
+/// small: the first server's copies are the store's (the others stay empty). A row counts
+/// once the ledger holds its input's `attempt` (see docs/clickhouse.md).
+public enum ClickHouseSchema {
+    /// A migration: a name recorded in `schema_migrations` once its statements ran.
+    public struct Migration: Sendable {
+        public var name: String
+        /// The statements for a server of a store with this layout.
+        public var statements: @Sendable (Layout) -> [String]
+
+        public init(name: String, statements: @escaping @Sendable (Layout) -> [String]) {
+            self.name = name
+            self.statements = statements
+        }
+    }
+
+    /// What the statements depend on: the database, and the cluster when sharded.
+    public struct Layout: Sendable {
+        public var database: String
+        public var cluster: String?
+
+        /// The table a server keeps its own events in.
+        public var shardEvents: String { cluster == nil ? "events" : "events_shard" }
+    }
+
+    public static let migrations: [Migration] = [
+        Migration(name: "v1-events") { layout in
+            var statements = ["""
+                CREATE TABLE IF NOT EXISTS \(layout.shardEvents) (
+                    seq UInt64, attempt UInt64, input_id UInt32, line_no UInt32,
+                    event_id String, user_id String, flow String, step Nullable(String), event String,
+                    ts_us Int64, line String
+                ) ENGINE = MergeTree() ORDER BY (flow, user_id, ts_us, seq)
+                """]
+            if let cluster = layout.cluster {
+                statements.append("""
+                    CREATE TABLE IF NOT EXISTS events AS events_shard
+                    ENGINE = Distributed(\(cluster), \(layout.database), events_shard, cityHash64(user_id))
+                    """)
+            }
+            return statements
+        },
+        Migration(name: "v1-ledger") { _ in
+            ["""
+                CREATE TABLE IF NOT EXISTS inputs (
+                    id UInt32, attempt UInt64, path String, sha256 String, size Int64,
+                    lines UInt64, accepted UInt64, duplicates UInt64, conflicts UInt64, quarantined UInt64, unplanned UInt64,
+                    outcome String, error Nullable(String), started_us Int64, finished_us Int64
+                ) ENGINE = MergeTree() ORDER BY id
+                """,
+             """
+                CREATE TABLE IF NOT EXISTS input_flows (
+                    attempt UInt64, flow String, events UInt64, first_ts_us Int64, last_ts_us Int64
+                ) ENGINE = MergeTree() ORDER BY (flow, attempt)
+                """,
+             """
+                CREATE TABLE IF NOT EXISTS duplicates (
+                    event_id String, attempt UInt64, input_id UInt32, line_no UInt32, arrived_us Int64
+                ) ENGINE = MergeTree() ORDER BY (event_id, input_id, line_no)
+                """,
+             """
+                CREATE TABLE IF NOT EXISTS conflicts (
+                    event_id String, attempt UInt64, input_id UInt32, line_no UInt32, arrived_us Int64, line String
+                ) ENGINE = MergeTree() ORDER BY (event_id, input_id, line_no)
+                """,
+             """
+                CREATE TABLE IF NOT EXISTS quarantine (
+                    attempt UInt64, input_id UInt32, path String, line_no UInt32, byte_offset Int64,
+                    reason_code String, reason String, raw String
+                ) ENGINE = MergeTree() ORDER BY (input_id, line_no)
+                """]
+        },
+    ]
+}

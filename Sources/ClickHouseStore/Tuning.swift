@@ -1,0 +1,22 @@
+/// The ClickHouse store's tuning constants, in one place.
+enum Tuning {
+    /// Seconds a request may wait for the server's next bytes before it fails.
+    static let requestTimeout: Double = 300
+    /// How often a read (never an insert) is tried when the server cannot be reached.
+    static let readAttempts = 3
+    /// Seconds before the second try of a read; doubled before each further one.
+    static let retryDelay: Double = 0.25
+    /// The longest query text the server accepts (its default, 256 KiB, is short for a
+    /// visibility list of many inputs).
+    static let maxQuerySize = 64 << 20
+    /// Characters of a failed query shown in its error.
+    static let queryShown = 160
+}
+
+extension Tuning {
+    /// Line bytes one answer of a whole-log read brings, about: a shard's users are read in
+    /// as many hash buckets as it takes (each user in one), so memory does not grow with the log.
+    static let bucketBytes: Int64 = 48 << 20
+    /// Seqs one answer of an export covers: lines come back in arrival order, a range at a time.
+    static let exportSeqs: UInt64 = 200_000
+}

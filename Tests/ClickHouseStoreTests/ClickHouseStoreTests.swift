@@ -1,0 +1,82 @@
+import XCTest
+import TestSupport
+@testable import ClickHouseStore
+
+/// The store on real servers (`ClickHouseServers`): its tables on every server, rows in and
+/// out in RowBinary, and errors that name the server and the query.
+final class ClickHouseStoreTests: XCTestCase {
+    func running() throws -> ClickHouseServers.Running {
+        if let reason = ClickHouseServers.unavailable {
+            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(reason) }
+            throw XCTSkip(reason)
+        }
+        return try ClickHouseServers.shared()
+    }
+
+    func testMigrationsCreateTheTablesOnEveryServerOnce() throws {
+        let servers = try running()
+        let database = ClickHouseServers.database("schema")
+        let location = try ClickHouseLocation(servers.cluster(database))
+        let store = try ClickHouseStore(location: location)
+        _ = try ClickHouseStore(location: location)
+        for client in store.servers {
+            let tables = String(decoding: try client.read("SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name",
+                                                          doing: "listing"), as: UTF8.self)
+            XCTAssertEqual(tables.split(separator: "\n"),
+                           ["conflicts", "duplicates", "events", "events_shard", "input_flows", "inputs", "quarantine", "schema_migrations"])
+            let applied = String(decoding: try client.read("SELECT count() FROM schema_migrations", doing: "counting"), as: UTF8.self)
+            XCTAssertEqual(applied, "\(ClickHouseSchema.migrations.count)\n")
+        }
+        XCTAssertEqual(try store.committedAttempts(), [])
+
+        let single = try ClickHouseStore(location: try ClickHouseLocation(servers.single(database)))
+        let tables = String(decoding: try single.coordinator.read("EXISTS TABLE events_shard", doing: "checking"), as: UTF8.self)
+        XCTAssertEqual(tables, "0\n")
+    }
+
+    func testRowsGoInAndComeBackInRowBinary() throws {
+        let servers = try running()
+        let store = try ClickHouseStore(location: try ClickHouseLocation(servers.single(ClickHouseServers.database("rows"))))
+        var rows = RowBinaryWriter()
+        let texts = ["plain", "with 'quote' and \\ and é", String(repeating: "x", count: 300)]
+        for (i, text) in texts.enumerated() {
+            rows.string("e\(i)")
+            rows.uint64(UInt64(i) + 1)
+            rows.int64(-Int64(i))
+            rows.uint32(UInt32(i))
+            rows.nullableString(i == 1 ? nil : text)
+            rows.string(text)
+        }
+        try store.coordinator.execute("CREATE TABLE t (id String, n UInt64, s Int64, u UInt32, maybe Nullable(String), text String) ENGINE = Memory",
+                                      doing: "creating t")
+        try store.coordinator.insert(into: "t", columns: ["id", "n", "s", "u", "maybe", "text"], rows: rows.data, doing: "inserting")
+        var reader = RowBinaryReader(try store.coordinator.read("SELECT id, n, s, u, maybe, text FROM t ORDER BY id FORMAT RowBinary",
+                                                                doing: "reading"), doing: "reading")
+        for (i, text) in texts.enumerated() {
+            XCTAssertEqual(try reader.string(), "e\(i)")
+            XCTAssertEqual(try reader.uint64(), UInt64(i) + 1)
+            XCTAssertEqual(try reader.int64(), -Int64(i))
+            XCTAssertEqual(try reader.uint32(), UInt32(i))
+            XCTAssertEqual(try reader.nullableString(), i == 1 ? nil : text)
+            XCTAssertEqual(try reader.string(), text)
+        }
+        XCTAssertTrue(reader.isAtEnd)
+    }
+
+    func testErrorsNameTheServerAndTheQuery() throws {
+        let servers = try running()
+        let store = try ClickHouseStore(location: try ClickHouseLocation(servers.single(ClickHouseServers.database("errors"))))
+        XCTAssertThrowsError(try store.coordinator.read("SELECT nope FROM missing_table", doing: "reading a table")) { error in
+            let message = "\(error)"
+            XCTAssertTrue(message.hasPrefix("clickhouse 127.0.0.1:\(servers.ports[0]): while reading a table: HTTP 404: Code: 60"), message)
+            XCTAssertTrue(message.contains("(query: SELECT nope FROM missing_table)"), message)
+        }
+        // Nothing listens on port 1: the read is tried again, then fails saying so.
+        let nowhere = ClickHouseClient(server: ClickHouseServer(host: "127.0.0.1", port: 1), database: "x", user: "ana", password: "hunter2")
+        XCTAssertThrowsError(try nowhere.read("SELECT 1", doing: "checking")) { error in
+            let message = "\(error)"
+            XCTAssertTrue(message.hasPrefix("clickhouse 127.0.0.1:1: while checking: no answer"), message)
+            XCTAssertFalse(message.contains("hunter2"), message)
+        }
+    }
+}

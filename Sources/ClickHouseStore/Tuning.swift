@@ -11,6 +11,20 @@ enum Tuning {
     static let maxQuerySize = 64 << 20
     /// Characters of a failed query shown in its error.
     static let queryShown = 160
+
+    // MARK: ingest
+
+    /// Lines with an event an input holds before their ids are looked up among the stored
+    /// events and its events go in one insert (each lookup scans the stored ids once).
+    static let chunkRows = 65_536
+    /// Line bytes a chunk holds, at most (the insert's body is about this size).
+    static let chunkBytes = 32 << 20
+    /// Bytes of an event row besides its line, for sizing an insert's body.
+    static let eventRowOverhead = 128
+    /// Bytes of duplicate, conflict and quarantine rows held before they are inserted.
+    static let sideRowBytes = 4 << 20
+    /// Line bytes in a parsed batch, at most.
+    static let parseBatchBytes = 4 << 20
 }
 
 extension Tuning {

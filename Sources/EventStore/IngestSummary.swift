@@ -45,6 +45,15 @@ public struct IngestProgress: Sendable {
     public var bytesRead: Int64
     public var size: Int64
     public var lines: Int
+
+    package init(inputIndex: Int, inputCount: Int, path: String, bytesRead: Int64, size: Int64, lines: Int) {
+        self.inputIndex = inputIndex
+        self.inputCount = inputCount
+        self.path = path
+        self.bytesRead = bytesRead
+        self.size = size
+        self.lines = lines
+    }
 }
 
 /// What one run did. Invariant: `lines == accepted + duplicates + conflicts + quarantined`.
@@ -61,6 +70,13 @@ public struct IngestSummary: Sendable, Hashable {
         /// The path under which this content was ingested before.
         public var previousPath: String
         public var previousOutcome: LedgerEntry.Outcome
+
+        package init(path: String, sha256: String, previousPath: String, previousOutcome: LedgerEntry.Outcome) {
+            self.path = path
+            self.sha256 = sha256
+            self.previousPath = previousPath
+            self.previousOutcome = previousOutcome
+        }
     }
     public struct Failure: Sendable, Hashable {
         public var path: String
@@ -70,6 +86,14 @@ public struct IngestSummary: Sendable, Hashable {
         public var message: String
         /// Lines read and kept before the fault (0 when unreadable).
         public var linesKept: Int
+
+        package init(path: String, kind: InputError.Kind, offset: Int64, message: String, linesKept: Int) {
+            self.path = path
+            self.kind = kind
+            self.offset = offset
+            self.message = message
+            self.linesKept = linesKept
+        }
     }
 
     /// Inputs named (after expanding directories), skipped ones included.

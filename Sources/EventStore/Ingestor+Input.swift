@@ -3,10 +3,10 @@ import EventLog
 import GRDB
 import Foundation
 
-struct UnplannedKey: Hashable {
-    var flow: String
-    var step: String?
-    var event: String
+package struct UnplannedKey: Hashable, Sendable {
+    package var flow: String
+    package var step: String?
+    package var event: String
 }
 
 extension Ingestor {
@@ -15,35 +15,37 @@ extension Ingestor {
         case read(InputResult)
     }
 
-    struct Counts {
-        var lines = 0, accepted = 0, duplicates = 0, conflicts = 0, quarantined = 0, unplanned = 0
+    package struct Counts: Sendable {
+        package var lines = 0, accepted = 0, duplicates = 0, conflicts = 0, quarantined = 0, unplanned = 0
     }
 
-    struct InputResult {
-        var counts = Counts()
-        var quarantinedBy: [Rejection.Code: Int] = [:]
-        var unplanned: [UnplannedKey: Int] = [:]
-        var failure: IngestSummary.Failure?
+    package struct InputResult: Sendable {
+        package var counts = Counts()
+        package var quarantinedBy: [Rejection.Code: Int] = [:]
+        package var unplanned: [UnplannedKey: Int] = [:]
+        package var failure: IngestSummary.Failure?
+
+        package init() {}
     }
 
     /// What we know about one interned (flow, step, event) key.
-    struct KeyInfo {
-        var flow: String
-        var step: String?
-        var rawName: String
-        var normalized: String
-        var planned: Bool
+    package struct KeyInfo: Sendable {
+        package var flow: String
+        package var step: String?
+        package var rawName: String
+        package var normalized: String
+        package var planned: Bool
         var flowAtom: Int64 = 0
         var nameAtom: Int64 = 0
         var stepAtom: Int64 = 0
-        var accepted = 0
-        var firstTs = Int64.max
-        var lastTs = Int64.min
+        package var accepted = 0
+        package var firstTs = Int64.max
+        package var lastTs = Int64.min
     }
 
     /// Whether an event is part of the flows' plan: a v1 name, a defined flow, and (when it
     /// names one) a step of that flow. Without definitions, only the name is checked.
-    static func isPlanned(name: String, flow: String, step: String?, flows: [String: Set<String>]) -> Bool {
+    package static func isPlanned(name: String, flow: String, step: String?, flows: [String: Set<String>]) -> Bool {
         guard EventName(rawValue: name) != nil else { return false }
         if flows.isEmpty { return true }
         guard let steps = flows[flow] else { return false }

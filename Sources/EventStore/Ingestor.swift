@@ -72,21 +72,11 @@ public final class Ingestor {
             Ingestor.releaseFreeMemory()
             switch outcome {
             case .skipped(let s): summary.skipped.append(s)
-            case .read(let r):
-                summary.lines += r.counts.lines
-                summary.accepted += r.counts.accepted
-                summary.duplicates += r.counts.duplicates
-                summary.conflicts += r.counts.conflicts
-                summary.quarantined += r.counts.quarantined
-                summary.unplanned += r.counts.unplanned
-                for (k, v) in r.quarantinedBy { summary.quarantinedBy[k, default: 0] += v }
-                for (k, v) in r.unplanned { unplanned[k, default: 0] += v }
-                if let f = r.failure { summary.failures.append(f) }
+            case .read(let r): summary.add(r, unplanned: &unplanned)
             }
         }
         try observer?.finish(store: store)
-        summary.unplannedBy = unplanned.map { IngestSummary.Unplanned(flow: $0.key.flow, step: $0.key.step, event: $0.key.event, count: $0.value) }
-            .sorted { ($1.count, $0.flow, $0.step ?? "", $0.event) < ($0.count, $1.flow, $1.step ?? "", $1.event) }
+        summary.unplannedBy = IngestSummary.sortedUnplanned(unplanned)
         summary.elapsedSeconds = Double(DispatchTime.now().uptimeNanoseconds - clockStart) / 1e9
         return summary
     }
@@ -120,9 +110,9 @@ public final class Ingestor {
 
     // MARK: content hash
 
-    struct ContentHash {
-        var sha256: String
-        var size: Int64
+    package struct ContentHash: Sendable {
+        package var sha256: String
+        package var size: Int64
     }
 
     static func hex(_ digest: SHA256.Digest) -> String {
@@ -130,7 +120,7 @@ public final class Ingestor {
     }
 
     /// SHA-256 and size of a file's bytes.
-    static func hash(path: String) throws -> ContentHash {
+    package static func hash(path: String) throws -> ContentHash {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw InputError(kind: .unreadable, path: path, offset: 0, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
@@ -152,7 +142,7 @@ public final class Ingestor {
 
     /// Copies standard input to a temporary file (hashing it on the way), so that it can be
     /// checked against the ledger before anything is written.
-    static func spoolStandardInput() throws -> (String, ContentHash) {
+    package static func spoolStandardInput() throws -> (String, ContentHash) {
         var template = Array((NSTemporaryDirectory() + "/funnel-stdin-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { p in p.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else { throw InputError(kind: .unreadable, path: "-", offset: 0, reason: "cannot spool standard input: " + String(cString: strerror(errno))) }

@@ -128,7 +128,7 @@ struct InputWriter {
                                        name: keys[id].nameAtom, step: keys[id].stepAtom),
                      body: encoder.body)
             if rows.isFull { try flushRows() }
-            count(accepted: env, key: id)
+            result.countAccepted(at: env.time.micros, key: &keys[id])
         case true?:
             insertDuplicate.text(1, ref(env.eventID, in: b))
             insertDuplicate.int(2, inputID)
@@ -159,7 +159,7 @@ struct InputWriter {
     }
 
     private mutating func quarantine(_ line: ParsedLine, _ bytes: UnsafeBufferPointer<UInt8>) throws {
-        let rejection = line.rejection ?? .notJSON(column: 1, detail: "unknown")
+        let rejection = line.quarantineReason
         insertQuarantine.int(1, inputID)
         insertQuarantine.text(2, label)
         insertQuarantine.int(3, Int64(line.number))
@@ -169,8 +169,7 @@ struct InputWriter {
         insertQuarantine.blob(7, bytes)
         try insertQuarantine.step("quarantining \(label) line \(line.number)")
         insertQuarantine.reset()
-        result.counts.quarantined += 1
-        result.quarantinedBy[rejection.code, default: 0] += 1
+        result.countQuarantined(rejection)
     }
 
     /// The index in `keys` of the line's (flow, step, event) key. The parser numbered keys,
@@ -180,14 +179,11 @@ struct InputWriter {
         let id = Int(line.keys.key)
         guard id >= 0 && id <= keys.count else { throw outOfOrder("key", line.keys.key, line: line) }
         if id == keys.count {
-            let raw = String(decoding: ref(env.name, in: b), as: UTF8.self)
-            let flow = String(decoding: ref(env.flow, in: b), as: UTF8.self)
-            let step = env.step.map { String(decoding: ref($0, in: b), as: UTF8.self) }
-            let normalized = EventName.normalized(raw)
-            keys.append(Ingestor.KeyInfo(flow: flow, step: step, rawName: raw, normalized: normalized,
-                                         planned: Ingestor.isPlanned(name: normalized, flow: flow, step: step, flows: flowSteps),
-                                         flowAtom: try atoms.id(ref(env.flow, in: b)).id, nameAtom: try atoms.id(ref(env.name, in: b)).id,
-                                         stepAtom: try env.step.map { try atoms.id(ref($0, in: b)).id } ?? 0))
+            var info = Ingestor.KeyInfo(env, in: b, flowSteps: flowSteps)
+            info.flowAtom = try atoms.id(ref(env.flow, in: b)).id
+            info.nameAtom = try atoms.id(ref(env.name, in: b)).id
+            info.stepAtom = try env.step.map { try atoms.id(ref($0, in: b)).id } ?? 0
+            keys.append(info)
         }
         return id
     }
@@ -251,27 +247,11 @@ struct InputWriter {
             findSeq.reset()
             let same = stored.withUnsafeBufferPointer { sb -> Bool? in
                 guard let storedID = StoredLine.eventID(of: sb), storedID.elementsEqual(eventID) else { return nil }
-                if sb.count == bytes.count, let a = sb.baseAddress, let lb = bytes.baseAddress, memcmp(a, lb, bytes.count) == 0 {
-                    return true
-                }
-                let x = EventDecoder.jsonValue(sb)
-                return x != nil && x == EventDecoder.jsonValue(bytes)
+                return StoredLine.sameEvent(sb, bytes)
             }
             if same != nil { return same }
         }
         return nil
-    }
-
-    /// Counts an accepted event in the input's and its key's totals.
-    private mutating func count(accepted env: Envelope, key id: Int) {
-        result.counts.accepted += 1
-        keys[id].accepted += 1
-        keys[id].firstTs = min(keys[id].firstTs, env.time.micros)
-        keys[id].lastTs = max(keys[id].lastTs, env.time.micros)
-        if !keys[id].planned {
-            result.counts.unplanned += 1
-            result.unplanned[UnplannedKey(flow: keys[id].flow, step: keys[id].step, event: keys[id].normalized), default: 0] += 1
-        }
     }
 
     /// What waits for written rows' seqs: their ids, their users' runs, and (observed) which
@@ -296,33 +276,20 @@ struct InputWriter {
     /// the ids and runs still held. The last input of an ingest saves the id filter for the
     /// next one. Returns the input's result.
     mutating func finish(_ end: ParseEnd, isLast: Bool, finishedAt: Timestamp, logger: Logger) throws -> Ingestor.InputResult {
-        var errorText: String?
-        if let e = end.error {
-            var e2 = e
-            e2.path = label
-            var message = e2.description
-            if end.droppedTailBytes > 0 { message += "; an unfinished last line of \(end.droppedTailBytes) bytes was dropped" }
-            errorText = message
-            result.failure = .init(path: label, kind: e.kind, offset: e.offset, message: message, linesKept: result.counts.lines)
-            logger.debug("partial input", metadata: ["path": "\(label)", "error": "\(message)"])
-        }
+        let errorText = result.end(end, label: label)
+        if let errorText { logger.debug("partial input", metadata: ["path": "\(label)", "error": "\(errorText)"]) }
         let c = result.counts
         try db.execute(sql: """
             UPDATE inputs SET lines = ?, accepted = ?, duplicates = ?, conflicts = ?, quarantined = ?, unplanned = ?,
                 outcome = ?, error = ?, finished_us = ? WHERE id = ?
             """, arguments: [c.lines, c.accepted, c.duplicates, c.conflicts, c.quarantined, c.unplanned,
                              errorText == nil ? "complete" : "partial", errorText, finishedAt.micros, inputID])
-        var perFlow: [String: (Int, Int64, Int64)] = [:]
-        for k in keys where k.accepted > 0 {
-            let cur = perFlow[k.flow] ?? (0, Int64.max, Int64.min)
-            perFlow[k.flow] = (cur.0 + k.accepted, min(cur.1, k.firstTs), max(cur.2, k.lastTs))
-        }
-        for (flow, v) in perFlow {
+        for (flow, t) in Ingestor.InputResult.flowTotals(keys) {
             try db.execute(sql: """
                 INSERT INTO flow_summary (flow, events, first_ts_us, last_ts_us) VALUES (?, ?, ?, ?)
                 ON CONFLICT (flow) DO UPDATE SET events = events + excluded.events,
                     first_ts_us = min(first_ts_us, excluded.first_ts_us), last_ts_us = max(last_ts_us, excluded.last_ts_us)
-                """, arguments: [flow, v.0, v.1, v.2])
+                """, arguments: [flow, t.events, t.firstTs, t.lastTs])
         }
         try EventIDs.add(&written.ids, in: db)
         if isLast {

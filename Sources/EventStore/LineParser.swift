@@ -4,48 +4,51 @@ import Foundation
 
 /// One line as the parser hands it to the writer: where its bytes are in the batch, and
 /// either its envelope (string refs rebased into the batch's bytes) or why it was rejected.
-struct ParsedLine: Sendable {
-    var number: Int
-    var offset: Int64
-    var start: Int
-    var count: Int
-    var envelope: Envelope?
-    var rejection: Rejection?
+package struct ParsedLine: Sendable {
+    package var number: Int
+    package var offset: Int64
+    package var start: Int
+    package var count: Int
+    package var envelope: Envelope?
+    package var rejection: Rejection?
     /// Worked out on the parsing thread for a line with an envelope (see `LineKeys`).
-    var keys = LineKeys()
+    package var keys = LineKeys()
+
+    /// Why the line is quarantined (a line without an envelope always has a rejection).
+    package var quarantineReason: Rejection { rejection ?? .notJSON(column: 1, detail: "unknown") }
 }
 
 /// What the writer needs of a line besides its bytes, worked out where it is parsed: its id
 /// hash, and the numbers of its (flow, step, event) key, its user and its shape among the
 /// input's distinct ones, in first-seen order. A number the writer has not had yet is the
 /// next one (it is seen first on this line): the writer looks the value up then, once.
-struct LineKeys: Sendable {
-    var idHash: Int64 = 0
-    var key: Int32 = -1
-    var user: Int32 = -1
+package struct LineKeys: Sendable {
+    package var idHash: Int64 = 0
+    package var key: Int32 = -1
+    package var user: Int32 = -1
     /// -1: no value is cut (the line is kept verbatim).
-    var shape: Int32 = -1
+    package var shape: Int32 = -1
 }
 
 /// A run of parsed lines with their bytes, produced on the parsing thread.
-struct LineBatch: Sendable {
-    var bytes: [UInt8] = []
-    var lines: [ParsedLine] = []
+package struct LineBatch: Sendable {
+    package var bytes: [UInt8] = []
+    package var lines: [ParsedLine] = []
     /// Compressed bytes read from the input so far.
-    var bytesRead: Int64 = 0
+    package var bytesRead: Int64 = 0
 }
 
 /// How the parsing of an input ended.
-struct ParseEnd: Sendable {
-    var error: InputError?
-    var droppedTailBytes = 0
-    var lines = 0
+package struct ParseEnd: Sendable {
+    package var error: InputError?
+    package var droppedTailBytes = 0
+    package var lines = 0
 }
 
 /// Decompresses, splits and decodes an input, handing batches to `sink`. Runs on any thread.
-enum LineParser {
+package enum LineParser {
     /// `spare`: an emptied batch whose buffers the next batch reuses, when one is back.
-    static func run(path: String, batchLines: Int, batchBytes: Int,
+    package static func run(path: String, batchLines: Int, batchBytes: Int,
                     eventSink: (any ParsedEventSink)? = nil, spare: () -> LineBatch? = { nil },
                     sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
         let stream: ByteStream

@@ -7,7 +7,7 @@ import Foundation
 /// being parsed (so the next input is read ahead while the one before commits); `forEach`
 /// delivers the batches in order on the calling thread; `cancel` drops a run that will not be
 /// used.
-final class ParseRun: @unchecked Sendable {
+package final class ParseRun: @unchecked Sendable {
     let path: String
     /// Where this input's decoded events go (see `IngestObserver.makeEventSink`).
     let eventSink: (any ParsedEventSink)?
@@ -15,7 +15,7 @@ final class ParseRun: @unchecked Sendable {
     private let queue = BatchQueue(capacity: Tuning.waitingBatches)
     private let done = DispatchSemaphore(value: 0)
 
-    init(path: String, batchLines: Int, batchBytes: Int = Tuning.batchBytes,
+    package init(path: String, batchLines: Int, batchBytes: Int = Tuning.batchBytes,
          eventSink: (any ParsedEventSink)? = nil) {
         self.path = path
         self.eventSink = eventSink
@@ -38,7 +38,7 @@ final class ParseRun: @unchecked Sendable {
     /// Hands each batch to `body` in order; `idle` runs whenever no batch came for a few
     /// milliseconds (on the calling thread). Returns once the parsing thread is done with
     /// the input.
-    func forEach(idle: () throws -> Void = {}, _ body: (LineBatch) throws -> Void) throws -> ParseEnd {
+    package func forEach(idle: () throws -> Void = {}, _ body: (LineBatch) throws -> Void) throws -> ParseEnd {
         defer { done.wait() }
         do {
             while true {
@@ -63,7 +63,7 @@ final class ParseRun: @unchecked Sendable {
     }
 
     /// Stops the parse (or keeps it from starting) and drops what it parsed; does not wait.
-    func cancel() {
+    package func cancel() {
         queue.cancel()
     }
 }

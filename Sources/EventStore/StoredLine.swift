@@ -12,7 +12,7 @@ import GRDB
 /// properties as length-prefixed bytes, event name and step as atom ids; user and flow come
 /// from the row's own atom columns. A value written with escapes is not cut (it stays in the
 /// shape), and a body whose shape id is 0 holds the line itself.
-enum StoredLine {
+package enum StoredLine {
     enum Field: UInt8 {
         case eventID = 1, name, user, ts, flow, step, properties
     }

@@ -1,0 +1,93 @@
+import Foundation
+import FunnelModel
+import EventLog
+import EventStore
+
+/// Reads inputs into a `ClickHouseStore` with the SQLite `Ingestor`'s contract and summary:
+/// the same inputs in the same order give the same counts, seqs, input ids, duplicates,
+/// conflicts, quarantine and ledger. Each input writes its rows under a fresh random
+/// `attempt`, then its ledger row last: that insert is the commit, and rows of an attempt
+/// no ledger row names (a killed ingest, a failed server) never count. An input whose
+/// content (SHA-256) the ledger holds is skipped.
+public final class ClickHouseIngestor {
+    public let store: ClickHouseStore
+    public let options: IngestOptions
+    /// Lines with an event an input holds before they are looked up and inserted.
+    var chunkRows = Tuning.chunkRows
+
+    public init(store: ClickHouseStore, options: IngestOptions = IngestOptions()) {
+        self.store = store
+        self.options = options
+    }
+
+    /// Ingests `inputs` in order. Input faults (unreadable, truncated or corrupt gzip) are
+    /// reported in the summary and the run goes on; server failures throw, leaving the input
+    /// being written uncommitted.
+    public func ingest(_ inputs: [InputSource], progress: ((IngestProgress) -> Void)? = nil) throws -> IngestSummary {
+        let clockStart = DispatchTime.now().uptimeNanoseconds
+        var summary = IngestSummary()
+        summary.files = inputs.count
+        summary.flowsChecked = !options.flows.isEmpty
+        var unplanned: [UnplannedKey: Int] = [:]
+        for (index, input) in inputs.enumerated() {
+            var spooled: String?
+            defer { if let spooled { unlink(spooled) } }
+            let content: Ingestor.ContentHash
+            do {
+                if input.isStandardInput {
+                    let (path, hash) = try Ingestor.spoolStandardInput()
+                    spooled = path
+                    content = hash
+                } else {
+                    content = try Ingestor.hash(path: input.path)
+                }
+            } catch let e as InputError {
+                summary.failures.append(.init(path: input.path, kind: e.kind, offset: e.offset, message: e.description, linesKept: 0))
+                continue
+            }
+            let ledger = try ClickHouseLedger.read(store)
+            if let known = ledger.byContent[content.sha256] {
+                summary.skipped.append(.init(path: input.path, sha256: content.sha256, previousPath: known.path,
+                                             previousOutcome: known.outcome))
+                continue
+            }
+            let result = try ingestOne(path: spooled ?? input.path, label: input.path, content: content, ledger: ledger) { batch, lines in
+                progress?(IngestProgress(inputIndex: index, inputCount: inputs.count, path: input.path, bytesRead: batch.bytesRead,
+                                         size: content.size, lines: lines))
+            }
+            summary.add(result, unplanned: &unplanned)
+        }
+        summary.unplannedBy = IngestSummary.sortedUnplanned(unplanned)
+        summary.elapsedSeconds = Double(DispatchTime.now().uptimeNanoseconds - clockStart) / 1e9
+        return summary
+    }
+
+    /// Writes one input under a new attempt, then commits it.
+    private func ingestOne(path: String, label: String, content: Ingestor.ContentHash, ledger: ClickHouseLedger,
+                           progress: (LineBatch, Int) -> Void) throws -> Ingestor.InputResult {
+        let startedAt = options.now().micros
+        let flowSteps = Dictionary(options.flows.map { ($0.id, Set($0.steps.map(\.id))) }, uniquingKeysWith: { a, _ in a })
+        var attempt = UInt64.random(in: 1...UInt64.max)
+        while ledger.attempts.contains(attempt) { attempt = UInt64.random(in: 1...UInt64.max) }
+        var writer = ClickHouseInputWriter(store: store, label: label, inputID: ledger.lastID + 1, attempt: attempt,
+                                           committed: ledger.attempts, firstSeq: ledger.events + 1, arrived: startedAt,
+                                           flowSteps: flowSteps, chunkRows: chunkRows)
+        func handle(_ batch: LineBatch) throws {
+            try writer.write(batch)
+            progress(batch, writer.result.counts.lines)
+        }
+        let end: ParseEnd
+        if options.parallel {
+            // Parsed on the parsing thread while this one waits for the servers.
+            let run = ParseRun(path: path, batchLines: options.batchLines, batchBytes: Tuning.parseBatchBytes)
+            defer { run.cancel() }
+            end = try run.forEach(handle)
+        } else {
+            end = try LineParser.run(path: path, batchLines: options.batchLines, batchBytes: Tuning.parseBatchBytes) {
+                try handle($0)
+                return true
+            }
+        }
+        return try writer.commit(end, sha256: content.sha256, size: content.size, startedAt: startedAt, finishedAt: options.now)
+    }
+}

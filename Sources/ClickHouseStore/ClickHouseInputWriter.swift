@@ -1,0 +1,238 @@
+import FunnelModel
+import EventLog
+import EventStore
+
+/// Writes one input's parsed lines under its attempt, as the SQLite `InputWriter` decides
+/// them: each line quarantined, a duplicate or conflict of a stored event (first arrival
+/// wins), or an event with the next seq. Lines with an event wait in a chunk: its ids are
+/// looked up among the visible events at once, then its events go in one insert. `commit`
+/// writes the input's flows and, last, its ledger row.
+struct ClickHouseInputWriter {
+    let store: ClickHouseStore
+    let label: String
+    let inputID: UInt32
+    let attempt: UInt64
+    /// The committed attempts and this one: the rows a lookup sees.
+    let visible: String
+    /// When the ingest that reads the input started (the arrival time of its copies).
+    let arrived: Int64
+    let flowSteps: [String: Set<String>]
+    let chunkRows: Int
+    /// The seq of the next accepted event.
+    private var nextSeq: UInt64
+    private(set) var result = Ingestor.InputResult()
+    private var keys: [Ingestor.KeyInfo] = []
+    private var users: [String] = []
+
+    /// A line with an event, waiting in the chunk: its bytes are `bytes[range]`.
+    private struct Waiting {
+        var line: UInt32
+        var key: Int
+        var user: Int
+        var micros: Int64
+        var eventID: String
+        var range: Range<Int>
+    }
+    private var waiting: [Waiting] = []
+    private var bytes: [UInt8] = []
+    private var duplicates = RowBinaryWriter()
+    private var conflicts = RowBinaryWriter()
+    private var quarantined = RowBinaryWriter()
+
+    init(store: ClickHouseStore, label: String, inputID: UInt32, attempt: UInt64, committed: [UInt64],
+         firstSeq: UInt64, arrived: Int64, flowSteps: [String: Set<String>], chunkRows: Int) {
+        self.store = store
+        self.label = label
+        self.inputID = inputID
+        self.attempt = attempt
+        visible = ClickHouseSQL.list(committed + [attempt])
+        nextSeq = firstSeq
+        self.arrived = arrived
+        self.flowSteps = flowSteps
+        self.chunkRows = chunkRows
+    }
+
+    static let eventColumns = ["seq", "attempt", "input_id", "line_no", "event_id", "user_id", "flow", "step", "event", "ts_us", "line"]
+
+    /// Takes every line of `batch`: quarantined lines are recorded, the others wait in the
+    /// chunk, which is written once it is full.
+    mutating func write(_ batch: LineBatch) throws {
+        try batch.bytes.withUnsafeBufferPointer { b in
+            for line in batch.lines {
+                result.counts.lines += 1
+                let lineBytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
+                guard let env = line.envelope else {
+                    quarantine(line, lineBytes)
+                    continue
+                }
+                let key = Int(line.keys.key), user = Int(line.keys.user)
+                // The parser numbers keys and users in first-seen order: a new one is the next.
+                guard key >= 0 && key <= keys.count, user >= 0 && user <= users.count else {
+                    throw ClickHouseError(server: nil, doing: "reading \(label) line \(line.number)",
+                                          reason: "the parser's key \(key) or user \(user) is out of order")
+                }
+                if key == keys.count { keys.append(Ingestor.KeyInfo(env, in: b, flowSteps: flowSteps)) }
+                if user == users.count { users.append(Self.text(env.userID, in: b)) }
+                let start = bytes.count
+                bytes.append(contentsOf: lineBytes)
+                waiting.append(Waiting(line: UInt32(line.number), key: key, user: user, micros: env.time.micros,
+                                       eventID: Self.text(env.eventID, in: b), range: start..<bytes.count))
+            }
+        }
+        if waiting.count >= chunkRows || bytes.count >= Tuning.chunkBytes { try writeChunk() }
+        if duplicates.bytes.count + conflicts.bytes.count + quarantined.bytes.count >= Tuning.sideRowBytes { try writeSideRows() }
+    }
+
+    private static func text(_ r: StringRef, in b: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)]), as: UTF8.self)
+    }
+
+    private mutating func quarantine(_ line: ParsedLine, _ lineBytes: UnsafeBufferPointer<UInt8>) {
+        let rejection = line.quarantineReason
+        quarantined.uint64(attempt)
+        quarantined.uint32(inputID)
+        quarantined.string(label)
+        quarantined.uint32(UInt32(line.number))
+        quarantined.int64(line.offset)
+        quarantined.string(rejection.code.rawValue)
+        quarantined.string(rejection.text)
+        quarantined.string(bytes: lineBytes)
+        result.countQuarantined(rejection)
+    }
+
+    /// Decides the chunk's lines in order against the visible events with their ids and the
+    /// chunk's earlier lines, and inserts its events.
+    private mutating func writeChunk() throws {
+        guard !waiting.isEmpty else { return }
+        let stored = try storedLines(of: Set(waiting.map(\.eventID)))
+        var rows = RowBinaryWriter(capacity: bytes.count + waiting.count * Tuning.eventRowOverhead)
+        let firstLine = waiting[0].line, lastLine = waiting[waiting.count - 1].line
+        bytes.withUnsafeBufferPointer { b in
+            // This chunk's accepted lines by id: a later copy is compared with them.
+            var accepted: [String: Range<Int>] = [:]
+            for w in waiting {
+                let line = UnsafeBufferPointer(rebasing: b[w.range])
+                let same: Bool
+                if let s = stored[w.eventID] {
+                    same = s.withUnsafeBufferPointer { StoredLine.sameEvent($0, line) }
+                } else if let first = accepted[w.eventID] {
+                    same = StoredLine.sameEvent(UnsafeBufferPointer(rebasing: b[first]), line)
+                } else {
+                    accepted[w.eventID] = w.range
+                    let key = keys[w.key]
+                    rows.uint64(nextSeq)
+                    rows.uint64(attempt)
+                    rows.uint32(inputID)
+                    rows.uint32(w.line)
+                    rows.string(w.eventID)
+                    rows.string(users[w.user])
+                    rows.string(key.flow)
+                    rows.nullableString(key.step)
+                    rows.string(key.rawName)
+                    rows.int64(w.micros)
+                    rows.string(bytes: line)
+                    nextSeq += 1
+                    result.countAccepted(at: w.micros, key: &keys[w.key])
+                    continue
+                }
+                if same {
+                    duplicates.string(w.eventID)
+                    duplicates.uint64(attempt)
+                    duplicates.uint32(inputID)
+                    duplicates.uint32(w.line)
+                    duplicates.int64(arrived)
+                    result.counts.duplicates += 1
+                } else {
+                    conflicts.string(w.eventID)
+                    conflicts.uint64(attempt)
+                    conflicts.uint32(inputID)
+                    conflicts.uint32(w.line)
+                    conflicts.int64(arrived)
+                    conflicts.string(bytes: line)
+                    result.counts.conflicts += 1
+                }
+            }
+        }
+        waiting.removeAll(keepingCapacity: true)
+        bytes.removeAll(keepingCapacity: true)
+        guard !rows.isEmpty else { return }
+        try store.coordinator.insert(into: "events", columns: Self.eventColumns, rows: rows.data,
+                                     doing: "writing the events of \(label) lines \(firstLine)–\(lastLine)",
+                                     settings: store.isCluster ? ["insert_distributed_sync": "1"] : [:])
+    }
+
+    /// The visible event with each of `ids`, its line's bytes by id (the first arrival, should
+    /// two have one).
+    private func storedLines(of ids: Set<String>) throws -> [String: [UInt8]] {
+        let doing = "looking up \(ids.count) event ids of \(label) among the stored events"
+        let data = try store.coordinator.read("""
+            SELECT event_id, line FROM events WHERE event_id IN \(ClickHouseSQL.list(strings: ids)) AND attempt IN \(visible)
+            ORDER BY seq FORMAT RowBinary
+            """, doing: doing)
+        var reader = RowBinaryReader(data, doing: doing)
+        var out: [String: [UInt8]] = [:]
+        while !reader.isAtEnd {
+            let id = try reader.string()
+            let line = try reader.bytesOfString()
+            if out[id] == nil { out[id] = Array(line) }
+        }
+        return out
+    }
+
+    /// Inserts the duplicates, conflicts and quarantined lines held, on the coordinator.
+    private mutating func writeSideRows() throws {
+        let tables: [(String, [String], RowBinaryWriter)] = [
+            ("duplicates", ["event_id", "attempt", "input_id", "line_no", "arrived_us"], duplicates),
+            ("conflicts", ["event_id", "attempt", "input_id", "line_no", "arrived_us", "line"], conflicts),
+            ("quarantine", ["attempt", "input_id", "path", "line_no", "byte_offset", "reason_code", "reason", "raw"], quarantined),
+        ]
+        for (table, columns, rows) in tables where !rows.isEmpty {
+            try store.coordinator.insert(into: table, columns: columns, rows: rows.data, doing: "writing the \(table) of \(label)")
+        }
+        duplicates.removeAll()
+        conflicts.removeAll()
+        quarantined.removeAll()
+    }
+
+    /// Writes what is held, the input's flows, then its ledger row: the commit. Fails, leaving
+    /// the input's rows invisible, when another ingest committed an input since this one began.
+    mutating func commit(_ end: ParseEnd, sha256: String, size: Int64, startedAt: Int64,
+                         finishedAt: @Sendable () -> Timestamp) throws -> Ingestor.InputResult {
+        try writeChunk()
+        try writeSideRows()
+        let errorText = result.end(end, label: label)
+        var flows = RowBinaryWriter()
+        for (flow, total) in Ingestor.InputResult.flowTotals(keys).sorted(by: { $0.key < $1.key }) {
+            flows.uint64(attempt)
+            flows.string(flow)
+            flows.uint64(UInt64(total.events))
+            flows.int64(total.firstTs)
+            flows.int64(total.lastTs)
+        }
+        if !flows.isEmpty {
+            try store.coordinator.insert(into: "input_flows", columns: ["attempt", "flow", "events", "first_ts_us", "last_ts_us"],
+                                         rows: flows.data, doing: "writing the flows of \(label)")
+        }
+        let doing = "committing \(label) to the ledger of \(store.location)"
+        let last = try ClickHouseLedger.lastID(store, doing: doing)
+        guard last == inputID - 1 else {
+            throw ClickHouseError(server: store.coordinator.server, doing: doing,
+                                  reason: "another ingest committed input \(last) since this one began (as input \(inputID)); "
+                                      + "this input's rows stay invisible: run the ingest again")
+        }
+        let c = result.counts
+        var row = RowBinaryWriter()
+        row.uint32(inputID)
+        row.uint64(attempt)
+        row.string(label)
+        row.string(sha256)
+        row.int64(size)
+        for n in [c.lines, c.accepted, c.duplicates, c.conflicts, c.quarantined, c.unplanned] { row.uint64(UInt64(n)) }
+        row.string(errorText == nil ? LedgerEntry.Outcome.complete.rawValue : LedgerEntry.Outcome.partial.rawValue)
+        row.nullableString(errorText)
+        row.int64(startedAt)
+        row.int64(finishedAt().micros)
+        try store.coordinator.insert(into: "inputs", columns: ClickHouseLedger.columns, rows: row.data, doing: doing)
+        return result
+    }
+}

@@ -1,0 +1,218 @@
+import XCTest
+import FunnelModel
+import EventLog
+import Flows
+import TestSupport
+@testable import EventStore
+@testable import ClickHouseStore
+
+/// Ingest into ClickHouse (one server and two shards, real servers) against ingest into
+/// SQLite: the same inputs give the same summary and the same visible rows, however the
+/// ingest was interrupted before.
+final class ClickHouseIngestorTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let sampleData = root.appendingPathComponent("sample-data")
+
+    func running() throws -> ClickHouseServers.Running {
+        if let reason = ClickHouseServers.unavailable {
+            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(reason) }
+            throw XCTSkip(reason)
+        }
+        return try ClickHouseServers.shared()
+    }
+
+    func options() throws -> IngestOptions {
+        IngestOptions(flows: try FlowCatalog().all, now: { Timestamp(micros: 1_000) })
+    }
+
+    func sample(_ parts: String...) -> [String] { parts.map { Self.sampleData.appendingPathComponent($0).path } }
+
+    /// A new SQLite store with `paths` ingested, and the summary (its time left out).
+    func sqlite(_ paths: [String]) throws -> (EventStore, IngestSummary) {
+        let store = try EventStore(path: Scratch.directory("ch-ingest").appendingPathComponent("s.sqlite").path)
+        var summary = try Ingestor(store: store, options: try options()).ingest(try InputSource.discover(paths))
+        summary.elapsedSeconds = 0
+        return (store, summary)
+    }
+
+    func ingest(_ store: ClickHouseStore, _ paths: [String], chunkRows: Int? = nil, parallel: Bool = true) throws -> IngestSummary {
+        var options = try options()
+        options.parallel = parallel
+        let ingestor = ClickHouseIngestor(store: store, options: options)
+        if let chunkRows { ingestor.chunkRows = chunkRows }
+        var summary = try ingestor.ingest(try InputSource.discover(paths))
+        XCTAssertTrue(summary.isBalanced)
+        summary.elapsedSeconds = 0
+        return summary
+    }
+
+    /// The visible rows of both stores are the same, row for row.
+    func assertSameRows(_ sqlite: EventStore, _ clickhouse: ClickHouseStore, file: StaticString = #filePath, line: UInt = #line) throws {
+        let expected = try VisibleRows(sqlite: sqlite)
+        let got = try VisibleRows(clickhouse: clickhouse)
+        XCTAssertEqual(got.events.count, expected.events.count, "events", file: file, line: line)
+        if let i = zip(got.events, expected.events).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+            XCTFail("event \(i): \(got.events[i]) against SQLite's \(expected.events[i])", file: file, line: line)
+        }
+        XCTAssertEqual(got.duplicates, expected.duplicates, "duplicates", file: file, line: line)
+        XCTAssertEqual(got.conflicts, expected.conflicts, "conflicts", file: file, line: line)
+        XCTAssertEqual(got.quarantine, expected.quarantine, "quarantine", file: file, line: line)
+        XCTAssertEqual(got.inputs, expected.inputs, "ledger", file: file, line: line)
+        XCTAssertEqual(got.flows, expected.flows, "flows", file: file, line: line)
+    }
+
+    /// Every seed flow's sample data, the bad samples and the copies: the same summary and
+    /// rows as SQLite; a second ingest skips every input as SQLite does.
+    func sampleDataAsSQLite(_ address: String) throws -> (ClickHouseStore, EventStore) {
+        let paths = [Self.sampleData.path]
+        let (sqliteStore, expected) = try sqlite(paths)
+        // The sample holds copies, a conflict, bad lines and partial gzip inputs.
+        XCTAssertEqual(expected.files, 43)
+        XCTAssertEqual(expected.duplicates, 264)
+        XCTAssertEqual(expected.conflicts, 1)
+        XCTAssertEqual(expected.quarantined, 41)
+        XCTAssertEqual(expected.failures.map(\.kind), [.corrupt, .truncated])
+        let store = try ClickHouseStore(location: try ClickHouseLocation(address))
+        let summary = try ingest(store, paths)
+        XCTAssertEqual(summary, expected)
+        try assertSameRows(sqliteStore, store)
+
+        let again = try ingest(store, paths)
+        var expectedAgain = try Ingestor(store: sqliteStore, options: try options()).ingest(try InputSource.discover(paths))
+        expectedAgain.elapsedSeconds = 0
+        XCTAssertEqual(again.skipped.count, 43)
+        XCTAssertEqual(again.skipped.filter { $0.previousOutcome == .partial }.count, 2)
+        XCTAssertEqual(again.lines, 0)
+        XCTAssertEqual(again, expectedAgain)
+        try assertSameRows(sqliteStore, store)
+        return (store, sqliteStore)
+    }
+
+    func testSampleDataAsSQLiteOnOneServer() throws {
+        _ = try sampleDataAsSQLite(try running().single(ClickHouseServers.database("ingest")))
+    }
+
+    func testSampleDataAsSQLiteOnTwoShardsEachUserOnOne() throws {
+        let (store, sqliteStore) = try sampleDataAsSQLite(try running().cluster(ClickHouseServers.database("ingest")))
+        let users = Set(try sqliteStore.storedEvents().map(\.recorded.event.userID))
+        var perShard: [Set<String>] = []
+        for server in store.servers {
+            var shard = Set<String>()
+            try VisibleRows.rows(on: server, "SELECT DISTINCT user_id FROM events_shard") { r in
+                shard.insert(try r.string())
+            }
+            perShard.append(shard)
+        }
+        XCTAssertEqual(perShard.count, 2)
+        XCTAssertTrue(perShard.allSatisfy { $0.count > users.count / 4 }, "\(perShard.map(\.count)) of \(users.count)")
+        XCTAssertTrue(perShard[0].isDisjoint(with: perShard[1]))
+        XCTAssertEqual(perShard[0].union(perShard[1]), users)
+    }
+
+    /// Copies (one in another key order), a conflict, bad lines and a truncated gzip, with
+    /// chunks of 3 lines: a copy's first arrival sits in an earlier chunk of the same input.
+    func testCopiesConflictsBadLinesAndATruncatedGzipAsSQLite() throws {
+        let paths = sample("edge/duplicates.ndjson", "bad/not-json.ndjson", "bad/truncated.ndjson.gz", "bad/corrupt.ndjson.gz")
+        let (sqliteStore, expected) = try sqlite(paths)
+        XCTAssertEqual([expected.lines, expected.accepted, expected.duplicates, expected.conflicts, expected.quarantined],
+                       [30, 15, 7, 1, 7])
+        XCTAssertEqual(expected.failures.map(\.linesKept), [8, 4])
+        for address in [try running().single(ClickHouseServers.database("copies")), try running().cluster(ClickHouseServers.database("copies"))] {
+            let store = try ClickHouseStore(location: try ClickHouseLocation(address))
+            XCTAssertEqual(try ingest(store, paths, chunkRows: 3), expected, address)
+            try assertSameRows(sqliteStore, store)
+            let rows = try VisibleRows(clickhouse: store)
+            XCTAssertEqual(rows.conflicts["dup-0002"]?.map(\.line), [6])
+            XCTAssertEqual(rows.duplicates["dup-0002"]?.map(\.line), [5])
+            XCTAssertEqual(rows.inputs.map(\.outcome), [.complete, .complete, .partial, .partial])
+        }
+    }
+
+    /// A second ingest commits while the first writes: the first fails at its commit, its
+    /// rows written but named by no ledger row. They stay invisible, and a re-run gives what
+    /// the two ingests give one after the other.
+    func testAnIngestOvertakenBeforeItsCommitLeavesNothingVisibleAndARerunCompletes() throws {
+        let first = sample("glp1/events-2026-10-01.ndjson.gz")
+        let second = sample("glp1/events-2026-10-02.ndjson.gz")
+        let store = try ClickHouseStore(location: try ClickHouseLocation(try running().cluster(ClickHouseServers.database("overtaken"))))
+        let ingestor = ClickHouseIngestor(store: store, options: try options())
+        var overtaken = false
+        XCTAssertThrowsError(try ingestor.ingest(try InputSource.discover(first)) { _ in
+            guard !overtaken else { return }
+            overtaken = true
+            // Parsed on this thread: the parsing thread is the first ingest's.
+            do { _ = try self.ingest(store, second, parallel: false) } catch { XCTFail("the second ingest: \(error)") }
+        }) { error in
+            XCTAssertTrue("\(error)".contains("another ingest committed input 1 since this one began (as input 1)"), "\(error)")
+        }
+        XCTAssertTrue(overtaken)
+        let (afterSecond, _) = try sqlite(second)
+        try assertSameRows(afterSecond, store)
+        // The overtaken input's events are there, under an attempt no ledger row names.
+        let stored = try VisibleRows.count("events", on: store.coordinator)
+        XCTAssertGreaterThan(stored, try afterSecond.eventCount())
+
+        let rerun = try ingest(store, first)
+        XCTAssertEqual(rerun.skipped, [])
+        let (both, _) = try sqlite(second + first)
+        try assertSameRows(both, store)
+    }
+
+    /// A server killed while an input is written: a clear error naming it, the input
+    /// uncommitted; once it is back, a re-run gives exactly the uninterrupted result.
+    func testAServerKilledMidIngestFailsClearlyAndARerunCompletes() throws {
+        _ = try running()
+        let dir = Scratch.directory("ch-killed")
+        let port = 33_000 + Int(getpid() % 400) * 3
+        try Self.servers("start", dir: dir, port: port)
+        defer { try? Self.servers("stop", dir: dir, port: port) }
+        let store = try ClickHouseStore(location: try ClickHouseLocation("clickhouse://127.0.0.1:\(port)/killed"))
+        var options = try options()
+        options.batchLines = 500
+        let inputs = try InputSource.discover(sample("glp1"))
+        let pid = try XCTUnwrap(pid_t(try String(contentsOf: dir.appendingPathComponent("single/server.pid"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        var killed = false
+        XCTAssertThrowsError(try ClickHouseIngestor(store: store, options: options).ingest(inputs) { p in
+            guard p.inputIndex == 1, !killed else { return }
+            killed = true
+            kill(pid, SIGKILL)
+        }) { error in
+            let message = "\(error)"
+            XCTAssertTrue(message.hasPrefix("clickhouse 127.0.0.1:\(port): while "), message)
+            XCTAssertTrue(message.contains(inputs[1].path), message)
+        }
+        XCTAssertTrue(killed)
+        var waited = 0
+        while kill(pid, 0) == 0 && waited < 100 {
+            usleep(100_000)
+            waited += 1
+        }
+        try Self.servers("start", dir: dir, port: port)
+        let written = try VisibleRows.count("events", on: store.coordinator)
+        XCTAssertEqual(try VisibleRows(clickhouse: store).inputs.count, 1)
+        XCTAssertGreaterThan(written, try VisibleRows(clickhouse: store).events.count, "the killed input's first rows were written")
+
+        let rerun = try ingest(store, sample("glp1"))
+        XCTAssertEqual(rerun.skipped.map(\.path), [inputs[0].path])
+        let (uninterrupted, _) = try sqlite(sample("glp1"))
+        try assertSameRows(uninterrupted, store)
+    }
+
+    /// Runs `scripts/clickhouse-cluster COMMAND DIR` with its single node on `port`.
+    static func servers(_ command: String, dir: URL, port: Int) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [root.appendingPathComponent("scripts/clickhouse-cluster").path, command, dir.path]
+        process.environment = ProcessInfo.processInfo.environment.merging(["FUNNEL_CH_PORT": String(port)]) { $1 }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ClickHouseError(server: nil, doing: "running scripts/clickhouse-cluster \(command)", reason: text)
+        }
+    }
+}

@@ -44,6 +44,7 @@ let package = Package(
         .target(name: "Reports", dependencies: ["FunnelModel", "Projections", "EventStore"]),
         .executableTarget(name: "funnel", dependencies: [
             "FunnelModel", "EventLog", "Flows", "Simulator", "EventStore", "Projections", "Reports",
+            "ClickHouseStore", "ClickHouseProjections",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Scratch folders the test targets share (removed when the test process exits).

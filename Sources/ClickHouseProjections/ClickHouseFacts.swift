@@ -30,12 +30,39 @@ public enum ClickHouseFacts {
         for server in store.servers {
             let scope = Scope(store: store, server: server, snapshot: snapshot, flow: flow, fingerprint: shape.fingerprint)
             let size = try scope.size()
-            let foldBuckets = max(1, (size.bytes + Tuning.foldBytes - 1) / Tuning.foldBytes)
+            let foldBuckets = Scope.buckets(size.bytes, Tuning.foldBytes)
             for bucket in 0..<foldBuckets { try refresh(scope, bucket: bucket, of: foldBuckets, shape: shape) }
-            let readBuckets = max(1, (size.users + Tuning.factsPerAnswer - 1) / Tuning.factsPerAnswer)
+            let readBuckets = Scope.buckets(size.users, Tuning.factsPerAnswer)
             for bucket in 0..<readBuckets { try read(scope, bucket: bucket, of: readBuckets, shape: shape, asOf: asOf, body) }
         }
         return true
+    }
+
+    /// Folds the journeys whose facts rows are missing or behind, for every flow of the store
+    /// that a definition (with facts) describes: what an ingest does once its inputs are in,
+    /// so that the next report only reads. Returns how many journeys were folded.
+    @discardableResult
+    public static func refresh(store: ClickHouseStore, definitions: [FlowDefinition]) throws -> Int {
+        let flows = Set(try store.flows())
+        let snapshot = try store.snapshot()
+        var folded = 0
+        for definition in definitions where flows.contains(definition.id) && JourneyFacts.supports(definition) {
+            let shape = Shape(definition)
+            for server in store.servers {
+                let scope = Scope(store: store, server: server, snapshot: snapshot, flow: definition.id, fingerprint: shape.fingerprint)
+                let buckets = try scope.foldBuckets()
+                for bucket in 0..<buckets { folded += try refresh(scope, bucket: bucket, of: buckets, shape: shape) }
+            }
+        }
+        return folded
+    }
+
+    /// Drops every facts row and folds them all again from the log; how many journeys.
+    public static func rebuild(store: ClickHouseStore, definitions: [FlowDefinition]) throws -> Int {
+        for server in store.servers {
+            try server.execute("TRUNCATE TABLE journey_facts", doing: "dropping the journeys on \(server.server)")
+        }
+        return try refresh(store: store, definitions: definitions)
     }
 
     /// What a definition's facts need, worked out once.
@@ -81,6 +108,10 @@ public enum ClickHouseFacts {
             "journey_facts WHERE flow = \(ClickHouseSQL.quote(flow)) AND fingerprint = \(ClickHouseSQL.quote(fingerprint))"
         }
 
+        static func buckets(_ total: Int64, _ perBucket: Int64) -> Int64 { max(1, (total + perBucket - 1) / perBucket) }
+
+        func foldBuckets() throws -> Int64 { Scope.buckets(try size().bytes, Tuning.foldBytes) }
+
         func size() throws -> (bytes: Int64, users: Int64) {
             var out: (Int64, Int64) = (0, 0)
             try store.rows(server, "SELECT sum(length(line)), uniqExact(user_id) FROM \(events) WHERE \(inFlow)", doing: doing) { r in
@@ -109,8 +140,9 @@ public enum ClickHouseFacts {
     }
 
     /// Folds the users of a bucket whose facts row is missing or behind their events, and
-    /// writes their rows.
-    static func refresh(_ scope: Scope, bucket: Int64, of count: Int64, shape: Shape) throws {
+    /// writes their rows; how many.
+    @discardableResult
+    static func refresh(_ scope: Scope, bucket: Int64, of count: Int64, shape: Shape) throws -> Int {
         let inBucket = ClickHouseStore.bucket(bucket, of: count)
         let stale = """
             (SELECT user_id FROM (\(scope.latest(inBucket)))
@@ -118,6 +150,7 @@ public enum ClickHouseFacts {
             """
         var rows = RowBinaryWriter()
         var held = 0
+        var folded = 0
         func flush() throws {
             guard held > 0 else { return }
             try scope.server.insert(into: "journey_facts", columns: ["flow", "fingerprint", "user_id", "through_seq", "last_us", "facts"],
@@ -134,9 +167,11 @@ public enum ClickHouseFacts {
             rows.int64(events.map(\.event.time.micros).max() ?? 0)
             rows.string(bytes: facts.binary())
             held += 1
+            folded += 1
             if held >= Tuning.factsRowsPerInsert { try flush() }
         }
         try flush()
+        return folded
     }
 
     /// Streams a bucket's facts rows that are current; a journey with events after `asOf` is

@@ -32,7 +32,7 @@ struct ExportCommand: ParsableCommand {
                                            since: try since.map { try Inputs.time($0, option: "--since") },
                                            until: try until.map { try Inputs.time($0, option: "--until") })
             let store = try storeOptions.openExisting()
-            try check(selection, in: store)
+            try check(selection, in: store.log)
             let writer = try LineWriter(path: output, gzip: output?.hasSuffix(".gz") ?? false)
             let count = try store.forEachLine(selection) { try writer.write($0) }
             try writer.finish()
@@ -41,7 +41,7 @@ struct ExportCommand: ParsableCommand {
     }
 
     /// A flow or user the store does not have is an error, not an empty export.
-    private func check(_ selection: EventSelection, in store: EventStore) throws {
+    private func check(_ selection: EventSelection, in store: any EventLogReading) throws {
         if let flow = selection.flow {
             let flows = try store.flows()
             guard flows.contains(flow) else {

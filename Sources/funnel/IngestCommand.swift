@@ -10,14 +10,13 @@ import Reports
 /// flow definitions, so unplanned events are counted, and with the projection updater, so
 /// journeys commit with their events.
 enum IngestRun {
-    static func run(_ sources: [InputSource], store: EventStore, definitions: [FlowDefinition],
+    static func run(_ sources: [InputSource], store: OpenedStore, definitions: [FlowDefinition],
                     strict: Bool, command: String = "ingest") throws -> IngestSummary {
         let options = IngestOptions(strict: strict, flows: definitions)
-        let ingestor = Ingestor(store: store, options: options, observer: ProjectionUpdater(definitions: definitions))
         let bar = isatty(2) == 1 ? ProgressBar() : nil
         defer { bar?.clear() }
         do {
-            return try ingestor.ingest(sources, progress: bar.map { b in { b.update($0) } })
+            return try store.ingest(sources, options: options, progress: bar.map { b in { b.update($0) } })
         } catch {
             bar?.clear()
             FileHandle.standardError.write(Data("funnel \(command): \(error)\n".utf8))
@@ -66,7 +65,7 @@ struct IngestCommand: ParsableCommand {
         }
         switch format {
         case .json: print(summary.json.jsonText)
-        case .text: print(Format.wrapLines(summary.text(store: storeOptions.path)))
+        case .text: print(Format.wrapLines(summary.text(store: storeOptions.name)))
         }
         let code = summary.exitCode(strict: strict)
         if code != 0 { throw ExitCode(code) }

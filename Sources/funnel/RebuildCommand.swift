@@ -15,7 +15,7 @@ struct RebuildCommand: ParsableCommand {
             let catalog = try flows.catalog()
             let store = try storeOptions.openExisting()
             let start = Date()
-            let count = try ProjectionStore.rebuild(store: store, definitions: catalog.all)
+            let count = try store.rebuild(definitions: catalog.all)
             print(String(format: "rebuilt %d journeys from the log in %.2f s", count, Date().timeIntervalSince(start)))
         }
     }

@@ -28,7 +28,7 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         try reportingErrors("replay") {
             let catalog = try flows.catalog()
-            let store: any EventLogReading = try storeOptions.openExisting()
+            let store = try storeOptions.openExisting().log
             let events = try store.events(user: user, flow: flow)
             guard !events.isEmpty else { throw try CLIError.unknownUser(user, flow: flow, in: store) }
             let asOf: Timestamp

@@ -1,0 +1,31 @@
+import FunnelModel
+import EventStore
+import Projections
+import ClickHouseStore
+
+/// A ClickHouse store's journeys: report facts from the rows kept on each shard
+/// (`ClickHouseFacts`), whole journeys and glances folded from the log at read time.
+public struct ClickHouseJourneys: JourneySource {
+    public let store: ClickHouseStore
+
+    public init(store: ClickHouseStore) {
+        self.store = store
+    }
+
+    public var log: any EventLogReading { store }
+
+    public func forEachFacts(flow: String, definition: FlowDefinition, asOf: Timestamp,
+                             _ body: (JourneyFacts) throws -> Void) throws -> Bool {
+        try ClickHouseFacts.forEachFacts(store: store, flow: flow, definition: definition, asOf: asOf, body)
+    }
+
+    public func forEachJourney(flow: String, definition: FlowDefinition, asOf: Timestamp,
+                               _ body: (Journey) throws -> Void) throws {
+        try FoldedJourneys(log: store).forEachJourney(flow: flow, definition: definition, asOf: asOf, body)
+    }
+
+    public func forEachGlance(flow: String, definition: FlowDefinition, asOf: Timestamp, request: JourneyGlance.Request,
+                              _ body: (JourneyGlance) throws -> Void) throws {
+        try FoldedJourneys(log: store).forEachGlance(flow: flow, definition: definition, asOf: asOf, request: request, body)
+    }
+}

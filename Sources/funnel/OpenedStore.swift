@@ -1,0 +1,62 @@
+import ClickHouseProjections
+import ClickHouseStore
+import EventLog
+import EventStore
+import Foundation
+import FunnelModel
+import Projections
+
+/// The store a command works on: the embedded SQLite file, or a ClickHouse server or
+/// cluster. Commands read it through the log and journeys seams and never ask which.
+enum OpenedStore {
+    case sqlite(EventStore)
+    case clickhouse(ClickHouseStore)
+
+    /// What the ClickHouse store keeps beside the log.
+    static let clickHouseMigrations = ClickHouseFacts.migrations
+
+    var log: any EventLogReading {
+        switch self {
+        case .sqlite(let s): return s
+        case .clickhouse(let s): return s
+        }
+    }
+
+    var journeys: any JourneySource {
+        switch self {
+        case .sqlite(let s): return s
+        case .clickhouse(let s): return ClickHouseJourneys(store: s)
+        }
+    }
+
+    /// Each selected event's accepted line, in arrival order (`funnel export`).
+    func forEachLine(_ selection: EventSelection, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Int {
+        switch self {
+        case .sqlite(let s): return try s.forEachLine(selection, body)
+        case .clickhouse(let s): return try s.forEachLine(selection, body)
+        }
+    }
+
+    /// Ingests `sources` with the flow definitions (unplanned events are counted): on SQLite
+    /// journeys commit with their events; on ClickHouse each flow's journeys are folded once
+    /// the inputs are in, so that the next report reads them.
+    func ingest(_ sources: [InputSource], options: IngestOptions, progress: ((IngestProgress) -> Void)?) throws -> IngestSummary {
+        switch self {
+        case .sqlite(let s):
+            let ingestor = Ingestor(store: s, options: options, observer: ProjectionUpdater(definitions: options.flows))
+            return try ingestor.ingest(sources, progress: progress)
+        case .clickhouse(let s):
+            let summary = try ClickHouseIngestor(store: s, options: options).ingest(sources, progress: progress)
+            if summary.accepted > 0 { try ClickHouseFacts.refresh(store: s, definitions: options.flows) }
+            return summary
+        }
+    }
+
+    /// Drops the journeys kept for reports and folds them again from the log; how many.
+    func rebuild(definitions: [FlowDefinition]) throws -> Int {
+        switch self {
+        case .sqlite(let s): return try ProjectionStore.rebuild(store: s, definitions: definitions)
+        case .clickhouse(let s): return try ClickHouseFacts.rebuild(store: s, definitions: definitions)
+        }
+    }
+}

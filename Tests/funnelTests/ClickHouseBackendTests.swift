@@ -1,0 +1,126 @@
+import XCTest
+import Foundation
+import TestSupport
+
+/// The same commands on SQLite, on one ClickHouse server and on a two-shard cluster give the
+/// same output byte for byte (the store's name aside), for every seed flow's sample data and
+/// the broken and duplicate files; a killed ClickHouse ingest run again gives the same store.
+final class ClickHouseBackendTests: XCTestCase {
+    static let flows = ["glp1", "baby-basics", "screentime-rewards", "shieldai", "trendy"]
+
+    func servers() throws -> ClickHouseServers.Running {
+        if let reason = ClickHouseServers.unavailable {
+            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(reason) }
+            throw XCTSkip(reason)
+        }
+        return try ClickHouseServers.shared()
+    }
+
+    /// `funnel ARGS --store STORE`; a failure fails the test. Standard output and error, with
+    /// the store's name replaced by `STORE` and the wall-clock times of the ingest (when a copy
+    /// arrived, how long it took) by `T`: the stores were filled by separate runs.
+    func run(_ args: [String], store: String, expect status: Int32 = 0, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let r = try runFunnel(args + ["--store", store])
+        XCTAssertEqual(r.status, status, "\(args) on \(store): \(r.stderr)", file: file, line: line)
+        return (r.stdout + "\n--- stderr\n" + r.stderr).replacingOccurrences(of: store, with: "STORE")
+            .replacingOccurrences(of: #"\(ingested [^)]*\)"#, with: "(ingested T)", options: .regularExpression)
+            .replacingOccurrences(of: #""(elapsed_seconds|events_per_second)":[0-9.e+-]+"#, with: #""$1":0"#, options: .regularExpression)
+    }
+
+    func testEveryCommandGivesTheSameOutputOnSQLiteOneServerAndTwoShards() throws {
+        let servers = try servers()
+        let stores = [tempDir().appendingPathComponent("s.sqlite").path,
+                      servers.single(ClickHouseServers.database("backend")),
+                      servers.cluster(ClickHouseServers.database("backend"))]
+        let inputs = (Self.flows + ["edge", "bad"]).map { sampleData.appendingPathComponent($0).path }
+        // Ingest: the same counts, quarantine and failures (partial gzip inputs: exit 2).
+        let ingested = try stores.map { try run(["ingest", "--format", "json"] + inputs, store: $0, expect: 2) }
+        let summary = try jsonObject(String(ingested[0].prefix { $0 != "\n" }))
+        XCTAssertEqual(summary["accepted"] as? Int, 25_993)
+        XCTAssertEqual(summary["quarantined"] as? Int, 41)
+        XCTAssertEqual(ingested[1], ingested[0])
+        XCTAssertEqual(ingested[2], ingested[0])
+        // A second run skips every input (exit 2: two are partial), alike on every store.
+        let again = try stores.map { try run(["ingest", "--format", "json"] + inputs, store: $0, expect: 2) }
+        XCTAssertEqual((try jsonObject(String(again[0].prefix { $0 != "\n" }))["skipped"] as? [Any])?.count, 43)
+        XCTAssertEqual(again[1], again[0])
+        XCTAssertEqual(again[2], again[0])
+
+        var commands: [[String]] = [
+            ["report", "--flow", "glp1", "--cohort", "glp1"],
+            ["report", "--flow", "glp1", "--cohort", "glp1", "--format", "json"],
+            ["report", "--flow", "glp1", "--format", "csv"],
+            ["report", "--flow", "glp1", "--format", "markdown"],
+            ["report", "--flow", "glp1", "--format", "html"],
+            ["report", "--flow", "glp1", "--by", "app_version", "--where", "platform=ios"],
+            ["report", "--flow", "glp1", "--by", "day", "--as-of", "2026-10-05"],
+            ["users", "--flow", "glp1", "--state", "abandoned"],
+            ["users", "--flow", "glp1", "--format", "csv"],
+            ["explain", "--flow", "glp1", "--step", "height"],
+            ["flows", "drift", "--flow", "glp1"],
+            ["quarantine"],
+            ["export"],
+            ["export", "--flow", "trendy", "--since", "2026-10-03"],
+            ["replay", "--user", "u-7"],
+        ]
+        for flow in Self.flows.dropFirst() {
+            commands.append(["report", "--flow", flow])
+            commands.append(["report", "--flow", flow, "--format", "json"])
+        }
+        // A few users of each flow, replayed.
+        let export = try runFunnel(["export", "--store", stores[0]]).stdout.split(separator: "\n")
+        var users: [String: String] = [:]
+        for line in export.enumerated().filter({ $0.offset % 97 == 0 }).map(\.element) {
+            guard let object = try? jsonObject(String(line)), let user = object["user_id"] as? String, let flow = object["flow"] as? String else { continue }
+            if users.count < 12 && users.values.filter({ $0 == flow }).count < 2 { users[user] = flow }
+        }
+        XCTAssertGreaterThanOrEqual(users.count, 8)
+        for (user, flow) in users.sorted(by: { $0.key < $1.key }) {
+            commands.append(["replay", "--user", user, "--flow", flow])
+            commands.append(["replay", "--user", user, "--format", "json"])
+        }
+        for args in commands {
+            let expected = try run(args, store: stores[0], expect: args.first == "flows" ? 1 : 0)
+            XCTAssertGreaterThan(expected.count, 40, "\(args)")
+            for store in stores.dropFirst() {
+                let got = try run(args, store: store, expect: args.first == "flows" ? 1 : 0)
+                XCTAssertTrue(got == expected, "\(args) differs on \(store):\n\(firstDifference(got, expected))")
+            }
+        }
+    }
+
+    func testAKilledIngestRunAgainGivesTheUninterruptedStore() throws {
+        let servers = try servers()
+        let binary = try funnelBinary()
+        let inputs = sampleData.appendingPathComponent("glp1").path
+        let reference = tempDir().appendingPathComponent("r.sqlite").path
+        _ = try run(["ingest", inputs], store: reference)
+        let store = servers.cluster(ClickHouseServers.database("killed"))
+        // Killed at several moments: before, during and after its first commits.
+        for delay in [0.3, 0.8, 1.5] {
+            let p = Process()
+            p.executableURL = binary
+            p.arguments = ["ingest", "--store", store, inputs]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            Thread.sleep(forTimeInterval: delay)
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+        }
+        _ = try run(["ingest", inputs], store: store)
+        for args in [["export"], ["report", "--flow", "glp1", "--format", "json"], ["quarantine"]] {
+            XCTAssertEqual(try run(args, store: store), try run(args, store: reference), "\(args)")
+        }
+    }
+
+    /// Where two outputs first differ, with a little context.
+    func firstDifference(_ a: String, _ b: String) -> String {
+        let x = a.split(separator: "\n", omittingEmptySubsequences: false)
+        let y = b.split(separator: "\n", omittingEmptySubsequences: false)
+        for i in 0..<max(x.count, y.count) where (i < x.count ? x[i] : "<end>") != (i < y.count ? y[i] : "<end>") {
+            return "line \(i + 1):\n  got:      \(i < x.count ? String(x[i].prefix(300)) : "<end>")\n  expected: \(i < y.count ? String(y[i].prefix(300)) : "<end>")"
+        }
+        return "same lines"
+    }
+}

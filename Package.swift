@@ -39,13 +39,15 @@ let package = Package(
             "FunnelModel", "EventLog", "EventStore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], swiftSettings: hotPath),
+        // The journeys' report facts kept beside a ClickHouse log, on each shard.
+        .target(name: "ClickHouseProjections", dependencies: ["FunnelModel", "EventStore", "Projections", "ClickHouseStore"]),
         .target(name: "Reports", dependencies: ["FunnelModel", "Projections", "EventStore"]),
         .executableTarget(name: "funnel", dependencies: [
             "FunnelModel", "EventLog", "Flows", "Simulator", "EventStore", "Projections", "Reports",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Scratch folders the test targets share (removed when the test process exits).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["FunnelModel", "EventStore", "ClickHouseStore", "Simulator"], path: "Tests/TestSupport"),
         .testTarget(name: "FunnelModelTests", dependencies: ["FunnelModel"]),
         .testTarget(name: "EventLogTests", dependencies: ["TestSupport", "EventLog", "FunnelModel"]),
         .testTarget(name: "FlowsTests", dependencies: ["TestSupport", "Flows", "FunnelModel"]),
@@ -53,9 +55,11 @@ let package = Package(
         .testTarget(name: "EventStoreTests", dependencies: ["TestSupport", "EventStore", "EventLog", "FunnelModel",
                                                        .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ClickHouseStoreTests", dependencies: ["TestSupport", "ClickHouseStore", "EventStore", "EventLog", "Flows", "FunnelModel"]),
+        .testTarget(name: "ClickHouseProjectionsTests", dependencies: ["TestSupport", "ClickHouseProjections", "ClickHouseStore", "Projections", "EventStore", "EventLog", "Flows", "FunnelModel"]),
         .testTarget(name: "ProjectionsTests", dependencies: ["TestSupport", "Projections", "Simulator", "Flows", "EventStore", "EventLog", "FunnelModel",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ReportsTests", dependencies: ["TestSupport", "Reports", "Projections", "FunnelModel", "CZlib"]),
+        .testTarget(name: "ReportsTests", dependencies: ["TestSupport", "Reports", "Projections", "EventStore", "EventLog", "Flows",
+                                                     "FunnelModel", "CZlib"]),
         // `funnel`: the tests run the built binary.
         .testTarget(name: "funnelTests", dependencies: ["TestSupport", "funnel", .product(name: "GRDB", package: "GRDB.swift")]),
     ],

@@ -10,6 +10,11 @@ public enum ClickHouseSchema {
         public var name: String
         /// The statements for a server of a store with this layout.
         public var statements: @Sendable (Layout) -> [String]
+
+        public init(name: String, statements: @escaping @Sendable (Layout) -> [String]) {
+            self.name = name
+            self.statements = statements
+        }
     }
 
     /// What the statements depend on: the database, and the cluster when sharded.

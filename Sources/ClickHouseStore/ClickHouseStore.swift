@@ -8,14 +8,18 @@ public final class ClickHouseStore: Sendable {
     public let servers: [ClickHouseClient]
     public var coordinator: ClickHouseClient { servers[0] }
     public let layout: ClickHouseSchema.Layout
+    /// The log's migrations, then those of the modules that keep tables beside it.
+    private let migrations: [ClickHouseSchema.Migration]
 
-    /// Connects to every server and brings its database and tables up to date.
-    public init(location: ClickHouseLocation) throws {
+    /// Connects to every server and brings its database and tables up to date: the log's
+    /// tables, then `extra` (another module's, e.g. projections).
+    public init(location: ClickHouseLocation, migrations extra: [ClickHouseSchema.Migration] = []) throws {
         self.location = location
         servers = location.servers.map {
             ClickHouseClient(server: $0, database: location.database, user: location.user, password: location.password)
         }
         layout = ClickHouseSchema.Layout(database: location.database, cluster: location.cluster)
+        migrations = ClickHouseSchema.migrations + extra
         for server in servers { try migrate(server) }
     }
 
@@ -39,7 +43,7 @@ public final class ClickHouseStore: Sendable {
         var reader = RowBinaryReader(try server.read("SELECT name FROM schema_migrations FORMAT RowBinary", doing: doing), doing: doing)
         var applied = Set<String>()
         while !reader.isAtEnd { applied.insert(try reader.string()) }
-        for migration in ClickHouseSchema.migrations where !applied.contains(migration.name) {
+        for migration in migrations where !applied.contains(migration.name) {
             for statement in migration.statements(layout) {
                 try server.execute(statement, doing: "applying the migration \(migration.name)")
             }

@@ -29,3 +29,11 @@ enum Tuning {
     /// Line bytes in a parsed batch, at most.
     static let parseBatchBytes = 4 << 20
 }
+
+extension Tuning {
+    /// Line bytes one answer of a whole-log read brings, about: a shard's users are read in
+    /// as many hash buckets as it takes (each user in one), so memory does not grow with the log.
+    static let bucketBytes: Int64 = 48 << 20
+    /// Seqs one answer of an export covers: lines come back in arrival order, a range at a time.
+    static let exportSeqs: UInt64 = 200_000
+}

@@ -16,7 +16,7 @@ public struct EventSelection: Sendable, Hashable {
         self.until = until
     }
 
-    func holds(micros: Int64) -> Bool {
+    package func holds(micros: Int64) -> Bool {
         (since.map { micros >= $0.micros } ?? true) && (until.map { micros < $0.micros } ?? true)
     }
 }

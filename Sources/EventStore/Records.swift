@@ -22,6 +22,13 @@ public struct DuplicateCopy: Sendable, Hashable {
     public var line: Int
     /// When the ingest that read the copy started.
     public var arrivedAt: Timestamp
+
+    public init(eventID: String, inputPath: String, line: Int, arrivedAt: Timestamp) {
+        self.eventID = eventID
+        self.inputPath = inputPath
+        self.line = line
+        self.arrivedAt = arrivedAt
+    }
 }
 
 /// A line that reused an accepted event's `event_id` with a different body, kept verbatim.
@@ -31,6 +38,14 @@ public struct ConflictCopy: Sendable, Hashable {
     public var line: Int
     public var arrivedAt: Timestamp
     public var text: String
+
+    public init(eventID: String, inputPath: String, line: Int, arrivedAt: Timestamp, text: String) {
+        self.eventID = eventID
+        self.inputPath = inputPath
+        self.line = line
+        self.arrivedAt = arrivedAt
+        self.text = text
+    }
 }
 
 /// A rejected line, kept byte for byte.
@@ -43,6 +58,15 @@ public struct QuarantineEntry: Sendable, Hashable {
     public var reason: String
     /// The line's bytes (without its newline; at most 1 MiB of an oversized line).
     public var raw: [UInt8]
+
+    public init(inputPath: String, line: Int, byteOffset: Int64, code: Rejection.Code, reason: String, raw: [UInt8]) {
+        self.inputPath = inputPath
+        self.line = line
+        self.byteOffset = byteOffset
+        self.code = code
+        self.reason = reason
+        self.raw = raw
+    }
 }
 
 /// One row of the inputs ledger.
@@ -65,4 +89,23 @@ public struct LedgerEntry: Sendable, Hashable {
     public var error: String?
     public var startedAt: Timestamp
     public var finishedAt: Timestamp
+
+    public init(id: Int64, path: String, sha256: String, size: Int64, lines: Int, accepted: Int, duplicates: Int,
+                conflicts: Int, quarantined: Int, unplanned: Int, outcome: Outcome, error: String?,
+                startedAt: Timestamp, finishedAt: Timestamp) {
+        self.id = id
+        self.path = path
+        self.sha256 = sha256
+        self.size = size
+        self.lines = lines
+        self.accepted = accepted
+        self.duplicates = duplicates
+        self.conflicts = conflicts
+        self.quarantined = quarantined
+        self.unplanned = unplanned
+        self.outcome = outcome
+        self.error = error
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+    }
 }

@@ -23,12 +23,24 @@ extension JourneyGlance {
         let names: JourneyNames
         let steps: [UInt64?]
         let keys: [UInt64?]
+        /// A step or key asked for again (two lanes' drop-offs on one step): (where, where
+        /// first). A name read fills its first place only; `read` copies it to the others.
+        let repeatedSteps: [(at: Int, first: Int)]
+        let repeatedKeys: [(at: Int, first: Int)]
 
         init(_ request: Request, _ names: JourneyNames) {
             self.request = request
             self.names = names
             steps = request.steps.map { names.index[$0].map { UInt64($0) + 2 } }
             keys = request.keys.map { names.index[$0].map { UInt64($0) + 2 } }
+            repeatedSteps = Codes.repeated(request.steps)
+            repeatedKeys = Codes.repeated(request.keys)
+        }
+
+        static func repeated(_ names: [String]) -> [(at: Int, first: Int)] {
+            names.indices.compactMap { i in
+                names.firstIndex(of: names[i]).flatMap { $0 == i ? nil : (i, $0) }
+            }
         }
     }
 
@@ -92,6 +104,7 @@ extension JourneyGlance {
         for _ in 0..<4 { _ = try r.uint() }
         for _ in 0..<(try r.count()) { try r.skipString() }
         for i in outcomes.indices where !outcomes[i].isEmpty { outcomes[i].removeAll(keepingCapacity: true) }
+        defer { fillRepeated(codes) }
         guard version >= 3 else { return }
         for _ in 0..<(try r.count()) {
             try r.skipString()
@@ -106,6 +119,16 @@ extension JourneyGlance {
             } else {
                 for _ in 0..<n { try r.skipString() }
             }
+        }
+    }
+
+    /// A step or key the request names twice gets what its first place got, as
+    /// `init(_:request:)` gives it.
+    private mutating func fillRepeated(_ codes: Codes) {
+        for (at, first) in codes.repeatedKeys { answers[at] = answers[first] }
+        for (at, first) in codes.repeatedSteps {
+            places[at] = places[first]
+            outcomes[at] = outcomes[first]
         }
     }
 

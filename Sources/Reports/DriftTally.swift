@@ -65,7 +65,7 @@ struct DriftTally {
             var f = FunnelReport.DriftFinding(
                 kind: key.kind.jsonName, users: e.users, usersLeftOut: e.leftOut,
                 firstSeen: Timestamp(micros: e.first).description, lastSeen: Timestamp(micros: e.last).description,
-                appVersions: e.appVersions.sorted { Condition.compareVersions($0, $1) < 0 },
+                appVersions: VersionOrder.sorted(e.appVersions),
                 summary: "", fix: "")
             DriftTally.describe(&f, key, definition, vocabulary)
             return f

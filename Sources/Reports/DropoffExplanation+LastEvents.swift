@@ -15,7 +15,14 @@ extension DropoffExplanation {
         }
         return tally.map { e, n in
             LastEvent(event: e.event, properties: e.properties, users: n, share: Double(n) / Double(users.count))
-        }.sorted { $0.users != $1.users ? $0.users > $1.users : $0.text < $1.text }
+        }.sorted { a, b in
+            if a.users != b.users { return a.users > b.users }
+            if a.text != b.text { return a.text < b.text }
+            // The same text from other properties (a value holding "="): by the pairs themselves.
+            let pa = a.properties.sorted { $0.key < $1.key }, pb = b.properties.sorted { $0.key < $1.key }
+            return (a.event, pa.count) != (b.event, pb.count) ? (a.event, pa.count) < (b.event, pb.count)
+                : pa.lexicographicallyPrecedes(pb) { ($0.key, $0.value) < ($1.key, $1.value) }
+        }
     }
 
     /// An event as the tally counts it: its name without the v1 prefix, and its properties

@@ -229,12 +229,10 @@ extension DropoffTally {
         return tallies
     }
 
-    /// The glances of every journey of the flow in the store as of the query's as-of
-    /// (journeys with later events are folded again up to it).
-    static func forEachGlance(_ definition: FlowDefinition, _ query: ReportQuery, _ store: EventStore,
+    /// The glances of every journey of the flow in the source as of the query's as-of.
+    static func forEachGlance(_ definition: FlowDefinition, _ query: ReportQuery, _ source: any JourneySource,
                               _ request: JourneyGlance.Request, _ body: (JourneyGlance) -> Void) throws {
-        try ProjectionStore.forEachGlance(flow: definition.id, definition: definition, store: store, asOf: query.asOf,
-                                          request: request, body)
+        try source.forEachGlance(flow: definition.id, definition: definition, asOf: query.asOf, request: request, body)
     }
 
     /// The explanation, with the last events on the step of the users who dropped there

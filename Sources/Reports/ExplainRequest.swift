@@ -1,6 +1,5 @@
 import FunnelModel
 import Projections
-import EventStore
 
 /// Everything `funnel explain` needs: the selection as `funnel report` takes it (flow,
 /// cohort, filters, window, as-of, idle window), the step, and optionally one lane.
@@ -25,33 +24,31 @@ public struct ExplainRequest: Sendable {
         }
     }
 
-    /// Explains the drop-off on the store's projections; a step nobody in the selection is
+    /// Explains the drop-off on the source's journeys; a step nobody in the selection is
     /// eligible for is a `RequestError` saying why.
-    public func run(store: EventStore, definitions: [FlowDefinition], now: Timestamp) throws -> DropoffExplanation {
-        let definition = try ReportRequest.resolveFlow(selection.flow, cohort: selection.cohort, definitions: definitions,
-                                                       storeFlows: try store.flows())
-        let query = try selection.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: store, now: now))
+    public func run(source: any JourneySource, definitions: [FlowDefinition], now: Timestamp) throws -> DropoffExplanation {
+        let (definition, query) = try selection.resolve(in: source, definitions: definitions, now: now)
         let scope = try DropoffScope(step: step, lane: lane, definition: definition)
         let tallies = try DropoffTally.tallies([scope], definition: definition, query: query,
-                                               forEachGlance: { try DropoffTally.forEachGlance(definition, query, store, $0, $1) })
+                                               forEachGlance: { try DropoffTally.forEachGlance(definition, query, source, $0, $1) })
         guard let tally = tallies.first else { throw RequestError("nothing to explain") }
         if let nobody = tally.nobodyEligible { throw nobody }
-        return try tally.explanation { try store.lastEvents(onStep: scope.step, flow: definition.id, users: $0, notAfter: query.asOf) }
+        return try tally.explanation { try source.log.lastEvents(onStep: scope.step, flow: definition.id, users: $0, notAfter: query.asOf) }
     }
 }
 
 extension ReportRequest {
     /// What explains the report's top drop-off points (`DropoffExplanation.explanations`),
-    /// from the store: the HTML report's section.
-    public func explanations(of report: FunnelReport, store: EventStore, definitions: [FlowDefinition], now: Timestamp,
+    /// from the source's journeys: the HTML report's section.
+    public func explanations(of report: FunnelReport, source: any JourneySource, definitions: [FlowDefinition], now: Timestamp,
                              limit: Int = 3) throws -> [DropoffExplanation] {
-        let definition = try ReportRequest.resolveFlow(flow ?? report.flow, cohort: cohort, definitions: definitions,
-                                                       storeFlows: try store.flows())
-        let query = try self.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: store, now: now))
+        var request = self
+        request.flow = flow ?? report.flow
+        let (definition, query) = try request.resolve(in: source, definitions: definitions, now: now)
         return try DropoffExplanation.explanations(of: report, definition: definition, query: query, limit: limit,
-                                                   forEachGlance: { try DropoffTally.forEachGlance(definition, query, store, $0, $1) },
+                                                   forEachGlance: { try DropoffTally.forEachGlance(definition, query, source, $0, $1) },
                                                    lastEvents: { step, users in
-                                                       try store.lastEvents(onStep: step, flow: definition.id, users: users, notAfter: query.asOf)
+                                                       try source.log.lastEvents(onStep: step, flow: definition.id, users: users, notAfter: query.asOf)
                                                    })
     }
 }

@@ -10,7 +10,7 @@ public struct ReportAccumulator {
     let layout: Layout
     var all: Figures
     var groups: [String: Figures] = [:]
-    /// Group keys in first-seen order (ties in version order keep it).
+    /// Group keys in first-seen order (`groupOrder` sorts them).
     var seen: [String] = []
     var scratch: Facts
     /// The query's cohort as a bit of `JourneyFacts.cohorts` (0 when the definition has no
@@ -166,7 +166,7 @@ public struct ReportAccumulator {
             return definition.cohorts.map(\.id) + (groups["(none)"] != nil ? ["(none)"] : [])
         case .lane:
             return definition.lanes.map(\.id) + (groups["(undecided)"] != nil ? ["(undecided)"] : [])
-        case .appVersion: return seen.sorted { Condition.compareVersions($0, $1) < 0 }
+        case .appVersion: return VersionOrder.sorted(seen)
         case .flag: return ["on", "off"]
         case .day, .week: return ReportAccumulator.everyBucket(seen, by: by)
         }

@@ -1,7 +1,6 @@
 import Foundation
 import FunnelModel
 import Projections
-import EventStore
 
 /// A request that cannot be answered as asked, with what exists instead.
 public struct RequestError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -210,23 +209,25 @@ public struct ReportRequest: Sendable {
         }
     }
 
-    /// Runs the request on the store's projections.
-    public func run(store: EventStore, definitions: [FlowDefinition], now: Timestamp) throws -> FunnelReport {
+    /// The flow and the query, resolved against the source's log (its flows, its as-of).
+    func resolve(in source: any JourneySource, definitions: [FlowDefinition],
+                 now: Timestamp) throws -> (definition: FlowDefinition, query: ReportQuery) {
         let definition = try ReportRequest.resolveFlow(flow, cohort: cohort, definitions: definitions,
-                                                       storeFlows: try store.flows())
-        let query = try self.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: store, now: now))
+                                                       storeFlows: try source.log.flows())
+        return (definition, try query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: source.log, now: now)))
+    }
+
+    /// Runs the request on the source's journeys.
+    public func run(source: any JourneySource, definitions: [FlowDefinition], now: Timestamp) throws -> FunnelReport {
+        let (definition, query) = try resolve(in: source, definitions: definitions, now: now)
         // Streams the journeys into the counters: memory does not grow with the users.
         var accumulator = ReportAccumulator(builder: ReportBuilder(definition: definition), query: query)
         // The precomputed facts answer most queries; ad hoc filters read whole journeys.
         if accumulator.acceptsFacts,
-           try ProjectionStore.forEachFacts(flow: definition.id, definition: definition, store: store, asOf: query.asOf, {
-               accumulator.add($0)
-           }) {
+           try source.forEachFacts(flow: definition.id, definition: definition, asOf: query.asOf, { accumulator.add($0) }) {
             return accumulator.report()
         }
-        try ProjectionStore.forEachJourney(flow: definition.id, definition: definition, store: store, asOf: query.asOf) {
-            accumulator.add($0)
-        }
+        try source.forEachJourney(flow: definition.id, definition: definition, asOf: query.asOf) { accumulator.add($0) }
         return accumulator.report()
     }
 }

@@ -1,35 +1,30 @@
 import Foundation
 import FunnelModel
 import Projections
-import EventStore
 
 extension ReportRequest {
     /// What in a request matched no user, said instead of a silent 0: a `--where` or
     /// `--cohort` that selects nobody in the window (with the values the key does have there),
     /// a `--by` whose every user falls in one catch-all group. Reads the journeys again only
     /// when the report is empty and a filter or cohort could be the reason.
-    public func warnings(for report: FunnelReport, store: EventStore, definitions: [FlowDefinition],
+    public func warnings(for report: FunnelReport, source: any JourneySource, definitions: [FlowDefinition],
                          now: Timestamp) throws -> [String] {
-        let definition = try ReportRequest.resolveFlow(flow, cohort: cohort, definitions: definitions,
-                                                       storeFlows: try store.flows())
-        let query = try self.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: store, now: now))
+        let (definition, query) = try resolve(in: source, definitions: definitions, now: now)
         let warnings = ReportRequest.breakdownWarnings(report, query: query, definition: definition)
         guard report.users.started == 0 else { return warnings }
-        return warnings + (try filterWarnings(definition: definition, query: query, store: store))
+        return warnings + (try filterWarnings(definition: definition, query: query, source: source))
     }
 
     /// For an empty user list: the `--where` or `--cohort` that matches nobody, if one does.
-    public func warnings(for list: UserList, store: EventStore, definitions: [FlowDefinition],
+    public func warnings(for list: UserList, source: any JourneySource, definitions: [FlowDefinition],
                          now: Timestamp) throws -> [String] {
         guard list.users.isEmpty else { return [] }
-        let definition = try ReportRequest.resolveFlow(flow, cohort: cohort, definitions: definitions,
-                                                       storeFlows: try store.flows())
-        let query = try self.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: store, now: now))
-        return try filterWarnings(definition: definition, query: query, store: store)
+        let (definition, query) = try resolve(in: source, definitions: definitions, now: now)
+        return try filterWarnings(definition: definition, query: query, source: source)
     }
 
     /// Each filter and the cohort tried alone on the users who started in the window.
-    func filterWarnings(definition: FlowDefinition, query: ReportQuery, store: EventStore) throws -> [String] {
+    func filterWarnings(definition: FlowDefinition, query: ReportQuery, source: any JourneySource) throws -> [String] {
         guard query.cohort != nil || !query.filters.isEmpty else { return [] }
         var warnings: [String] = []
         // The selection without cohort and filters: started users in the window, as of.
@@ -39,7 +34,7 @@ extension ReportRequest {
         var filterMatches = Array(repeating: 0, count: query.filters.count)
         var values: [String: Set<String>] = [:]
         let keys = Set(query.filters.flatMap(\.condition.keys))
-        try ProjectionStore.forEachJourney(flow: definition.id, definition: definition, store: store, asOf: query.asOf) { j in
+        try source.forEachJourney(flow: definition.id, definition: definition, asOf: query.asOf) { j in
             guard window.selects(j, definition: definition) else { return }
             inWindow += 1
             let ctx = j.conditionContext(flagDefaults: definition.flagDefaults)

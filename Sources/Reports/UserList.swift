@@ -1,7 +1,6 @@
 import Foundation
 import FunnelModel
 import Projections
-import EventStore
 
 /// The users behind a figure: `funnel users --flow glp1 --state abandoned --step notificationsPermission`.
 public struct UserList: Sendable, Hashable, Codable {
@@ -41,6 +40,12 @@ public struct UserList: Sendable, Hashable, Codable {
             try c.encode(secondsToComplete, forKey: .secondsToComplete)
             try c.encode(appVersion, forKey: .appVersion)
         }
+
+        /// By user id; two ids equal as text but written with other bytes (an accent composed
+        /// or not) by their bytes, so that the order never depends on the order met.
+        static func byUser(_ a: Row, _ b: Row) -> Bool {
+            a.userID != b.userID ? a.userID < b.userID : a.userID.utf8.lexicographicallyPrecedes(b.userID.utf8)
+        }
     }
 
     enum CodingKeys: String, CodingKey { case flow, cohort, state, step, asOf = "as_of", users }
@@ -68,7 +73,7 @@ public struct UserList: Sendable, Hashable, Codable {
                        appVersion: j.appVersion)
         }
         return UserList(flow: definition.id, cohort: query.cohort?.id, state: state?.rawValue, step: step,
-                        asOf: query.asOf.description, users: rows.sorted { $0.userID < $1.userID })
+                        asOf: query.asOf.description, users: rows.sorted(by: Row.byUser))
     }
 
     public func json() throws -> String {
@@ -119,11 +124,11 @@ public struct UserList: Sendable, Hashable, Codable {
 }
 
 extension ReportRequest {
-    /// The users behind a figure, on the store's projections.
-    public func users(store: EventStore, definitions: [FlowDefinition], now: Timestamp, state: String?,
+    /// The users behind a figure, on the source's journeys.
+    public func users(source: any JourneySource, definitions: [FlowDefinition], now: Timestamp, state: String?,
                       step: String?) throws -> UserList {
         let definition = try ReportRequest.resolveFlow(flow, cohort: cohort, definitions: definitions,
-                                                       storeFlows: try store.flows())
+                                                       storeFlows: try source.log.flows())
         var stateFilter: Journey.State?
         if let state {
             guard let s = Journey.State(rawValue: state) else {
@@ -134,9 +139,10 @@ extension ReportRequest {
         if let step, definition.step(step) == nil {
             throw RequestError("flow \(definition.id) has no step \"\(step)\"; steps: \(definition.orderedStepIDs.joined(separator: ", "))")
         }
-        let query = try self.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: store, now: now))
-        let stored = try ProjectionStore.journeys(flow: definition.id, definition: definition, store: store)
-        let journeys = try ProjectionStore.journeys(stored, asOf: query.asOf, definition: definition, store: store)
+        let query = try self.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: source.log, now: now))
+        // The journeys as of as-of, in the source's order: `build` sorts the rows by user.
+        var journeys: [Journey] = []
+        try source.forEachJourney(flow: definition.id, definition: definition, asOf: query.asOf) { journeys.append($0) }
         return UserList.build(journeys, definition: definition, query: query, state: stateFilter, step: step)
     }
 }

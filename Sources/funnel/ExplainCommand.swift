@@ -40,7 +40,7 @@ struct ExplainCommand: ParsableCommand {
                 step: step, lane: lane)
             try request.validate(definitions: catalog.all)
             let store = try storeOptions.openExisting()
-            let explanation = try request.run(store: store, definitions: catalog.all, now: now())
+            let explanation = try request.run(source: store, definitions: catalog.all, now: now())
             switch format {
             case .text: try output.write(explanation.text())
             case .json: try output.write(try explanation.json())

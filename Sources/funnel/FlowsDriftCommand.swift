@@ -34,7 +34,7 @@ extension FlowsCommand {
                                             idle: time.idle, asOf: time.asOf)
                 try request.validate(definitions: catalog.all)
                 let store = try storeOptions.openExisting()
-                let report = try request.run(store: store, definitions: catalog.all, now: now())
+                let report = try request.run(source: store, definitions: catalog.all, now: now())
                 let text: String
                 switch format {
                 case .text: text = report.driftListing()

@@ -60,13 +60,13 @@ struct ReportCommand: ParsableCommand {
             }
             let started = DispatchTime.now().uptimeNanoseconds
             let clock = now()
-            var report = try request.run(store: store, definitions: catalog.all, now: clock)
-            if format == .html { report.explanations = try request.explanations(of: report, store: store, definitions: catalog.all, now: clock) }
+            var report = try request.run(source: store, definitions: catalog.all, now: clock)
+            if format == .html { report.explanations = try request.explanations(of: report, source: store, definitions: catalog.all, now: clock) }
             if timing {
                 let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
                 FileHandle.standardError.write(Data(String(format: "report: %.4f s\n", seconds).utf8))
             }
-            for warning in try request.warnings(for: report, store: store, definitions: catalog.all, now: clock) {
+            for warning in try request.warnings(for: report, source: store, definitions: catalog.all, now: clock) {
                 FileHandle.standardError.write(Data("funnel report: warning: \(warning)\n".utf8))
             }
             let text: String

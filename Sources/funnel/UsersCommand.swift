@@ -32,8 +32,8 @@ struct UsersCommand: ParsableCommand {
             let store = try storeOptions.openExisting()
             let request = ReportRequest(flow: flow, cohort: cohort, filters: filters, idle: time.idle, asOf: time.asOf)
             let clock = now()
-            let list = try request.users(store: store, definitions: catalog.all, now: clock, state: state, step: step)
-            for warning in try request.warnings(for: list, store: store, definitions: catalog.all, now: clock) {
+            let list = try request.users(source: store, definitions: catalog.all, now: clock, state: state, step: step)
+            for warning in try request.warnings(for: list, source: store, definitions: catalog.all, now: clock) {
                 FileHandle.standardError.write(Data("funnel users: warning: \(warning)\n".utf8))
             }
             switch format {

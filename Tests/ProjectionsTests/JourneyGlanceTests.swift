@@ -14,8 +14,9 @@ final class JourneyGlanceTests: XCTestCase {
         for definition in Flows.builtIn {
             let journeys = try ProjectionStore.journeys(flow: definition.id, definition: definition, store: store)
             XCTAssertFalse(journeys.isEmpty, definition.id)
-            let request = JourneyGlance.Request(steps: definition.orderedStepIDs + ["noSuchStep"],
-                                                keys: definition.collectedKeys.sorted() + ["noSuchKey"])
+            // Steps and keys asked for twice too, as two lanes' drop-offs on one step ask.
+            let request = JourneyGlance.Request(steps: definition.orderedStepIDs + ["noSuchStep"] + definition.orderedStepIDs.suffix(3),
+                                                keys: definition.collectedKeys.sorted() + ["noSuchKey"] + definition.collectedKeys.sorted().prefix(2))
             var whole: [String: JourneyGlance] = [:]
             for j in journeys { whole[j.userID] = JourneyGlance(j, request: request) }
             try ProjectionStore.forEachGlance(flow: definition.id, definition: definition, store: store, asOf: nil, request: request) { g in
@@ -30,15 +31,17 @@ final class JourneyGlanceTests: XCTestCase {
         XCTAssertGreaterThan(answers, 5_000)
         // A journey without a definition's names: every name in full, read by text.
         let j = JourneyBinaryTests.sample
-        let request = JourneyGlance.Request(steps: ["goal", "somewhereElse", "signIn"], keys: ["goal", "weightKg", "nested"])
+        let request = JourneyGlance.Request(steps: ["goal", "somewhereElse", "signIn", "signIn"], keys: ["goal", "weightKg", "nested", "goal"])
         for names in [JourneyNames.none, JourneyBinaryTests.names] {
             var prompted = j
             prompted.promptOutcomes = ["signIn": ["sign_in_failed reason=network"], "somewhereElse": ["permission_prompted"]]
             let bytes = prompted.binary(resume: JourneyBinaryTests.sampleResume, names: names)
             let g = try bytes.withUnsafeBytes { try JourneyGlance.read(binary: $0, request: request, cache: JourneyDecodingCache(), names: names) }
             XCTAssertEqual(g, JourneyGlance(prompted, request: request))
-            XCTAssertEqual(g.places.map { $0?.status }, [.undetermined, nil, .shown])
-            XCTAssertEqual(g.outcomes, [[], ["permission_prompted"], ["sign_in_failed reason=network"]])
+            XCTAssertEqual(g.places.map { $0?.status }, [.undetermined, nil, .shown, .shown])
+            XCTAssertEqual(g.outcomes, [[], ["permission_prompted"], ["sign_in_failed reason=network"], ["sign_in_failed reason=network"]])
+            XCTAssertEqual(g.answers[3], g.answers[0])
+            XCTAssertNotNil(g.answers[3])
         }
         // Version 1 bytes are read whole.
         let v1 = JourneyBinaryTests.bytes(hex: JourneyBinaryTests.version1Hex)

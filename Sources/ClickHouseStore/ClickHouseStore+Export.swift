@@ -1,0 +1,34 @@
+import FunnelModel
+import EventStore
+
+extension ClickHouseStore {
+    /// Calls `body` with each selected event's line, byte for byte as accepted, in arrival
+    /// order, as the SQLite store's `forEachLine` does. Reads a range of seqs per answer
+    /// (merged across shards by ClickHouse), so memory does not grow with the log. Returns
+    /// how many lines it gave.
+    @discardableResult
+    public func forEachLine(_ selection: EventSelection, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Int {
+        let snapshot = try snapshot()
+        var filter = snapshot.clause
+        if let flow = selection.flow { filter += " AND flow = \(ClickHouseSQL.quote(flow))" }
+        if let user = selection.user { filter += " AND user_id = \(ClickHouseSQL.quote(user))" }
+        if let since = selection.since { filter += " AND ts_us >= \(since.micros)" }
+        if let until = selection.until { filter += " AND ts_us < \(until.micros)" }
+        var last: UInt64 = 0
+        try rows(coordinator, "SELECT max(seq) FROM events WHERE \(snapshot.clause)", doing: "exporting events") { r in
+            last = try r.uint64()
+        }
+        var count = 0
+        var from: UInt64 = 0
+        while from < last {
+            let to = min(last, from + Tuning.exportSeqs)
+            try rows(coordinator, "SELECT line FROM events WHERE \(filter) AND seq > \(from) AND seq <= \(to) ORDER BY seq",
+                     doing: "exporting events") { r in
+                try r.bytesOfString().withUnsafeBufferPointer(body)
+                count += 1
+            }
+            from = to
+        }
+        return count
+    }
+}

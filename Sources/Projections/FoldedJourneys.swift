@@ -1,0 +1,56 @@
+import FunnelModel
+import EventStore
+
+/// Journeys folded from a log at read time, for a store without a journeys projection. The
+/// log hands out a flow's events one user at a time (consecutive events of one user and flow
+/// are a group), each group is folded with `JourneyFold` up to as-of, as the projection folds
+/// it, and handed on as the projection hands it. Memory holds one user's events.
+public struct FoldedJourneys: JourneySource {
+    public let log: any EventLogReading
+
+    public init(log: any EventLogReading) {
+        self.log = log
+    }
+
+    public func forEachFacts(flow: String, definition: FlowDefinition, asOf: Timestamp,
+                             _ body: (JourneyFacts) throws -> Void) throws -> Bool {
+        guard JourneyFacts.supports(definition) else { return false }
+        let context = FlowContext(definition)
+        let prepared = context.facts ?? JourneyFacts.Prepared(definition)
+        try forEachFolded(flow: flow, context: context, asOf: asOf) { j in
+            try body(JourneyFacts(j, definition: definition, slots: context.slots, prepared: prepared))
+        }
+        return true
+    }
+
+    public func forEachJourney(flow: String, definition: FlowDefinition, asOf: Timestamp,
+                               _ body: (Journey) throws -> Void) throws {
+        try forEachFolded(flow: flow, context: FlowContext(definition), asOf: asOf, body)
+    }
+
+    public func forEachGlance(flow: String, definition: FlowDefinition, asOf: Timestamp, request: JourneyGlance.Request,
+                              _ body: (JourneyGlance) throws -> Void) throws {
+        try forEachFolded(flow: flow, context: FlowContext(definition), asOf: asOf) { try body(JourneyGlance($0, request: request)) }
+    }
+
+    /// Folds each group of the flow's events up to `asOf` as the log hands it out; a user
+    /// with no event by then is left out. Users are told apart by their ids' bytes, as the
+    /// store interns them.
+    func forEachFolded(flow: String, context: FlowContext, asOf: Timestamp, _ body: (Journey) throws -> Void) throws {
+        var group: [RecordedEvent] = []
+        func fold() throws {
+            defer { group.removeAll(keepingCapacity: true) }
+            guard let fold = JourneyFold.fold(group, definition: context.definition, until: asOf,
+                                              vocabulary: context.vocabulary) else { return }
+            try body(fold.finish(paths: context.paths))
+        }
+        try log.forEachEvent(flow: flow) { e in
+            if let first = group.first?.event,
+               !first.userID.utf8.elementsEqual(e.event.userID.utf8) || !first.flow.utf8.elementsEqual(e.event.flow.utf8) {
+                try fold()
+            }
+            group.append(e)
+        }
+        try fold()
+    }
+}

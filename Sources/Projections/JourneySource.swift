@@ -1,0 +1,26 @@
+import FunnelModel
+import EventStore
+
+/// What reports read of a store: its log, and every journey of a flow folded with a
+/// definition, as of a time. `EventStore` answers from its journeys projection;
+/// `FoldedJourneys` folds the journeys from any log at read time. Either gives the same
+/// journeys; the order they come in is the source's own, so a reader must not depend on it.
+public protocol JourneySource: Sendable {
+    /// The event log behind the journeys: flows, as-of, last events on a step.
+    var log: any EventLogReading { get }
+
+    /// Streams the report facts of every journey of a flow as of `asOf` (a journey with
+    /// events after it counts what it had by then, and is left out when it had not begun).
+    /// False, with nothing streamed, when facts cannot stand for this definition's journeys
+    /// (`JourneyFacts.supports`): read whole journeys instead.
+    func forEachFacts(flow: String, definition: FlowDefinition, asOf: Timestamp,
+                      _ body: (JourneyFacts) throws -> Void) throws -> Bool
+
+    /// Streams every journey of a flow as of `asOf`, as `forEachFacts` does.
+    func forEachJourney(flow: String, definition: FlowDefinition, asOf: Timestamp,
+                        _ body: (Journey) throws -> Void) throws
+
+    /// Streams what `request` asks of every journey of a flow as of `asOf` (`JourneyGlance`).
+    func forEachGlance(flow: String, definition: FlowDefinition, asOf: Timestamp, request: JourneyGlance.Request,
+                       _ body: (JourneyGlance) throws -> Void) throws
+}

@@ -98,7 +98,7 @@ final class ClickHouseIngestorTests: XCTestCase {
         var perShard: [Set<String>] = []
         for server in store.servers {
             var shard = Set<String>()
-            try VisibleRows.rows(on: server, "SELECT DISTINCT user_id FROM events_shard") { r in
+            try store.rows(server, "SELECT DISTINCT user_id FROM events_shard", doing: "listing a shard's users") { r in
                 shard.insert(try r.string())
             }
             perShard.append(shard)

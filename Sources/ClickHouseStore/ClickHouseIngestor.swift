@@ -34,15 +34,11 @@ public final class ClickHouseIngestor {
             defer { if let spooled { unlink(spooled) } }
             let content: Ingestor.ContentHash
             do {
-                if input.isStandardInput {
-                    let (path, hash) = try Ingestor.spoolStandardInput()
-                    spooled = path
-                    content = hash
-                } else {
-                    content = try Ingestor.hash(path: input.path)
-                }
+                let read = try Ingestor.content(of: input)
+                content = read.0
+                spooled = read.spooled
             } catch let e as InputError {
-                summary.failures.append(.init(path: input.path, kind: e.kind, offset: e.offset, message: e.description, linesKept: 0))
+                summary.failures.append(.unreadable(input.path, e))
                 continue
             }
             let ledger = try ClickHouseLedger.read(store)

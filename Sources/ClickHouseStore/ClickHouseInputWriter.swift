@@ -168,7 +168,7 @@ struct ClickHouseInputWriter {
         let data = try store.coordinator.read("""
             SELECT event_id, line FROM events WHERE event_id IN \(ClickHouseSQL.list(strings: ids)) AND attempt IN \(visible)
             ORDER BY seq FORMAT RowBinary
-            """, doing: doing)
+            """, doing: doing, settings: ["max_ast_elements": String(Tuning.lookupElements), "max_expanded_ast_elements": String(Tuning.lookupElements)])
         var reader = RowBinaryReader(data, doing: doing)
         var out: [String: [UInt8]] = [:]
         while !reader.isAtEnd {

@@ -23,6 +23,9 @@ enum Tuning {
     static let eventRowOverhead = 128
     /// Bytes of duplicate, conflict and quarantine rows held before they are inserted.
     static let sideRowBytes = 4 << 20
+    /// Elements a lookup's query may have: a chunk's ids and the committed attempts (the
+    /// server's default, 50,000, is less than a chunk).
+    static let lookupElements = 4 << 20
     /// Line bytes in a parsed batch, at most.
     static let parseBatchBytes = 4 << 20
 }

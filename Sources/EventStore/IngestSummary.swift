@@ -94,6 +94,11 @@ public struct IngestSummary: Sendable, Hashable {
             self.message = message
             self.linesKept = linesKept
         }
+
+        /// An input that could not be read at all.
+        package static func unreadable(_ path: String, _ e: InputError) -> Failure {
+            Failure(path: path, kind: e.kind, offset: e.offset, message: e.description, linesKept: 0)
+        }
     }
 
     /// Inputs named (after expanding directories), skipped ones included.

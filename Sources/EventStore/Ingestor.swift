@@ -48,15 +48,13 @@ public final class Ingestor {
                     content = a.content
                     prefetched = a.run
                     ahead = nil
-                } else if input.isStandardInput {
-                    let (path, hash) = try Ingestor.spoolStandardInput()
-                    spooled = path
-                    content = hash
                 } else {
-                    content = try Ingestor.hash(path: input.path)
+                    let read = try Ingestor.content(of: input)
+                    content = read.0
+                    spooled = read.spooled
                 }
             } catch let e as InputError {
-                summary.failures.append(.init(path: input.path, kind: e.kind, offset: e.offset, message: e.description, linesKept: 0))
+                summary.failures.append(.unreadable(input.path, e))
                 continue
             }
             let readPath = spooled ?? input.path
@@ -138,6 +136,14 @@ public final class Ingestor {
             size += Int64(n)
         }
         return ContentHash(sha256: hex(hasher.finalize()), size: size)
+    }
+
+    /// An input's content hash; standard input is spooled to a temporary file first, whose
+    /// path is returned for the caller to read and remove.
+    package static func content(of input: InputSource) throws -> (ContentHash, spooled: String?) {
+        guard input.isStandardInput else { return (try hash(path: input.path), nil) }
+        let (path, hash) = try spoolStandardInput()
+        return (hash, path)
     }
 
     /// Copies standard input to a temporary file (hashing it on the way), so that it can be

@@ -1,3 +1,4 @@
+import EventLog
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -29,14 +30,38 @@ public final class ClickHouseClient: Sendable {
 
     deinit { session.finishTasksAndInvalidate() }
 
+    /// A table sent with a query (ClickHouse's external data): the query reads it by `name`,
+    /// e.g. `WHERE event_id IN ids`, and the server parses it as data, not as SQL.
+    public struct ExternalTable: Sendable {
+        public var name: String
+        /// Its columns, as `event_id String`.
+        public var structure: String
+        /// Its rows as TabSeparated (`ClickHouseSQL.tsv` escapes a field).
+        public var rows: Data
+
+        public init(name: String, structure: String, rows: Data) {
+            self.name = name
+            self.structure = structure
+            self.rows = rows
+        }
+    }
+
     /// Runs a query that reads (tried again when the server cannot be reached) and returns its
     /// answer's bytes.
     @discardableResult
-    public func read(_ sql: String, doing: String, settings: [String: String] = [:], useDatabase: Bool = true) throws -> Data {
+    public func read(_ sql: String, doing: String, settings: [String: String] = [:], external: ExternalTable? = nil,
+                     useDatabase: Bool = true) throws -> Data {
+        var settings = settings
+        var body: Body?
+        if let external {
+            settings[external.name + "_structure"] = external.structure
+            settings[external.name + "_format"] = "TabSeparated"
+            body = Body.multipart(external)
+        }
         var delay = Tuning.retryDelay
         for attempt in 1... {
             do {
-                return try send(sql: sql, body: nil, doing: doing, settings: settings, useDatabase: useDatabase)
+                return try send(sql: sql, body: body, doing: doing, settings: settings, useDatabase: useDatabase)
             } catch let e as Unreachable where attempt < Tuning.readAttempts {
                 _ = e
                 Thread.sleep(forTimeInterval: delay)
@@ -53,12 +78,35 @@ public final class ClickHouseClient: Sendable {
         do { _ = try send(sql: sql, body: nil, doing: doing, settings: [:], useDatabase: useDatabase) } catch let e as Unreachable { throw e.error }
     }
 
+    /// A request's body besides the query: an insert's rows (gzip-compressed when large: fewer
+    /// bytes through URLSession), or an external table.
+    struct Body {
+        var data: Data
+        var contentType: String?
+        var encoding: String?
+
+        static func rows(_ rows: Data) -> Body {
+            guard rows.count >= Tuning.compressedBodyBytes, let gzip = GzipMember(level: Tuning.bodyGzipLevel),
+                  let packed = rows.withUnsafeBytes({ gzip.compress($0) { Data($0) } }) else { return Body(data: rows) }
+            return Body(data: packed, encoding: "gzip")
+        }
+
+        static func multipart(_ table: ExternalTable) -> Body {
+            let boundary = "funnel-" + UUID().uuidString
+            var data = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(table.name)\"; filename=\"\(table.name)\"\r\n".utf8)
+            data.append(Data("Content-Type: application/octet-stream\r\n\r\n".utf8))
+            data.append(table.rows)
+            data.append(Data("\r\n--\(boundary)--\r\n".utf8))
+            return Body(data: data, contentType: "multipart/form-data; boundary=\(boundary)")
+        }
+    }
+
     /// Inserts `rows` (RowBinary, in the order of `columns`) into `table`, once: the server
     /// stores the whole body or none of it.
     /// `settings`: query settings, e.g. `insert_distributed_sync=1` for a Distributed table.
     public func insert(into table: String, columns: [String], rows: Data, doing: String, settings: [String: String] = [:]) throws {
         let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) FORMAT RowBinary"
-        do { _ = try send(sql: sql, body: rows, doing: doing, settings: settings, useDatabase: true) } catch let e as Unreachable { throw e.error }
+        do { _ = try send(sql: sql, body: Body.rows(rows), doing: doing, settings: settings, useDatabase: true) } catch let e as Unreachable { throw e.error }
     }
 
     /// A request that did not reach the server or got no answer: a read may be tried again.
@@ -66,15 +114,18 @@ public final class ClickHouseClient: Sendable {
         var error: ClickHouseError
     }
 
-    /// The query goes in the URL when there is a body (an insert's rows), else in the body.
-    private func send(sql: String, body: Data?, doing: String, settings: [String: String], useDatabase: Bool) throws -> Data {
+    /// The query goes in the URL when there is a body (an insert's rows, an external table),
+    /// else in the body.
+    private func send(sql: String, body: Body?, doing: String, settings: [String: String], useDatabase: Bool) throws -> Data {
         var components = URLComponents()
         components.scheme = "http"
         components.host = server.host
         components.port = server.port
         components.path = "/"
         var items = [URLQueryItem(name: "wait_end_of_query", value: "1"),
-                     URLQueryItem(name: "max_query_size", value: String(Tuning.maxQuerySize))]
+                     URLQueryItem(name: "max_query_size", value: String(Tuning.maxQuerySize)),
+                     URLQueryItem(name: "max_ast_elements", value: String(Tuning.queryElements)),
+                     URLQueryItem(name: "max_expanded_ast_elements", value: String(Tuning.queryElements))]
         for (name, value) in settings.sorted(by: { $0.key < $1.key }) { items.append(URLQueryItem(name: name, value: value)) }
         if useDatabase { items.append(URLQueryItem(name: "database", value: database)) }
         if body != nil { items.append(URLQueryItem(name: "query", value: sql)) }
@@ -85,7 +136,9 @@ public final class ClickHouseClient: Sendable {
         }
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
-        request.httpBody = body ?? Data(sql.utf8)
+        request.httpBody = body?.data ?? Data(sql.utf8)
+        if let type = body?.contentType { request.setValue(type, forHTTPHeaderField: "Content-Type") }
+        if let encoding = body?.encoding { request.setValue(encoding, forHTTPHeaderField: "Content-Encoding") }
         if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         let outcome = Outcome()
         let done = DispatchSemaphore(value: 0)

@@ -1,3 +1,4 @@
+import Foundation
 import FunnelModel
 import EventLog
 import EventStore
@@ -165,10 +166,14 @@ struct ClickHouseInputWriter {
     /// two have one).
     private func storedLines(of ids: Set<String>) throws -> [String: [UInt8]] {
         let doing = "looking up \(ids.count) event ids of \(label) among the stored events"
+        // The ids go as an external table: the server reads them as data, much faster than
+        // an IN list of as many literals parsed as SQL.
+        var rows = ""
+        for id in ids { rows += ClickHouseSQL.tsv(id) + "\n" }
         let data = try store.coordinator.read("""
-            SELECT event_id, line FROM events WHERE event_id IN \(ClickHouseSQL.list(strings: ids)) AND attempt IN \(visible)
+            SELECT event_id, line FROM events WHERE event_id IN ids AND attempt IN \(visible)
             ORDER BY seq FORMAT RowBinary
-            """, doing: doing, settings: ["max_ast_elements": String(Tuning.lookupElements), "max_expanded_ast_elements": String(Tuning.lookupElements)])
+            """, doing: doing, external: ClickHouseClient.ExternalTable(name: "ids", structure: "event_id String", rows: Data(rows.utf8)))
         var reader = RowBinaryReader(data, doing: doing)
         var out: [String: [UInt8]] = [:]
         while !reader.isAtEnd {

@@ -29,4 +29,21 @@ public enum ClickHouseSQL {
         let parts = values.map(quote)
         return "(" + (parts.isEmpty ? "NULL" : parts.joined(separator: ", ")) + ")"
     }
+
+    /// `s` as a TabSeparated field (backslash, tab, newline, carriage return and NUL escaped).
+    public static func tsv(_ s: String) -> String {
+        guard s.utf8.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else { return s }
+        var out = ""
+        for c in s.unicodeScalars {
+            switch c {
+            case "\\": out += "\\\\"
+            case "\t": out += "\\t"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\0": out += "\\0"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
 }

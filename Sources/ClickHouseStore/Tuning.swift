@@ -11,6 +11,10 @@ enum Tuning {
     static let maxQuerySize = 64 << 20
     /// Characters of a failed query shown in its error.
     static let queryShown = 160
+    /// An insert's body of this many bytes or more is sent gzip-compressed.
+    static let compressedBodyBytes = 64 << 10
+    /// libdeflate's level for a request body: fast, most of the bytes saved.
+    static let bodyGzipLevel: Int32 = 1
 
     // MARK: ingest
 
@@ -23,14 +27,14 @@ enum Tuning {
     static let eventRowOverhead = 128
     /// Bytes of duplicate, conflict and quarantine rows held before they are inserted.
     static let sideRowBytes = 4 << 20
-    /// Elements a lookup's query may have: a chunk's ids and the committed attempts (the
-    /// server's default, 50,000, is less than a chunk).
-    static let lookupElements = 4 << 20
+    /// Elements a query may have (every request sets it): a chunk's ids, the committed
+    /// attempts, the users of a drop-off (the server's default, 50,000, is less than a chunk).
+    static let queryElements = 4 << 20
     /// Line bytes in a parsed batch, at most.
     static let parseBatchBytes = 4 << 20
-}
 
-extension Tuning {
+    // MARK: reading
+
     /// Line bytes one answer of a whole-log read brings, about: a shard's users are read in
     /// as many hash buckets as it takes (each user in one), so memory does not grow with the log.
     static let bucketBytes: Int64 = 48 << 20

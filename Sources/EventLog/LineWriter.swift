@@ -1,4 +1,3 @@
-import CDeflate
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -31,9 +30,8 @@ public final class LineWriter {
     private let path: String?
     private let partial: String?
     private let fd: Int32
-    private let compressor: OpaquePointer?
+    private let compressor: GzipMember?
     private var buffer: [UInt8] = []
-    private var compressed: [UInt8] = []
 
     /// Standard output when `path` is nil or `-`; gzip when `gzip` (a file only).
     public init(path: String?, gzip: Bool) throws {
@@ -49,7 +47,7 @@ public final class LineWriter {
         let partial = path + ".partial"
         self.partial = partial
         if gzip {
-            guard let c = libdeflate_alloc_compressor(LineWriter.gzipLevel) else {
+            guard let c = GzipMember(level: LineWriter.gzipLevel) else {
                 throw OutputError(path: path, reason: "libdeflate could not allocate a compressor")
             }
             compressor = c
@@ -58,14 +56,12 @@ public final class LineWriter {
         }
         let f = open(partial, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard f >= 0 else {
-            if let compressor { libdeflate_free_compressor(compressor) }
             throw OutputError(path: path, reason: String(cString: strerror(errno)))
         }
         fd = f
     }
 
     deinit {
-        if let compressor { libdeflate_free_compressor(compressor) }
         if fd > 2 { close(fd) }
         if let partial { unlink(partial) }
     }
@@ -92,15 +88,8 @@ public final class LineWriter {
         guard !buffer.isEmpty else { return }
         defer { buffer.removeAll(keepingCapacity: true) }
         guard let compressor else { return try buffer.withUnsafeBytes { try send($0) } }
-        let bound = libdeflate_gzip_compress_bound(compressor, buffer.count)
-        if compressed.count < bound { compressed = [UInt8](repeating: 0, count: bound) }
-        let n = buffer.withUnsafeBytes { src in
-            compressed.withUnsafeMutableBytes { dst in
-                libdeflate_gzip_compress(compressor, src.baseAddress, src.count, dst.baseAddress, dst.count)
-            }
-        }
-        guard n > 0 else { throw OutputError(path: label, reason: "libdeflate could not compress a member") }
-        try compressed.withUnsafeBytes { try send(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        let sent = try buffer.withUnsafeBytes { try compressor.compress($0) { try send($0) } }
+        guard sent != nil else { throw OutputError(path: label, reason: "libdeflate could not compress a member") }
     }
 
     private func send(_ b: UnsafeRawBufferPointer) throws {

@@ -96,6 +96,12 @@ final class ClickHouseBackendTests: XCTestCase {
         let reference = tempDir().appendingPathComponent("r.sqlite").path
         _ = try run(["ingest", inputs], store: reference)
         let store = servers.cluster(ClickHouseServers.database("killed"))
+        // Three days in and reported on first: their users' facts rows are written, and go
+        // stale when the later days bring these users' newer events.
+        let days = try FileManager.default.contentsOfDirectory(atPath: inputs).filter { $0.hasSuffix(".gz") }.sorted()
+        XCTAssertEqual(days.count, 9)
+        _ = try run(["ingest"] + days.prefix(3).map { inputs + "/" + $0 }, store: store)
+        XCTAssertTrue(try run(["report", "--flow", "glp1"], store: store).contains("started"))
         // Killed at several moments: before, during and after its first commits.
         for delay in [0.3, 0.8, 1.5] {
             let p = Process()

@@ -25,7 +25,7 @@ public enum ClickHouseCopy {
             events.string(e.userID)
             events.string(e.flow)
             events.nullableString(e.step)
-            events.string(e.name)
+            events.string(e.rawName)
             events.int64(e.time.micros)
             events.string(s.recorded.line)
         }

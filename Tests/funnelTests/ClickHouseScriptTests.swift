@@ -36,30 +36,46 @@ final class ClickHouseScriptTests: XCTestCase {
         let lines = try String(contentsOf: export, encoding: .utf8).split(separator: "\n").count
         XCTAssertGreaterThan(lines, 10_000)
         let columns = "event_id String, event String, user_id String, ts String, flow String, step Nullable(String)"
-        let insert = "INSERT INTO funnel.events (event_id, event, user_id, ts, flow, step) FORMAT JSONEachRow"
+        let insert = "INSERT INTO exported.events (event_id, event, user_id, ts, flow, step) FORMAT JSONEachRow"
 
         // One server.
-        try query(base, "CREATE DATABASE funnel")
-        try query(base, "CREATE TABLE funnel.events (\(columns)) ENGINE = MergeTree ORDER BY (flow, user_id, ts)")
+        try query(base, "CREATE DATABASE exported")
+        try query(base, "CREATE TABLE exported.events (\(columns)) ENGINE = MergeTree ORDER BY (flow, user_id, ts)")
         try query(base, insert, body: export, settings: "input_format_skip_unknown_fields=1")
-        XCTAssertEqual(try query(base, "SELECT count() FROM funnel.events"), "\(lines)")
+        XCTAssertEqual(try query(base, "SELECT count() FROM exported.events"), "\(lines)")
 
         // Two shards: a local table on each, a Distributed table sharded by user over them.
         for port in [base + 1, base + 2] {
-            try query(port, "CREATE DATABASE funnel")
-            try query(port, "CREATE TABLE funnel.events_local (\(columns)) ENGINE = MergeTree ORDER BY (flow, user_id, ts)")
-            try query(port, "CREATE TABLE funnel.events AS funnel.events_local "
-                      + "ENGINE = Distributed(events, funnel, events_local, cityHash64(user_id))")
+            try query(port, "CREATE DATABASE exported")
+            try query(port, "CREATE TABLE exported.events_local (\(columns)) ENGINE = MergeTree ORDER BY (flow, user_id, ts)")
+            try query(port, "CREATE TABLE exported.events AS exported.events_local "
+                      + "ENGINE = Distributed(events, exported, events_local, cityHash64(user_id))")
         }
         try query(base + 1, insert, body: export, settings: "input_format_skip_unknown_fields=1&insert_distributed_sync=1")
-        XCTAssertEqual(try query(base + 2, "SELECT count() FROM funnel.events"), "\(lines)")
-        let shards = try [base + 1, base + 2].map { try XCTUnwrap(Int(try query($0, "SELECT count() FROM funnel.events_local"))) }
+        XCTAssertEqual(try query(base + 2, "SELECT count() FROM exported.events"), "\(lines)")
+        let shards = try [base + 1, base + 2].map { try XCTUnwrap(Int(try query($0, "SELECT count() FROM exported.events_local"))) }
         XCTAssertEqual(shards.reduce(0, +), lines)
         XCTAssertTrue(shards.allSatisfy { $0 > lines / 4 }, "\(shards)")
         // Each user's events on one shard.
-        let users = try [base + 1, base + 2].map { try query($0, "SELECT uniqExact(user_id) FROM funnel.events_local") }
-        XCTAssertEqual(try query(base + 1, "SELECT uniqExact(user_id) FROM funnel.events"),
+        let users = try [base + 1, base + 2].map { try query($0, "SELECT uniqExact(user_id) FROM exported.events_local") }
+        XCTAssertEqual(try query(base + 1, "SELECT uniqExact(user_id) FROM exported.events"),
                        String(users.compactMap { Int($0) }.reduce(0, +)))
+
+        // The README's three lines, as written (its ports moved to this run's).
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let block = try XCTUnwrap(readme.components(separatedBy: "```bash\n").dropFirst().first?.components(separatedBy: "```").first)
+        let steps = block.split(separator: "\n").map { $0.components(separatedBy: "  #")[0].trimmingCharacters(in: .whitespaces) }
+        XCTAssertEqual(steps.count, 3)
+        XCTAssertEqual(steps.first, "scripts/clickhouse-cluster start")
+        XCTAssertEqual(steps.last, "scripts/clickhouse-cluster stop")
+        let words = steps[1].replacingOccurrences(of: ":8124", with: ":\(base + 1)").replacingOccurrences(of: ":8125", with: ":\(base + 2)")
+            .replacingOccurrences(of: "'", with: "").split(separator: " ").map(String.init)
+        XCTAssertEqual(words.first, "funnel")
+        let example = tempDir()
+        try FileManager.default.createSymbolicLink(at: example.appendingPathComponent("sample-data"), withDestinationURL: sampleData)
+        let report = try runFunnel(Array(words.dropFirst()), directory: example)
+        XCTAssertEqual(report.status, 0, report.stderr)
+        XCTAssertEqual(report.stdout, try String(contentsOf: packageRoot.appendingPathComponent("reports/glp1-cohort-glp1.txt"), encoding: .utf8))
 
         let stop = try run(["/bin/bash", script, "stop", dir.path], environment: env)
         XCTAssertEqual(stop.status, 0, stop.stderr)

@@ -13,6 +13,7 @@ public final class ClickHouseClient: Sendable {
     public let database: String
     private let authorization: String?
     private let session: URLSession
+    private let refusals = Refusals()
 
     public init(server: ClickHouseServer, database: String, user: String?, password: String?) {
         self.server = server
@@ -25,7 +26,7 @@ public final class ClickHouseClient: Sendable {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = Tuning.requestTimeout
         configuration.timeoutIntervalForResource = Tuning.requestTimeout * 12
-        session = URLSession(configuration: configuration)
+        session = URLSession(configuration: configuration, delegate: refusals, delegateQueue: nil)
     }
 
     deinit { session.finishTasksAndInvalidate() }
@@ -142,12 +143,18 @@ public final class ClickHouseClient: Sendable {
         if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         let outcome = Outcome()
         let done = DispatchSemaphore(value: 0)
-        session.dataTask(with: request) { data, response, error in
+        let task = session.dataTask(with: request) { data, response, error in
             outcome.set(data: data, status: (response as? HTTPURLResponse)?.statusCode, error: error)
             done.signal()
-        }.resume()
+        }
+        task.resume()
         done.wait()
         let (data, status, error) = outcome.get()
+        if refusals.take(task.taskIdentifier) {
+            throw ClickHouseError(server: server, doing: doing,
+                                  reason: "the server refused the user or password (HTTP 401); give them as clickhouse://USER:PASSWORD@…",
+                                  query: shown)
+        }
         if let error {
             throw Unreachable(error: ClickHouseError(server: server, doing: doing, reason: "no answer: \(error.localizedDescription)", query: shown))
         }
@@ -193,5 +200,28 @@ private final class Outcome: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return (data, status, error)
+    }
+}
+
+/// Answers the server's request for credentials (HTTP 401): the request carried the ones the
+/// address gave, so the challenge is cancelled and the task noted as refused (URLSession
+/// would otherwise wait for credentials that never come).
+private final class Refusals: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var refused = Set<Int>()
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        lock.lock()
+        refused.insert(task.taskIdentifier)
+        lock.unlock()
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
+    /// Whether the task was refused (forgotten once asked).
+    func take(_ task: Int) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return refused.remove(task) != nil
     }
 }

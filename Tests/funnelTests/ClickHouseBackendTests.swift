@@ -120,6 +120,20 @@ final class ClickHouseBackendTests: XCTestCase {
         }
     }
 
+    func testThePasswordNeverShowsNotEvenInAnError() throws {
+        let servers = try servers()
+        // The servers' user `default` has no password: this one is refused.
+        let address = servers.single("pw").replacingOccurrences(of: "clickhouse://", with: "clickhouse://default:hunter2@")
+        let r = try runFunnel(["report", "--store", address, "--flow", "glp1"])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("cannot open the store clickhouse://default:***@127.0.0.1:"), r.stderr)
+        XCTAssertFalse((r.stdout + r.stderr).contains("hunter2"), r.stderr)
+        let ingest = try runFunnel(["ingest", sampleData.appendingPathComponent("edge").path],
+                                   environment: ProcessInfo.processInfo.environment.merging(["FUNNEL_STORE": address]) { $1 })
+        XCTAssertEqual(ingest.status, 2)
+        XCTAssertFalse((ingest.stdout + ingest.stderr).contains("hunter2"), ingest.stderr)
+    }
+
     /// Where two outputs first differ, with a little context.
     func firstDifference(_ a: String, _ b: String) -> String {
         let x = a.split(separator: "\n", omittingEmptySubsequences: false)

@@ -1,22 +1,7 @@
 /// Literals for ClickHouse SQL text.
 public enum ClickHouseSQL {
-    /// `s` as a quoted string literal (backslash and quote escaped).
-    public static func quote(_ s: String) -> String {
-        var out = "'"
-        out.reserveCapacity(s.utf8.count + 2)
-        for c in s.unicodeScalars {
-            switch c {
-            case "\\": out += "\\\\"
-            case "'": out += "\\'"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\0": out += "\\0"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out + "'"
-    }
+    /// `s` as a quoted string literal.
+    public static func quote(_ s: String) -> String { "'" + tsv(s) + "'" }
 
     /// `values` as a list for `IN (…)`; `(NULL)` (matching nothing) when empty.
     public static func list<S: Sequence>(_ values: S) -> String where S.Element: BinaryInteger {
@@ -30,13 +15,16 @@ public enum ClickHouseSQL {
         return "(" + (parts.isEmpty ? "NULL" : parts.joined(separator: ", ")) + ")"
     }
 
-    /// `s` as a TabSeparated field (backslash, tab, newline, carriage return and NUL escaped).
+    /// `s` with backslash, quote, tab, newline, carriage return and NUL backslash-escaped: a
+    /// TabSeparated field, and the inside of a string literal (the server reads both alike).
     public static func tsv(_ s: String) -> String {
-        guard s.utf8.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else { return s }
+        guard s.utf8.contains(where: { $0 == 0x5C || $0 == 0x27 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else { return s }
         var out = ""
+        out.reserveCapacity(s.utf8.count + 8)
         for c in s.unicodeScalars {
             switch c {
             case "\\": out += "\\\\"
+            case "'": out += "\\'"
             case "\t": out += "\\t"
             case "\n": out += "\\n"
             case "\r": out += "\\r"

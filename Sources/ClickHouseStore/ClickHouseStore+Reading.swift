@@ -101,22 +101,21 @@ extension ClickHouseStore: EventLogReading {
     /// From the ledger's per-flow times, or (when the latest is after `bound`) from the log.
     public func latestEventTime(notAfter bound: Timestamp?) throws -> Timestamp? {
         let snapshot = try snapshot()
-        var latest: Int64?
-        try rows(coordinator, "SELECT count(), max(last_ts_us) FROM input_flows WHERE \(snapshot.clause) AND events > 0",
-                 doing: "reading the latest event time") { r in
+        let fast = try maximum("max(last_ts_us) FROM input_flows WHERE \(snapshot.clause) AND events > 0")
+        guard let bound, let fast, fast > bound.micros else { return fast.map { Timestamp(micros: $0) } }
+        return try maximum("max(ts_us) FROM events WHERE \(snapshot.clause) AND ts_us <= \(bound.micros)").map { Timestamp(micros: $0) }
+    }
+
+    /// `SELECT count(), EXPRESSION`'s maximum, or nil when no row matched (ClickHouse's max of
+    /// nothing is 0).
+    private func maximum(_ expression: String) throws -> Int64? {
+        var out: Int64?
+        try rows(coordinator, "SELECT count(), \(expression)", doing: "reading the latest event time") { r in
             let n = try r.uint64()
             let max = try r.int64()
-            latest = n > 0 ? max : nil
+            out = n > 0 ? max : nil
         }
-        guard let bound, let fast = latest, fast > bound.micros else { return latest.map { Timestamp(micros: $0) } }
-        latest = nil
-        try rows(coordinator, "SELECT count(), max(ts_us) FROM events WHERE \(snapshot.clause) AND ts_us <= \(bound.micros)",
-                 doing: "reading the latest event time") { r in
-            let n = try r.uint64()
-            let max = try r.int64()
-            latest = n > 0 ? max : nil
-        }
-        return latest.map { Timestamp(micros: $0) }
+        return out
     }
 
     /// Events in the log.
@@ -188,11 +187,7 @@ extension ClickHouseStore: EventLogReading {
                         _ body: (String, String, Int, Timestamp, String?) throws -> Void) throws {
         guard !ids.isEmpty else { return }
         let snapshot = try snapshot()
-        var paths: [UInt32: String] = [:]
-        try rows(coordinator, "SELECT id, path FROM inputs", doing: "reading the ledger") { r in
-            let id = try r.uint32()
-            paths[id] = try r.string()
-        }
+        let paths = Dictionary(try inputs().map { (UInt32($0.id), $0.path) }, uniquingKeysWith: { a, _ in a })
         try rows(coordinator, """
             SELECT event_id, input_id, line_no, arrived_us\(line ? ", line" : "") FROM \(table)
             WHERE \(snapshot.clause) AND event_id IN \(ClickHouseSQL.list(strings: Set(ids).sorted()))

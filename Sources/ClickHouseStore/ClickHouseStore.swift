@@ -27,10 +27,8 @@ public final class ClickHouseStore: Sendable {
 
     /// The attempts whose inputs the ledger holds: only their rows count.
     public func committedAttempts() throws -> [UInt64] {
-        let doing = "reading the ledger of \(location)"
-        var reader = RowBinaryReader(try coordinator.read("SELECT attempt FROM inputs ORDER BY id FORMAT RowBinary", doing: doing), doing: doing)
         var out: [UInt64] = []
-        while !reader.isAtEnd { out.append(try reader.uint64()) }
+        try rows(coordinator, "SELECT attempt FROM inputs ORDER BY id", doing: "reading the ledger of \(location)") { out.append(try $0.uint64()) }
         return out
     }
 
@@ -40,9 +38,8 @@ public final class ClickHouseStore: Sendable {
         try server.execute("CREATE DATABASE IF NOT EXISTS \(location.database)", doing: doing, useDatabase: false)
         try server.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name String, applied_us Int64) ENGINE = MergeTree() ORDER BY name",
                            doing: doing)
-        var reader = RowBinaryReader(try server.read("SELECT name FROM schema_migrations FORMAT RowBinary", doing: doing), doing: doing)
         var applied = Set<String>()
-        while !reader.isAtEnd { applied.insert(try reader.string()) }
+        try rows(server, "SELECT name FROM schema_migrations", doing: doing) { applied.insert(try $0.string()) }
         for migration in migrations where !applied.contains(migration.name) {
             for statement in migration.statements(layout) {
                 try server.execute(statement, doing: "applying the migration \(migration.name)")

@@ -25,36 +25,90 @@ public enum ClickHouseFacts {
     public static func forEachFacts(store: ClickHouseStore, flow: String, definition: FlowDefinition, asOf: Timestamp,
                                     _ body: (JourneyFacts) throws -> Void) throws -> Bool {
         guard JourneyFacts.supports(definition) else { return false }
-        let shape = Shape(definition)
+        let folder = FlowFolder(definition)
         let snapshot = try store.snapshot()
         for server in store.servers {
-            let scope = Scope(store: store, server: server, snapshot: snapshot, flow: flow, fingerprint: shape.fingerprint)
+            let scope = Scope(store: store, server: server, snapshot: snapshot, flow: flow, fingerprint: folder.fingerprint)
             let size = try scope.size()
             let foldBuckets = Scope.buckets(size.bytes, Tuning.foldBytes)
-            for bucket in 0..<foldBuckets { try refresh(scope, bucket: bucket, of: foldBuckets, shape: shape) }
+            for bucket in 0..<foldBuckets { try refresh(scope, bucket: bucket, of: foldBuckets, folder: folder) }
             let readBuckets = Scope.buckets(size.users, Tuning.factsPerAnswer)
-            for bucket in 0..<readBuckets { try read(scope, bucket: bucket, of: readBuckets, shape: shape, asOf: asOf, body) }
+            for bucket in 0..<readBuckets { try read(scope, bucket: bucket, of: readBuckets, folder: folder, asOf: asOf, body) }
         }
         return true
     }
 
     /// Folds the journeys whose facts rows are missing or behind, for every flow of the store
     /// that a definition (with facts) describes: what an ingest does once its inputs are in,
-    /// so that the next report only reads. Returns how many journeys were folded.
+    /// so that the next report only reads. The buckets of every shard are folded by
+    /// `Tuning.foldWorkers` threads: one folds while a server sorts the next bucket. Returns
+    /// how many journeys were folded.
     @discardableResult
     public static func refresh(store: ClickHouseStore, definitions: [FlowDefinition]) throws -> Int {
         let flows = Set(try store.flows())
         let snapshot = try store.snapshot()
-        var folded = 0
+        var jobs: [Job] = []
         for definition in definitions where flows.contains(definition.id) && JourneyFacts.supports(definition) {
-            let shape = Shape(definition)
+            let folder = FlowFolder(definition)
             for server in store.servers {
-                let scope = Scope(store: store, server: server, snapshot: snapshot, flow: definition.id, fingerprint: shape.fingerprint)
+                let scope = Scope(store: store, server: server, snapshot: snapshot, flow: definition.id, fingerprint: folder.fingerprint)
                 let buckets = try scope.foldBuckets()
-                for bucket in 0..<buckets { folded += try refresh(scope, bucket: bucket, of: buckets, shape: shape) }
+                for bucket in 0..<buckets { jobs.append(Job(scope: scope, bucket: bucket, of: buckets, folder: folder)) }
             }
         }
-        return folded
+        return try Job.runAll(jobs, workers: Tuning.foldWorkers)
+    }
+
+    /// One bucket of one shard's journeys of a flow to fold.
+    struct Job: Sendable {
+        let scope: Scope
+        let bucket: Int64
+        let of: Int64
+        let folder: FlowFolder
+
+        /// Runs `jobs` on up to `workers` threads, each taking the next job not yet taken; the
+        /// first failure stops them and is thrown. Returns how many journeys were folded.
+        static func runAll(_ jobs: [Job], workers: Int) throws -> Int {
+            let state = Shared()
+            DispatchQueue.concurrentPerform(iterations: max(1, min(workers, jobs.count))) { _ in
+                while let i = state.next(below: jobs.count) {
+                    let job = jobs[i]
+                    do {
+                        state.add(try refresh(job.scope, bucket: job.bucket, of: job.of, folder: job.folder))
+                    } catch {
+                        state.fail(error)
+                    }
+                }
+            }
+            return try state.total()
+        }
+
+        /// The workers' next job, running total and first failure.
+        private final class Shared: @unchecked Sendable {
+            private let lock = NSLock()
+            private var taken = 0
+            private var folded = 0
+            private var failure: (any Error)?
+
+            func next(below count: Int) -> Int? {
+                lock.withLock {
+                    guard failure == nil, taken < count else { return nil }
+                    taken += 1
+                    return taken - 1
+                }
+            }
+
+            func add(_ n: Int) { lock.withLock { folded += n } }
+
+            func fail(_ error: any Error) { lock.withLock { if failure == nil { failure = error } } }
+
+            func total() throws -> Int {
+                try lock.withLock {
+                    if let failure { throw failure }
+                    return folded
+                }
+            }
+        }
     }
 
     /// Drops every facts row and folds them all again from the log; how many journeys.
@@ -65,29 +119,8 @@ public enum ClickHouseFacts {
         return try refresh(store: store, definitions: definitions)
     }
 
-    /// What a definition's facts need, worked out once.
-    struct Shape {
-        let definition: FlowDefinition
-        let fingerprint: String
-        let slots: [String: Int]
-
-        init(_ definition: FlowDefinition) {
-            self.definition = definition
-            fingerprint = ProjectionStore.fingerprint(definition)
-            var slots: [String: Int] = [:]
-            for (i, slot) in JourneyFacts.slots(definition).enumerated() { slots[slot] = i }
-            self.slots = slots
-        }
-
-        func facts(_ events: [RecordedEvent], until: Timestamp? = nil) -> JourneyFacts? {
-            JourneyFold.journey(of: events, definition: definition, until: until).map {
-                JourneyFacts($0, definition: definition, slots: slots)
-            }
-        }
-    }
-
     /// One shard's part of a flow, as one snapshot of the ledger sees it.
-    struct Scope {
+    struct Scope: Sendable {
         let store: ClickHouseStore
         let server: ClickHouseClient
         let snapshot: ClickHouseStore.Snapshot
@@ -142,7 +175,7 @@ public enum ClickHouseFacts {
     /// Folds the users of a bucket whose facts row is missing or behind their events, and
     /// writes their rows; how many.
     @discardableResult
-    static func refresh(_ scope: Scope, bucket: Int64, of count: Int64, shape: Shape) throws -> Int {
+    static func refresh(_ scope: Scope, bucket: Int64, of count: Int64, folder: FlowFolder) throws -> Int {
         let inBucket = ClickHouseStore.bucket(bucket, of: count)
         let stale = """
             (SELECT user_id FROM (\(scope.latest(inBucket)))
@@ -159,9 +192,9 @@ public enum ClickHouseFacts {
             held = 0
         }
         try scope.forEachUser(in: stale, bucket: inBucket) { events in
-            guard let facts = shape.facts(events), let user = events.first?.event.userID else { return }
+            guard let facts = folder.facts(of: events), let user = events.first?.event.userID else { return }
             rows.string(scope.flow)
-            rows.string(shape.fingerprint)
+            rows.string(folder.fingerprint)
             rows.string(user)
             rows.uint64(UInt64(events.map(\.seq).max() ?? 0))
             rows.int64(events.map(\.event.time.micros).max() ?? 0)
@@ -176,7 +209,7 @@ public enum ClickHouseFacts {
 
     /// Streams a bucket's facts rows that are current; a journey with events after `asOf` is
     /// folded again from the log up to it (left out when it had not begun by then).
-    static func read(_ scope: Scope, bucket: Int64, of count: Int64, shape: Shape, asOf: Timestamp,
+    static func read(_ scope: Scope, bucket: Int64, of count: Int64, folder: FlowFolder, asOf: Timestamp,
                      _ body: (JourneyFacts) throws -> Void) throws {
         let inBucket = ClickHouseStore.bucket(bucket, of: count)
         var facts = JourneyFacts.empty
@@ -198,7 +231,7 @@ public enum ClickHouseFacts {
         }
         guard !later.isEmpty else { return }
         try scope.forEachUser(in: ClickHouseSQL.list(strings: later), bucket: inBucket) { events in
-            if let cut = shape.facts(events, until: asOf) { try body(cut) }
+            if let cut = folder.facts(of: events, until: asOf) { try body(cut) }
         }
     }
 }

@@ -2,6 +2,8 @@
 enum Tuning {
     /// Line bytes of a shard folded per answer, about: users go in hash buckets of this size.
     static let foldBytes: Int64 = 48 << 20
+    /// Threads that fold buckets of journeys at once after an ingest (each holds one bucket).
+    static let foldWorkers = 2
     /// Facts rows one answer brings, about.
     static let factsPerAnswer: Int64 = 200_000
     /// Facts rows written per insert.

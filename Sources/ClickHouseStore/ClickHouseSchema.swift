@@ -9,12 +9,23 @@ public enum ClickHouseSchema {
     public struct Migration: Sendable {
         public var name: String
         /// The statements for a server of a store with this layout.
-        public var statements: @Sendable (Layout) -> [String]
+        public var statements: @Sendable (Layout) -> [Statement]
 
-        public init(name: String, statements: @escaping @Sendable (Layout) -> [String]) {
+        public init(name: String, statements: @escaping @Sendable (Layout) -> [Statement]) {
             self.name = name
             self.statements = statements
         }
+    }
+
+    /// A step of a migration. Each can run again after a kill between it and the migration's
+    /// record: SQL with `IF NOT EXISTS`, or a column added only when the table lacks it
+    /// (ClickHouse 18.16 has no `ADD COLUMN IF NOT EXISTS`).
+    public enum Statement: Sendable, Equatable, ExpressibleByStringInterpolation {
+        case sql(String)
+        /// `ALTER TABLE table ADD COLUMN column definition`, skipped when the column exists.
+        case addColumn(table: String, column: String, definition: String)
+
+        public init(stringLiteral value: String) { self = .sql(value) }
     }
 
     /// What the statements depend on: the database, and the cluster when sharded.
@@ -28,7 +39,7 @@ public enum ClickHouseSchema {
 
     public static let migrations: [Migration] = [
         Migration(name: "v1-events") { layout in
-            var statements = ["""
+            var statements: [Statement] = ["""
                 CREATE TABLE IF NOT EXISTS \(layout.shardEvents) (
                     seq UInt64, attempt UInt64, input_id UInt32, line_no UInt32,
                     event_id String, user_id String, flow String, step Nullable(String), event String,
@@ -72,6 +83,13 @@ public enum ClickHouseSchema {
                     reason_code String, reason String, raw String
                 ) ENGINE = MergeTree() ORDER BY (input_id, line_no)
                 """]
+        },
+        // A chunk's ids are looked up by this hash first: 8 bytes a row to read, not the id.
+        Migration(name: "v2-event-id-hash") { layout in
+            let definition = "UInt64 DEFAULT cityHash64(event_id)"
+            var statements: [Statement] = [.addColumn(table: layout.shardEvents, column: "id_hash", definition: definition)]
+            if layout.cluster != nil { statements.append(.addColumn(table: "events", column: "id_hash", definition: definition)) }
+            return statements
         },
     ]
 }

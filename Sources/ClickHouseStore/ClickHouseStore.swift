@@ -42,13 +42,28 @@ public final class ClickHouseStore: Sendable {
         try rows(server, "SELECT name FROM schema_migrations", doing: doing) { applied.insert(try $0.string()) }
         for migration in migrations where !applied.contains(migration.name) {
             for statement in migration.statements(layout) {
-                try server.execute(statement, doing: "applying the migration \(migration.name)")
+                try apply(statement, on: server, doing: "applying the migration \(migration.name)")
             }
             var row = RowBinaryWriter()
             row.string(migration.name)
             row.int64(Int64(Date().timeIntervalSince1970 * 1e6))
             try server.insert(into: "schema_migrations", columns: ["name", "applied_us"], rows: row.data,
                               doing: "recording the migration \(migration.name)")
+        }
+    }
+
+    private func apply(_ statement: ClickHouseSchema.Statement, on server: ClickHouseClient, doing: String) throws {
+        switch statement {
+        case .sql(let sql):
+            try server.execute(sql, doing: doing)
+        case .addColumn(let table, let column, let definition):
+            var present = false
+            try rows(server, """
+                SELECT count() FROM system.columns
+                WHERE database = \(ClickHouseSQL.quote(location.database)) AND table = \(ClickHouseSQL.quote(table))
+                  AND name = \(ClickHouseSQL.quote(column))
+                """, doing: doing) { present = try $0.uint64() > 0 }
+            if !present { try server.execute("ALTER TABLE \(table) ADD COLUMN \(column) \(definition)", doing: doing) }
         }
     }
 }

@@ -15,34 +15,32 @@ public struct FoldedJourneys: JourneySource {
     public func forEachFacts(flow: String, definition: FlowDefinition, asOf: Timestamp,
                              _ body: (JourneyFacts) throws -> Void) throws -> Bool {
         guard JourneyFacts.supports(definition) else { return false }
-        let context = FlowContext(definition)
-        let prepared = context.facts ?? JourneyFacts.Prepared(definition)
-        try forEachFolded(flow: flow, context: context, asOf: asOf) { j in
-            try body(JourneyFacts(j, definition: definition, slots: context.slots, prepared: prepared))
+        let folder = FlowFolder(definition)
+        try forEachFolded(flow: flow, folder: folder, asOf: asOf) { j in
+            if let facts = folder.facts(of: j) { try body(facts) }
         }
         return true
     }
 
     public func forEachJourney(flow: String, definition: FlowDefinition, asOf: Timestamp,
                                _ body: (Journey) throws -> Void) throws {
-        try forEachFolded(flow: flow, context: FlowContext(definition), asOf: asOf, body)
+        try forEachFolded(flow: flow, folder: FlowFolder(definition), asOf: asOf, body)
     }
 
     public func forEachGlance(flow: String, definition: FlowDefinition, asOf: Timestamp, request: JourneyGlance.Request,
                               _ body: (JourneyGlance) throws -> Void) throws {
-        try forEachFolded(flow: flow, context: FlowContext(definition), asOf: asOf) { try body(JourneyGlance($0, request: request)) }
+        try forEachFolded(flow: flow, folder: FlowFolder(definition), asOf: asOf) { try body(JourneyGlance($0, request: request)) }
     }
 
     /// Folds each group of the flow's events up to `asOf` as the log hands it out; a user
     /// with no event by then is left out. Users are told apart by their ids' bytes, as the
     /// store interns them.
-    func forEachFolded(flow: String, context: FlowContext, asOf: Timestamp, _ body: (Journey) throws -> Void) throws {
+    func forEachFolded(flow: String, folder: FlowFolder, asOf: Timestamp, _ body: (Journey) throws -> Void) throws {
         var group: [RecordedEvent] = []
         func fold() throws {
             defer { group.removeAll(keepingCapacity: true) }
-            guard let fold = JourneyFold.fold(group, definition: context.definition, until: asOf,
-                                              vocabulary: context.vocabulary) else { return }
-            try body(fold.finish(paths: context.paths))
+            guard let journey = folder.journey(of: group, until: asOf) else { return }
+            try body(journey)
         }
         try log.forEachEvent(flow: flow) { e in
             if let first = group.first?.event,

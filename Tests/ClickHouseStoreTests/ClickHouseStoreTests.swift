@@ -34,6 +34,41 @@ final class ClickHouseStoreTests: XCTestCase {
         XCTAssertEqual(tables, "0\n")
     }
 
+    func testAStoreWithoutTheIdHashGetsItForItsOldRowsEvenAfterAKilledMigration() throws {
+        let servers = try running()
+        let database = ClickHouseServers.database("upgrade")
+        let location = try ClickHouseLocation(servers.cluster(database))
+        let store = try ClickHouseStore(location: location)
+        // Back to v1 as an older funnel left it: no id_hash column, no v2 record; one shard
+        // is as a kill between its ALTER and the record leaves it (column there, no record).
+        for (i, client) in store.servers.enumerated() {
+            try client.execute("ALTER TABLE events DROP COLUMN id_hash", doing: "downgrading")
+            if i > 0 { try client.execute("ALTER TABLE events_shard DROP COLUMN id_hash", doing: "downgrading") }
+            try client.execute("TRUNCATE TABLE schema_migrations", doing: "downgrading")
+            try client.execute("INSERT INTO schema_migrations (name) VALUES ('v1-events'), ('v1-ledger')", doing: "downgrading")
+        }
+        var rows = RowBinaryWriter()
+        for (seq, user) in ["u-1", "u-2", "u-3", "u-4"].enumerated() {
+            rows.uint64(UInt64(seq) + 1)
+            rows.string("e-\(user)")
+            rows.string(user)
+        }
+        try store.coordinator.insert(into: "events", columns: ["seq", "event_id", "user_id"], rows: rows.data, doing: "inserting",
+                                     settings: ["insert_distributed_sync": "1"])
+
+        let upgraded = try ClickHouseStore(location: location)
+        let check = String(decoding: try upgraded.coordinator.read("""
+            SELECT count(), countIf(id_hash = cityHash64(event_id)) FROM events
+            PREWHERE id_hash IN (SELECT cityHash64(arrayJoin(['e-u-1', 'e-u-4', 'e-missing'])))
+            """, doing: "checking"), as: UTF8.self)
+        XCTAssertEqual(check, "2\t2\n")
+        for client in upgraded.servers {
+            let applied = String(decoding: try client.read("SELECT count() FROM schema_migrations WHERE name = 'v2-event-id-hash'",
+                                                           doing: "counting"), as: UTF8.self)
+            XCTAssertEqual(applied, "1\n")
+        }
+    }
+
     func testRowsGoInAndComeBackInRowBinary() throws {
         let servers = try running()
         let store = try ClickHouseStore(location: try ClickHouseLocation(servers.single(ClickHouseServers.database("rows"))))

@@ -1,0 +1,35 @@
+import FunnelModel
+import EventStore
+
+/// Folds the journeys of one flow, with what folding needs of its definition worked out once
+/// (vocabulary, expected paths, facts' slots and cohort conditions): for callers that fold
+/// many users' events one user at a time, as `FoldedJourneys` and a store's own facts do.
+public struct FlowFolder: Sendable {
+    let context: FlowContext
+
+    public init(_ definition: FlowDefinition?) {
+        context = FlowContext(definition)
+    }
+
+    /// The definition's fingerprint: facts folded with another definition are not these.
+    public var fingerprint: String { context.fingerprint }
+
+    /// The journey of one user's events in one flow (any order) up to `until`; nil when the
+    /// user has no event by then.
+    public func journey(of events: [RecordedEvent], until: Timestamp? = nil) -> Journey? {
+        JourneyFold.fold(events, definition: context.definition, until: until, vocabulary: context.vocabulary)?
+            .finish(paths: context.paths)
+    }
+
+    /// The report facts of that journey; nil without a definition or without an event by `until`.
+    public func facts(of events: [RecordedEvent], until: Timestamp? = nil) -> JourneyFacts? {
+        guard let journey = journey(of: events, until: until) else { return nil }
+        return facts(of: journey)
+    }
+
+    /// The report facts of a journey folded with this definition; nil without one.
+    func facts(of journey: Journey) -> JourneyFacts? {
+        guard let definition = context.definition, let prepared = context.facts else { return nil }
+        return JourneyFacts(journey, definition: definition, slots: context.slots, prepared: prepared)
+    }
+}

@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     ],
     targets: [
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
@@ -34,7 +36,13 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: hotPath),
         // A second backend for the log: ClickHouse, one server or a cluster, over HTTP.
-        .target(name: "ClickHouseStore", dependencies: ["FunnelModel", "EventLog", "EventStore"]),
+        .target(name: "ClickHouseStore", dependencies: [
+            "FunnelModel", "EventLog", "EventStore",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+        ]),
         .target(name: "Projections", dependencies: [
             "FunnelModel", "EventLog", "EventStore",
             .product(name: "GRDB", package: "GRDB.swift"),

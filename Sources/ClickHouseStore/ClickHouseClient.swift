@@ -1,19 +1,33 @@
+import AsyncHTTPClient
 import EventLog
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
+import NIOFoundationCompat
+import NIOPosix
 
-/// One server's HTTP interface, through Foundation's URLSession: a query's whole answer, or
-/// an insert's rows sent as one body. The server answers only once the query has ended
+/// One server's HTTP interface, through async-http-client: a query's whole answer, or an
+/// insert's rows sent as one body. The server answers only once the query has ended
 /// (`wait_end_of_query`), so a failure is never a status 200 with an error at the end.
 /// Reads are tried again when the server cannot be reached; inserts never are.
 public final class ClickHouseClient: Sendable {
     public let server: ClickHouseServer
     public let database: String
     private let authorization: String?
-    private let session: URLSession
-    private let refusals = Refusals()
+
+    /// The process's one HTTP client, shared by every server's requests (its pool keeps a few
+    /// connections per server); it lives as long as the process, so it is never shut down.
+    private static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: amount(Tuning.connectTimeout), read: amount(Tuning.requestTimeout))
+        configuration.connectionPool = .init(idleTimeout: amount(Tuning.idleConnectionTimeout))
+        // A refused connection fails the request at once; `read` decides whether to try again.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    /// The longest a whole request may take, its upload included (the read timeout only
+    /// starts once the body is sent).
+    private static let requestDeadline = amount(Tuning.requestTimeout * 12)
 
     public init(server: ClickHouseServer, database: String, user: String?, password: String?) {
         self.server = server
@@ -23,13 +37,7 @@ public final class ClickHouseClient: Sendable {
         } else {
             authorization = nil
         }
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = Tuning.requestTimeout
-        configuration.timeoutIntervalForResource = Tuning.requestTimeout * 12
-        session = URLSession(configuration: configuration, delegate: refusals, delegateQueue: nil)
     }
-
-    deinit { session.finishTasksAndInvalidate() }
 
     /// A table sent with a query (ClickHouse's external data): the query reads it by `name`,
     /// e.g. `WHERE event_id IN ids`, and the server parses it as data, not as SQL.
@@ -80,25 +88,30 @@ public final class ClickHouseClient: Sendable {
     }
 
     /// A request's body besides the query: an insert's rows (gzip-compressed when large: fewer
-    /// bytes through URLSession), or an external table.
+    /// bytes to send and for the server to read), or an external table.
     struct Body {
-        var data: Data
+        var bytes: ByteBuffer
         var contentType: String?
         var encoding: String?
 
         static func rows(_ rows: Data) -> Body {
             guard rows.count >= Tuning.compressedBodyBytes, let gzip = GzipMember(level: Tuning.bodyGzipLevel),
-                  let packed = rows.withUnsafeBytes({ gzip.compress($0) { Data($0) } }) else { return Body(data: rows) }
-            return Body(data: packed, encoding: "gzip")
+                  let packed = rows.withUnsafeBytes({ gzip.compress($0) { ByteBuffer(bytes: $0) } }) else {
+                return Body(bytes: ByteBuffer(data: rows))
+            }
+            return Body(bytes: packed, encoding: "gzip")
         }
 
         static func multipart(_ table: ExternalTable) -> Body {
             let boundary = "funnel-" + UUID().uuidString
-            var data = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(table.name)\"; filename=\"\(table.name)\"\r\n".utf8)
-            data.append(Data("Content-Type: application/octet-stream\r\n\r\n".utf8))
-            data.append(table.rows)
-            data.append(Data("\r\n--\(boundary)--\r\n".utf8))
-            return Body(data: data, contentType: "multipart/form-data; boundary=\(boundary)")
+            let head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(table.name)\"; filename=\"\(table.name)\"\r\n"
+                + "Content-Type: application/octet-stream\r\n\r\n"
+            let tail = "\r\n--\(boundary)--\r\n"
+            var bytes = ByteBufferAllocator().buffer(capacity: head.utf8.count + table.rows.count + tail.utf8.count)
+            bytes.writeString(head)
+            bytes.writeData(table.rows)
+            bytes.writeString(tail)
+            return Body(bytes: bytes, contentType: "multipart/form-data; boundary=\(boundary)")
         }
     }
 
@@ -135,37 +148,59 @@ public final class ClickHouseClient: Sendable {
         guard let url = components.url else {
             throw ClickHouseError(server: server, doing: doing, reason: "cannot form the request's URL", query: shown)
         }
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.httpBody = body?.data ?? Data(sql.utf8)
-        if let type = body?.contentType { request.setValue(type, forHTTPHeaderField: "Content-Type") }
-        if let encoding = body?.encoding { request.setValue(encoding, forHTTPHeaderField: "Content-Encoding") }
-        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
-        let outcome = Outcome()
-        let done = DispatchSemaphore(value: 0)
-        let task = session.dataTask(with: request) { data, response, error in
-            outcome.set(data: data, status: (response as? HTTPURLResponse)?.statusCode, error: error)
-            done.signal()
+        var request: HTTPClient.Request
+        do {
+            request = try HTTPClient.Request(url: url, method: .POST, body: .byteBuffer(body?.bytes ?? ByteBuffer(string: sql)))
+        } catch {
+            throw ClickHouseError(server: server, doing: doing, reason: "cannot form the request's URL (\(Self.reason(error)))", query: shown)
         }
-        task.resume()
-        done.wait()
-        let (data, status, error) = outcome.get()
-        if refusals.take(task.taskIdentifier) {
+        if let type = body?.contentType { request.headers.add(name: "Content-Type", value: type) }
+        if let encoding = body?.encoding { request.headers.add(name: "Content-Encoding", value: encoding) }
+        if let authorization { request.headers.add(name: "Authorization", value: authorization) }
+        let response: HTTPClient.Response
+        do {
+            response = try Self.http.execute(request: request, deadline: .now() + Self.requestDeadline).wait()
+        } catch {
+            throw Unreachable(error: ClickHouseError(server: server, doing: doing, reason: "no answer: \(Self.reason(error))", query: shown))
+        }
+        let answer = response.body ?? ByteBuffer()
+        switch response.status.code {
+        case 200:
+            return Data(buffer: answer)
+        case 401:
             throw ClickHouseError(server: server, doing: doing,
                                   reason: "the server refused the user or password (HTTP 401); give them as clickhouse://USER:PASSWORD@…",
                                   query: shown)
-        }
-        if let error {
-            throw Unreachable(error: ClickHouseError(server: server, doing: doing, reason: "no answer: \(error.localizedDescription)", query: shown))
-        }
-        guard let status else {
-            throw Unreachable(error: ClickHouseError(server: server, doing: doing, reason: "no HTTP answer", query: shown))
-        }
-        guard status == 200 else {
-            let text = String(decoding: (data ?? Data()).prefix(2_000), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        case let status:
+            let text = String(decoding: answer.readableBytesView.prefix(2_000), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             throw ClickHouseError(server: server, doing: doing, reason: "HTTP \(status): \(Self.exception(text))", query: shown)
         }
-        return data ?? Data()
+    }
+
+    /// Why a request got no answer, in a few words (the error names the server already).
+    static func reason(_ error: any Error) -> String {
+        switch error {
+        case let error as HTTPClientError where error == .readTimeout:
+            return "nothing came for \(Int(Tuning.requestTimeout)) s"
+        case let error as HTTPClientError where error == .connectTimeout:
+            return "no connection within \(Int(Tuning.connectTimeout)) s"
+        case let error as HTTPClientError where error == .deadlineExceeded:
+            return "not done within \(Int(Tuning.requestTimeout * 12)) s"
+        case let error as HTTPClientError:
+            return error.shortDescription.lowercased()
+        case let error as NIOConnectionError:
+            if let dns = error.dnsAError ?? error.dnsAAAAError { return "cannot resolve \(error.host) (\(dns))" }
+            return error.connectionErrors.last.map { reason($0.error) } ?? "cannot connect"
+        case let error as IOError:
+            return String(cString: strerror(error.errnoCode)).lowercased()
+        default:
+            return String(describing: error)
+        }
+    }
+
+    /// Seconds as NIO's time amount.
+    private static func amount(_ seconds: Double) -> TimeAmount {
+        .nanoseconds(Int64(seconds * 1e9))
     }
 
     /// The server's exception text without its stack-trace boilerplate.
@@ -178,50 +213,5 @@ public final class ClickHouseClient: Sendable {
     static func shown(_ sql: String) -> String {
         let line = sql.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
         return line.count <= Tuning.queryShown ? line : String(line.prefix(Tuning.queryShown)) + "…"
-    }
-}
-
-/// A request's result, handed from URLSession's queue to the waiting caller.
-private final class Outcome: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data: Data?
-    private var status: Int?
-    private var error: (any Error)?
-
-    func set(data: Data?, status: Int?, error: (any Error)?) {
-        lock.lock()
-        defer { lock.unlock() }
-        self.data = data
-        self.status = status
-        self.error = error
-    }
-
-    func get() -> (Data?, Int?, (any Error)?) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (data, status, error)
-    }
-}
-
-/// Answers the server's request for credentials (HTTP 401): the request carried the ones the
-/// address gave, so the challenge is cancelled and the task noted as refused (URLSession
-/// would otherwise wait for credentials that never come).
-private final class Refusals: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    private let lock = NSLock()
-    private var refused = Set<Int>()
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-                    completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
-        lock.lock()
-        refused.insert(task.taskIdentifier)
-        lock.unlock()
-        completionHandler(.cancelAuthenticationChallenge, nil)
-    }
-
-    /// Whether the task was refused (forgotten once asked).
-    func take(_ task: Int) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return refused.remove(task) != nil
     }
 }

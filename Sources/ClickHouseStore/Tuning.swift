@@ -2,6 +2,12 @@
 enum Tuning {
     /// Seconds a request may wait for the server's next bytes before it fails.
     static let requestTimeout: Double = 300
+    /// Seconds a new connection to the server may take to open before the request fails.
+    static let connectTimeout: Double = 10
+    /// Seconds an idle connection is kept for the next request: under the server's
+    /// `keep_alive_timeout` (3 s in its packaged config, 10 s or more by default), so funnel
+    /// closes it first and never sends a request on one the server is closing.
+    static let idleConnectionTimeout: Double = 2
     /// How often a read (never an insert) is tried when the server cannot be reached.
     static let readAttempts = 3
     /// Seconds before the second try of a read; doubled before each further one.

@@ -153,7 +153,8 @@ public enum ClickHouseFacts {
             return out
         }
 
-        /// Streams the events of `users` (a subquery or a list), grouped by user in fold order.
+        /// Streams the events of `users` (a subquery or a list), grouped by user in fold order,
+        /// without their lines' text (folding does not read it).
         func forEachUser(in users: String, bucket: String, _ body: ([RecordedEvent]) throws -> Void) throws {
             var lines = RecordedLines()
             var group: [RecordedEvent] = []
@@ -161,7 +162,7 @@ public enum ClickHouseFacts {
                 SELECT seq, line FROM \(events) WHERE \(inFlow)\(bucket) AND user_id IN \(users)
                 ORDER BY user_id, ts_us, seq
                 """, doing: doing) { r in
-                let event = try lines.event(seq: Int64(try r.uint64()), line: try r.bytesOfString())
+                let event = try lines.event(seq: Int64(try r.uint64()), line: try r.bytesOfString(), keepLine: false)
                 if let first = group.first, first.event.userID != event.event.userID {
                     try body(group)
                     group.removeAll(keepingCapacity: true)

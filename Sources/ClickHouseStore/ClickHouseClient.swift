@@ -12,6 +12,8 @@ import NIOPosix
 public final class ClickHouseClient: Sendable {
     public let server: ClickHouseServer
     public let database: String
+    /// Whether large insert bodies go gzip-compressed.
+    public let compress: Bool
     private let authorization: String?
 
     /// The process's one HTTP client, shared by every server's requests (its pool keeps a few
@@ -29,9 +31,11 @@ public final class ClickHouseClient: Sendable {
     /// starts once the body is sent).
     private static let requestDeadline = amount(Tuning.requestTimeout * 12)
 
-    public init(server: ClickHouseServer, database: String, user: String?, password: String?) {
+    /// `compress`: whether large inserts go gzip-compressed (nil: unless the server is on this machine).
+    public init(server: ClickHouseServer, database: String, user: String?, password: String?, compress: Bool? = nil) {
         self.server = server
         self.database = database
+        self.compress = compress ?? !server.isLoopback
         if let user {
             authorization = "Basic " + Data("\(user):\(password ?? "")".utf8).base64EncodedString()
         } else {
@@ -87,15 +91,17 @@ public final class ClickHouseClient: Sendable {
         do { _ = try send(sql: sql, body: nil, doing: doing, settings: [:], useDatabase: useDatabase) } catch let e as Unreachable { throw e.error }
     }
 
-    /// A request's body besides the query: an insert's rows (gzip-compressed when large: fewer
-    /// bytes to send and for the server to read), or an external table.
+    /// A request's body besides the query: an insert's rows (gzip-compressed when large and
+    /// going over a network: fewer bytes to send), or an external table.
     struct Body {
         var bytes: ByteBuffer
         var contentType: String?
         var encoding: String?
 
-        static func rows(_ rows: Data) -> Body {
-            guard rows.count >= Tuning.compressedBodyBytes, let gzip = GzipMember(level: Tuning.bodyGzipLevel),
+        /// `compress`: whether a large body is worth compressing (not to a server on this
+        /// machine, where compressing and unpacking cost both sides CPU and save no network).
+        static func rows(_ rows: Data, compress: Bool) -> Body {
+            guard compress, rows.count >= Tuning.compressedBodyBytes, let gzip = GzipMember(level: Tuning.bodyGzipLevel),
                   let packed = rows.withUnsafeBytes({ gzip.compress($0) { ByteBuffer(bytes: $0) } }) else {
                 return Body(bytes: ByteBuffer(data: rows))
             }
@@ -119,18 +125,71 @@ public final class ClickHouseClient: Sendable {
     /// stores the whole body or none of it.
     /// `settings`: query settings, e.g. `insert_distributed_sync=1` for a Distributed table.
     public func insert(into table: String, columns: [String], rows: Data, doing: String, settings: [String: String] = [:]) throws {
+        try startInsert(into: table, columns: columns, rows: rows, doing: doing, settings: settings).wait()
+    }
+
+    /// `insert`, sent now and waited for later: the caller goes on while the server stores
+    /// the rows, and learns the outcome from `wait()`.
+    public func startInsert(into table: String, columns: [String], rows: Data, doing: String,
+                            settings: [String: String] = [:]) throws -> PendingInsert {
         let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) FORMAT RowBinary"
-        do { _ = try send(sql: sql, body: Body.rows(rows), doing: doing, settings: settings, useDatabase: true) } catch let e as Unreachable { throw e.error }
+        return PendingInsert(request: try start(sql: sql, body: Body.rows(rows, compress: compress), doing: doing, settings: settings,
+                                                useDatabase: true))
+    }
+
+    /// An insert under way.
+    public struct PendingInsert: Sendable {
+        fileprivate let request: Request
+
+        /// Waits until the server stored the rows or failed; throws its error.
+        public func wait() throws {
+            do { _ = try request.answer() } catch let e as Unreachable { throw e.error }
+        }
     }
 
     /// A request that did not reach the server or got no answer: a read may be tried again.
-    private struct Unreachable: Error {
+    fileprivate struct Unreachable: Error {
         var error: ClickHouseError
     }
 
-    /// The query goes in the URL when there is a body (an insert's rows, an external table),
-    /// else in the body.
     private func send(sql: String, body: Body?, doing: String, settings: [String: String], useDatabase: Bool) throws -> Data {
+        try start(sql: sql, body: body, doing: doing, settings: settings, useDatabase: useDatabase).answer()
+    }
+
+    /// A request sent, its answer still to come.
+    fileprivate struct Request: Sendable {
+        let server: ClickHouseServer
+        let doing: String
+        let shown: String
+        let response: EventLoopFuture<HTTPClient.Response>
+
+        /// Waits for the answer: its bytes on status 200, else the server's error.
+        func answer() throws -> Data {
+            let response: HTTPClient.Response
+            do {
+                response = try self.response.wait()
+            } catch {
+                throw Unreachable(error: ClickHouseError(server: server, doing: doing, reason: "no answer: \(ClickHouseClient.reason(error))",
+                                                         query: shown))
+            }
+            let answer = response.body ?? ByteBuffer()
+            switch response.status.code {
+            case 200:
+                return Data(buffer: answer)
+            case 401:
+                throw ClickHouseError(server: server, doing: doing,
+                                      reason: "the server refused the user or password (HTTP 401); give them as clickhouse://USER:PASSWORD@…",
+                                      query: shown)
+            case let status:
+                let text = String(decoding: answer.readableBytesView.prefix(2_000), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                throw ClickHouseError(server: server, doing: doing, reason: "HTTP \(status): \(ClickHouseClient.exception(text))", query: shown)
+            }
+        }
+    }
+
+    /// Sends a request. The query goes in the URL when there is a body (an insert's rows, an
+    /// external table), else in the body.
+    private func start(sql: String, body: Body?, doing: String, settings: [String: String], useDatabase: Bool) throws -> Request {
         var components = URLComponents()
         components.scheme = "http"
         components.host = server.host
@@ -157,24 +216,8 @@ public final class ClickHouseClient: Sendable {
         if let type = body?.contentType { request.headers.add(name: "Content-Type", value: type) }
         if let encoding = body?.encoding { request.headers.add(name: "Content-Encoding", value: encoding) }
         if let authorization { request.headers.add(name: "Authorization", value: authorization) }
-        let response: HTTPClient.Response
-        do {
-            response = try Self.http.execute(request: request, deadline: .now() + Self.requestDeadline).wait()
-        } catch {
-            throw Unreachable(error: ClickHouseError(server: server, doing: doing, reason: "no answer: \(Self.reason(error))", query: shown))
-        }
-        let answer = response.body ?? ByteBuffer()
-        switch response.status.code {
-        case 200:
-            return Data(buffer: answer)
-        case 401:
-            throw ClickHouseError(server: server, doing: doing,
-                                  reason: "the server refused the user or password (HTTP 401); give them as clickhouse://USER:PASSWORD@…",
-                                  query: shown)
-        case let status:
-            let text = String(decoding: answer.readableBytesView.prefix(2_000), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw ClickHouseError(server: server, doing: doing, reason: "HTTP \(status): \(Self.exception(text))", query: shown)
-        }
+        return Request(server: server, doing: doing, shown: shown,
+                       response: Self.http.execute(request: request, deadline: .now() + Self.requestDeadline))
     }
 
     /// Why a request got no answer, in a few words (the error names the server already).

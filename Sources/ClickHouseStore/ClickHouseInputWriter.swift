@@ -36,6 +36,12 @@ struct ClickHouseInputWriter {
     }
     private var waiting: [Waiting] = []
     private var bytes: [UInt8] = []
+    /// The last chunk's insert, still under way while the next chunk fills and is looked up.
+    private var pending: ClickHouseClient.PendingInsert?
+    /// The last chunk's accepted lines by id (in `sentBytes`): a lookup made while its insert
+    /// was under way may not see them, so the next chunk compares with them here.
+    private var sent: [String: Range<Int>] = [:]
+    private var sentBytes: [UInt8] = []
     private var duplicates = RowBinaryWriter()
     private var conflicts = RowBinaryWriter()
     private var quarantined = RowBinaryWriter()
@@ -101,21 +107,27 @@ struct ClickHouseInputWriter {
         result.countQuarantined(rejection)
     }
 
-    /// Decides the chunk's lines in order against the visible events with their ids and the
-    /// chunk's earlier lines, and inserts its events.
+    /// Decides the chunk's lines in order against the visible events with their ids, the last
+    /// chunk's and this chunk's earlier lines, and starts the insert of its events. The lookup
+    /// runs while the last chunk's insert is still under way; that insert is waited for before
+    /// this one starts, so at most one is in flight.
     private mutating func writeChunk() throws {
         guard !waiting.isEmpty else { return }
         let stored = try storedLines(of: Set(waiting.map(\.eventID)))
+        try pending?.wait()
+        pending = nil
         var rows = RowBinaryWriter(capacity: bytes.count + waiting.count * Tuning.eventRowOverhead)
         let firstLine = waiting[0].line, lastLine = waiting[waiting.count - 1].line
+        // This chunk's accepted lines by id: a later copy is compared with them.
+        var accepted: [String: Range<Int>] = [:]
         bytes.withUnsafeBufferPointer { b in
-            // This chunk's accepted lines by id: a later copy is compared with them.
-            var accepted: [String: Range<Int>] = [:]
             for w in waiting {
                 let line = UnsafeBufferPointer(rebasing: b[w.range])
                 let same: Bool
                 if let s = stored[w.eventID] {
                     same = s.withUnsafeBufferPointer { StoredLine.sameEvent($0, line) }
+                } else if let first = sent[w.eventID] {
+                    same = sentBytes.withUnsafeBufferPointer { StoredLine.sameEvent(UnsafeBufferPointer(rebasing: $0[first]), line) }
                 } else if let first = accepted[w.eventID] {
                     same = StoredLine.sameEvent(UnsafeBufferPointer(rebasing: b[first]), line)
                 } else {
@@ -155,11 +167,13 @@ struct ClickHouseInputWriter {
             }
         }
         waiting.removeAll(keepingCapacity: true)
+        swap(&bytes, &sentBytes)
         bytes.removeAll(keepingCapacity: true)
+        sent = accepted
         guard !rows.isEmpty else { return }
-        try store.coordinator.insert(into: "events", columns: Self.eventColumns, rows: rows.data,
-                                     doing: "writing the events of \(label) lines \(firstLine)–\(lastLine)",
-                                     settings: store.isCluster ? ["insert_distributed_sync": "1"] : [:])
+        pending = try store.coordinator.startInsert(into: "events", columns: Self.eventColumns, rows: rows.data,
+                                                    doing: "writing the events of \(label) lines \(firstLine)–\(lastLine)",
+                                                    settings: store.isCluster ? ["insert_distributed_sync": "1"] : [:])
     }
 
     /// The visible event with each of `ids`, its line's bytes by id (the first arrival, should
@@ -206,6 +220,8 @@ struct ClickHouseInputWriter {
     mutating func commit(_ end: ParseEnd, sha256: String, size: Int64, startedAt: Int64,
                          finishedAt: @Sendable () -> Timestamp) throws -> Ingestor.InputResult {
         try writeChunk()
+        try pending?.wait()
+        pending = nil
         try writeSideRows()
         let errorText = result.end(end, label: label)
         var flows = RowBinaryWriter()

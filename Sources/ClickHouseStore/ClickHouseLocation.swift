@@ -11,11 +11,17 @@ public struct ClickHouseServer: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(host):\(port)" }
+
+    /// Whether the host names this machine (localhost, 127.0.0.0/8, ::1).
+    public var isLoopback: Bool {
+        let h = host.lowercased()
+        return h == "localhost" || h == "::1" || h == "[::1]" || h.hasPrefix("127.")
+    }
 }
 
 /// Where a ClickHouse store lives, from
-/// `clickhouse://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT…]/DATABASE[?cluster=NAME]`: one
-/// server, or every shard of the cluster `NAME` in the order of the servers' `remote_servers`.
+/// `clickhouse://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT…]/DATABASE[?cluster=NAME][&compress=gzip|none]`:
+/// one server, or every shard of the cluster `NAME` in the order of the servers' `remote_servers`.
 /// Its description never shows the password.
 public struct ClickHouseLocation: Sendable, Hashable, CustomStringConvertible {
     public var user: String?
@@ -23,6 +29,8 @@ public struct ClickHouseLocation: Sendable, Hashable, CustomStringConvertible {
     public var servers: [ClickHouseServer]
     public var database: String
     public var cluster: String?
+    /// Whether inserts go gzip-compressed; nil: to a server on another machine only.
+    public var compress: Bool?
 
     public static let scheme = "clickhouse://"
     /// The HTTP port when a server names none.
@@ -44,7 +52,7 @@ public struct ClickHouseLocation: Sendable, Hashable, CustomStringConvertible {
         func fail(_ reason: String) -> ClickHouseError {
             // The text may hold a password: the error shows the redacted form only.
             ClickHouseError(server: nil, doing: "reading the store address \(ClickHouseLocation.redacted(text))",
-                            reason: reason + " (expected clickhouse://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT…]/DATABASE[?cluster=NAME])")
+                            reason: reason + " (expected clickhouse://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT…]/DATABASE[?cluster=NAME][&compress=gzip|none])")
         }
         guard text.hasPrefix(Self.scheme) else { throw fail("it does not start with \(Self.scheme)") }
         var rest = Substring(text.dropFirst(Self.scheme.count))
@@ -85,10 +93,18 @@ public struct ClickHouseLocation: Sendable, Hashable, CustomStringConvertible {
         self.database = database
         for pair in query.split(separator: "&") where !pair.isEmpty {
             let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard kv.count == 2, kv[0] == "cluster" else { throw fail("unknown parameter \"\(kv[0])\" (only cluster=NAME)") }
-            let name = String(kv[1])
-            guard Self.isName(name) else { throw fail("the cluster name \"\(name)\" is not letters, digits and _") }
-            cluster = name
+            guard kv.count == 2 else { throw fail("the parameter \"\(pair)\" is not NAME=VALUE") }
+            switch kv[0] {
+            case "cluster":
+                let name = String(kv[1])
+                guard Self.isName(name) else { throw fail("the cluster name \"\(name)\" is not letters, digits and _") }
+                cluster = name
+            case "compress":
+                guard kv[1] == "gzip" || kv[1] == "none" else { throw fail("compress is gzip or none, not \"\(kv[1])\"") }
+                compress = kv[1] == "gzip"
+            default:
+                throw fail("unknown parameter \"\(kv[0])\" (cluster=NAME or compress=gzip|none)")
+            }
         }
         if cluster == nil && servers.count > 1 { throw fail("several servers need ?cluster=NAME (the cluster they are the shards of)") }
     }
@@ -102,7 +118,10 @@ public struct ClickHouseLocation: Sendable, Hashable, CustomStringConvertible {
             s += "@"
         }
         s += servers.map(\.description).joined(separator: ",") + "/" + database
-        if let cluster { s += "?cluster=" + cluster }
+        var parameters: [String] = []
+        if let cluster { parameters.append("cluster=" + cluster) }
+        if let compress { parameters.append("compress=" + (compress ? "gzip" : "none")) }
+        if !parameters.isEmpty { s += "?" + parameters.joined(separator: "&") }
         return s
     }
 

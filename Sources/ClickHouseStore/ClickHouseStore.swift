@@ -16,7 +16,8 @@ public final class ClickHouseStore: Sendable {
     public init(location: ClickHouseLocation, migrations extra: [ClickHouseSchema.Migration] = []) throws {
         self.location = location
         servers = location.servers.map {
-            ClickHouseClient(server: $0, database: location.database, user: location.user, password: location.password)
+            ClickHouseClient(server: $0, database: location.database, user: location.user, password: location.password,
+                             compress: location.compress)
         }
         layout = ClickHouseSchema.Layout(database: location.database, cluster: location.cluster)
         migrations = ClickHouseSchema.migrations + extra

@@ -17,7 +17,8 @@ enum Tuning {
     static let maxQuerySize = 64 << 20
     /// Characters of a failed query shown in its error.
     static let queryShown = 160
-    /// An insert's body of this many bytes or more is sent gzip-compressed.
+    /// An insert's body of this many bytes or more is sent gzip-compressed (to a server on
+    /// another machine).
     static let compressedBodyBytes = 64 << 10
     /// libdeflate's level for a request body: fast, most of the bytes saved.
     static let bodyGzipLevel: Int32 = 1

@@ -88,12 +88,15 @@ final class ClickHouseIngestorTests: XCTestCase {
         return (store, sqliteStore)
     }
 
-    func testSampleDataAsSQLiteOnOneServer() throws {
-        _ = try sampleDataAsSQLite(try running().single(ClickHouseServers.database("ingest")))
+    func testSampleDataAsSQLiteOnOneServerWithGzipInserts() throws {
+        // A loopback server gets plain bodies unless asked: this one gets them gzip-compressed.
+        let (store, _) = try sampleDataAsSQLite(try running().single(ClickHouseServers.database("ingest")) + "?compress=gzip")
+        XCTAssertTrue(store.coordinator.compress)
     }
 
     func testSampleDataAsSQLiteOnTwoShardsEachUserOnOne() throws {
         let (store, sqliteStore) = try sampleDataAsSQLite(try running().cluster(ClickHouseServers.database("ingest")))
+        XCTAssertEqual(store.servers.map(\.compress), [false, false])
         let users = Set(try sqliteStore.storedEvents().map(\.recorded.event.userID))
         var perShard: [Set<String>] = []
         for server in store.servers {
@@ -173,11 +176,12 @@ final class ClickHouseIngestorTests: XCTestCase {
         let pid = try XCTUnwrap(pid_t(try String(contentsOf: dir.appendingPathComponent("single/server.pid"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)))
         var killed = false
-        // Chunks of a batch: the second input's first events are written when it is killed.
+        // Chunks of a batch: the second input's first chunk is written (its insert waited for
+        // once the second chunk is looked up) and its second under way when it is killed.
         let ingestor = ClickHouseIngestor(store: store, options: options)
         ingestor.chunkRows = options.batchLines
         XCTAssertThrowsError(try ingestor.ingest(inputs) { p in
-            guard p.inputIndex == 1, !killed else { return }
+            guard p.inputIndex == 1, p.lines > options.batchLines, !killed else { return }
             killed = true
             kill(pid, SIGKILL)
         }) { error in

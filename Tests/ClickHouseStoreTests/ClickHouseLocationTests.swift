@@ -21,6 +21,21 @@ final class ClickHouseLocationTests: XCTestCase {
         XCTAssertFalse(l.description.contains("cret"))
     }
 
+    func testInsertsGoCompressedToAnotherMachineOrWhenAsked() throws {
+        let remote = try ClickHouseLocation("clickhouse://ch1:8123,localhost:8124/db?cluster=c")
+        XCTAssertNil(remote.compress)
+        XCTAssertEqual(remote.servers.map(\.isLoopback), [false, true])
+        XCTAssertEqual(remote.servers.map { ClickHouseClient(server: $0, database: "db", user: nil, password: nil).compress }, [true, false])
+        let asked = try ClickHouseLocation("clickhouse://127.0.0.1:8123/db?compress=gzip")
+        XCTAssertEqual(asked.compress, true)
+        XCTAssertEqual(asked.description, "clickhouse://127.0.0.1:8123/db?compress=gzip")
+        let plain = try ClickHouseLocation("clickhouse://ch1:8123,ch2:8123/db?cluster=c&compress=none")
+        XCTAssertEqual(plain.compress, false)
+        XCTAssertEqual(plain.description, "clickhouse://ch1:8123,ch2:8123/db?cluster=c&compress=none")
+        XCTAssertEqual(ClickHouseServer(host: "127.0.1.1", port: 1).isLoopback, true)
+        XCTAssertEqual(ClickHouseServer(host: "[::1]", port: 1).isLoopback, true)
+    }
+
     func testBadAddressesSayWhyWithoutThePassword() {
         let cases: [(String, String)] = [
             ("clickhouse://ana:hunter2@h1:1,h2:2/db", "several servers need ?cluster=NAME"),
@@ -29,6 +44,7 @@ final class ClickHouseLocationTests: XCTestCase {
             ("clickhouse://h1:1", "no /DATABASE"),
             ("clickhouse://h1:1/db?shards=2", "unknown parameter \"shards\""),
             ("clickhouse://h1:1,h1:1/db?cluster=c", "a server is listed twice"),
+            ("clickhouse://ana:hunter2@h1:1/db?compress=lz4", "compress is gzip or none, not \"lz4\""),
         ]
         for (text, reason) in cases {
             XCTAssertThrowsError(try ClickHouseLocation(text), text) { error in

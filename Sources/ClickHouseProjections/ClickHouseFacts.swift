@@ -53,7 +53,10 @@ public enum ClickHouseFacts {
             for server in store.servers {
                 let scope = Scope(store: store, server: server, snapshot: snapshot, flow: definition.id, fingerprint: folder.fingerprint)
                 let buckets = try scope.foldBuckets()
-                for bucket in 0..<buckets { jobs.append(Job(scope: scope, bucket: bucket, of: buckets, folder: folder)) }
+                let allStale = try !scope.hasFacts()
+                for bucket in 0..<buckets {
+                    jobs.append(Job(scope: scope, bucket: bucket, of: buckets, folder: folder, allStale: allStale))
+                }
             }
         }
         return try Job.runAll(jobs, workers: Tuning.foldWorkers)
@@ -65,6 +68,8 @@ public enum ClickHouseFacts {
         let bucket: Int64
         let of: Int64
         let folder: FlowFolder
+        /// No facts row of the definition on the shard: every user is folded, none looked up.
+        let allStale: Bool
 
         /// Runs `jobs` on up to `workers` threads, each taking the next job not yet taken; the
         /// first failure stops them and is thrown. Returns how many journeys were folded.
@@ -74,7 +79,7 @@ public enum ClickHouseFacts {
                 while let i = state.next(below: jobs.count) {
                     let job = jobs[i]
                     do {
-                        state.add(try refresh(job.scope, bucket: job.bucket, of: job.of, folder: job.folder))
+                        state.add(try refresh(job.scope, bucket: job.bucket, of: job.of, folder: job.folder, allStale: job.allStale))
                     } catch {
                         state.fail(error)
                     }
@@ -143,7 +148,24 @@ public enum ClickHouseFacts {
 
         static func buckets(_ total: Int64, _ perBucket: Int64) -> Int64 { max(1, (total + perBucket - 1) / perBucket) }
 
-        func foldBuckets() throws -> Int64 { Scope.buckets(try size().bytes, Tuning.foldBytes) }
+        /// Buckets for folding the flow, sized by the shard's whole `line` column as the server
+        /// keeps count of it (every flow's, every attempt's: never fewer bytes than the flow's),
+        /// which costs nothing to read, where summing the flow's lines reads them all.
+        /// Whether the shard holds any facts row of this definition (none: every user is stale).
+        func hasFacts() throws -> Bool {
+            var count: UInt64 = 0
+            try store.rows(server, "SELECT count() FROM \(factsRows)", doing: doing) { count = try $0.uint64() }
+            return count > 0
+        }
+
+        func foldBuckets() throws -> Int64 {
+            var bytes: Int64 = 0
+            try store.rows(server, """
+                SELECT toInt64(sum(data_uncompressed_bytes)) FROM system.columns
+                WHERE database = currentDatabase() AND table = \(ClickHouseSQL.quote(events)) AND name = 'line'
+                """, doing: doing) { bytes = try $0.int64() }
+            return Scope.buckets(bytes, Tuning.foldBytes)
+        }
 
         func size() throws -> (bytes: Int64, users: Int64) {
             var out: (Int64, Int64) = (0, 0)
@@ -153,13 +175,14 @@ public enum ClickHouseFacts {
             return out
         }
 
-        /// Streams the events of `users` (a subquery or a list), grouped by user in fold order,
-        /// without their lines' text (folding does not read it).
-        func forEachUser(in users: String, bucket: String, _ body: ([RecordedEvent]) throws -> Void) throws {
+        /// Streams the events of `users` (a subquery or a list; nil: every user), grouped by
+        /// user in fold order, without their lines' text (folding does not read it).
+        func forEachUser(in users: String?, bucket: String, _ body: ([RecordedEvent]) throws -> Void) throws {
             var lines = RecordedLines()
             var group: [RecordedEvent] = []
+            let among = users.map { " AND user_id IN \($0)" } ?? ""
             try store.rows(server, """
-                SELECT seq, line FROM \(events) WHERE \(inFlow)\(bucket) AND user_id IN \(users)
+                SELECT seq, line FROM \(events) WHERE \(inFlow)\(bucket)\(among)
                 ORDER BY user_id, ts_us, seq
                 """, doing: doing) { r in
                 let event = try lines.event(seq: Int64(try r.uint64()), line: try r.bytesOfString(), keepLine: false)
@@ -173,10 +196,10 @@ public enum ClickHouseFacts {
         }
     }
 
-    /// Folds the users of a bucket whose facts row is missing or behind their events, and
-    /// writes their rows; how many.
+    /// Folds the users of a bucket whose facts row is missing or behind their events (every
+    /// user when `allStale`), and writes their rows; how many.
     @discardableResult
-    static func refresh(_ scope: Scope, bucket: Int64, of count: Int64, folder: FlowFolder) throws -> Int {
+    static func refresh(_ scope: Scope, bucket: Int64, of count: Int64, folder: FlowFolder, allStale: Bool = false) throws -> Int {
         let inBucket = ClickHouseStore.bucket(bucket, of: count)
         let stale = """
             (SELECT user_id FROM (\(scope.latest(inBucket)))
@@ -192,7 +215,7 @@ public enum ClickHouseFacts {
             rows.removeAll()
             held = 0
         }
-        try scope.forEachUser(in: stale, bucket: inBucket) { events in
+        try scope.forEachUser(in: allStale ? nil : stale, bucket: inBucket) { events in
             guard let facts = folder.facts(of: events), let user = events.first?.event.userID else { return }
             rows.string(scope.flow)
             rows.string(folder.fingerprint)

@@ -29,10 +29,13 @@ public enum ClickHouseFacts {
         let snapshot = try store.snapshot()
         for server in store.servers {
             let scope = Scope(store: store, server: server, snapshot: snapshot, flow: flow, fingerprint: folder.fingerprint)
-            let size = try scope.size()
-            let foldBuckets = Scope.buckets(size.bytes, Tuning.foldBytes)
-            for bucket in 0..<foldBuckets { try refresh(scope, bucket: bucket, of: foldBuckets, folder: folder) }
-            let readBuckets = Scope.buckets(size.users, Tuning.factsPerAnswer)
+            // One pass over the shard says whether any journey needs folding: most reports fold none.
+            if try scope.anyStale() {
+                let foldBuckets = try scope.foldBuckets()
+                let allStale = try !scope.hasFacts()
+                for bucket in 0..<foldBuckets { try refresh(scope, bucket: bucket, of: foldBuckets, folder: folder, allStale: allStale) }
+            }
+            let readBuckets = Scope.buckets(try scope.factsRowCount(), Tuning.factsPerAnswer)
             for bucket in 0..<readBuckets { try read(scope, bucket: bucket, of: readBuckets, folder: folder, asOf: asOf, body) }
         }
         return true
@@ -152,9 +155,23 @@ public enum ClickHouseFacts {
         /// keeps count of it (every flow's, every attempt's: never fewer bytes than the flow's),
         /// which costs nothing to read, where summing the flow's lines reads them all.
         /// Whether the shard holds any facts row of this definition (none: every user is stale).
-        func hasFacts() throws -> Bool {
+        func hasFacts() throws -> Bool { try factsRowCount() > 0 }
+
+        /// The facts rows of this definition on the shard: at least its users with facts (a
+        /// replaced row counts until the server merges it away), so enough to size buckets by.
+        func factsRowCount() throws -> Int64 {
             var count: UInt64 = 0
             try store.rows(server, "SELECT count() FROM \(factsRows)", doing: doing) { count = try $0.uint64() }
+            return Int64(clamping: count)
+        }
+
+        /// Whether any user's facts row is missing or behind their events.
+        func anyStale() throws -> Bool {
+            var count: UInt64 = 0
+            try store.rows(server, """
+                SELECT count() FROM (\(latest("")))
+                WHERE (user_id, latest) NOT IN (SELECT user_id, through_seq FROM \(factsRows))
+                """, doing: doing) { count = try $0.uint64() }
             return count > 0
         }
 
@@ -165,14 +182,6 @@ public enum ClickHouseFacts {
                 WHERE database = currentDatabase() AND table = \(ClickHouseSQL.quote(events)) AND name = 'line'
                 """, doing: doing) { bytes = try $0.int64() }
             return Scope.buckets(bytes, Tuning.foldBytes)
-        }
-
-        func size() throws -> (bytes: Int64, users: Int64) {
-            var out: (Int64, Int64) = (0, 0)
-            try store.rows(server, "SELECT sum(length(line)), uniqExact(user_id) FROM \(events) WHERE \(inFlow)", doing: doing) { r in
-                out = (Int64(bitPattern: try r.uint64()), Int64(bitPattern: try r.uint64()))
-            }
-            return out
         }
 
         /// Streams the events of `users` (a subquery or a list; nil: every user), grouped by

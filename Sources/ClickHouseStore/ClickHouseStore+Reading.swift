@@ -219,4 +219,24 @@ extension ClickHouseStore: EventLogReading {
         }
         return out
     }
+
+    public func events(seqs: [Int64]) throws -> [RecordedEvent] {
+        guard !seqs.isEmpty else { return [] }
+        let snapshot = try snapshot()
+        let wanted = Set(seqs.map { UInt64(bitPattern: $0) }).sorted()
+        let doing = "reading \(seqs.count) events by seq"
+        var lines = RecordedLines()
+        var out: [RecordedEvent] = []
+        try rows(coordinator, """
+            SELECT seq, line FROM events WHERE \(snapshot.clause) AND seq IN \(ClickHouseSQL.list(wanted))
+            """, doing: doing) { r in
+            let seq = Int64(try r.uint64())
+            out.append(try lines.event(seq: seq, line: try r.bytesOfString()))
+        }
+        guard out.count == wanted.count else {
+            throw ClickHouseError(server: coordinator.server, doing: doing,
+                                  reason: "\(wanted.count - out.count) of the seqs are not in the log")
+        }
+        return out
+    }
 }

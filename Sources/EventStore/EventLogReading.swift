@@ -22,6 +22,9 @@ public protocol EventLogReading: Sendable {
     /// Each user's last event on a step of a flow (fold order) not after `bound`; users with
     /// none are left out.
     func lastEvents(onStep step: String, flow: String, users: [String], notAfter bound: Timestamp) throws -> [String: RecordedEvent]
+    /// The events with these seqs (in no particular order): a seq the log does not hold is an
+    /// error (callers pass the seqs of stored journeys).
+    func events(seqs: [Int64]) throws -> [RecordedEvent]
 }
 
 extension EventStore: EventLogReading {

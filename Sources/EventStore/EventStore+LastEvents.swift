@@ -42,4 +42,11 @@ extension EventStore {
             return out
         }
     }
+
+    public func events(seqs: [Int64]) throws -> [RecordedEvent] {
+        guard !seqs.isEmpty else { return [] }
+        return try read(doing: "reading \(seqs.count) events by seq") { db in
+            try EventStore.storedLines(seqs: seqs.sorted(), reader: try StoredLineReader(db), in: db).events(keepingLines: true)
+        }
+    }
 }

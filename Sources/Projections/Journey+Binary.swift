@@ -13,9 +13,10 @@ import EventLog
 /// back-reference: about a third of the bytes of version 1, which stores every name and
 /// timestamp in full and still decodes. Reading version 2 needs the names of the definition
 /// the row was folded with (`journeys.definition`). Version 3 is version 2 followed by
-/// `driftSeen`; version 4 is version 3 followed by `promptOutcomes`.
+/// `driftSeen`; version 4 is version 3 followed by `promptOutcomes`; version 5 is version 4
+/// followed by `lastSeqOnCurrentStep` (0 for none, else the seq + 1).
 extension Journey {
-    static let binaryVersion: UInt8 = 4
+    static let binaryVersion: UInt8 = 5
 
     /// The journey's bytes, and after them the fold's resume state when given. `names`: those
     /// of the definition the journey was folded with (reading the bytes back needs the same).
@@ -88,6 +89,7 @@ extension Journey {
             w.uint(UInt64(outcomes.count))
             for o in outcomes { w.string(o) }
         }
+        w.uint(lastSeqOnCurrentStep.map { UInt64($0) + 1 } ?? 0)
         if let resume {
             w.byte(1)
             w.timestamp(resume.currentStepSince)
@@ -135,7 +137,7 @@ extension Journey {
         case 2:
             r.namesAsIndexes = true
             try self.init(version2: &r)
-        case let version where version == 3 || version == 4:
+        case let version where (3...5).contains(version):
             r.namesAsIndexes = true
             try self.init(version2: &r)
             let base = firstEventAt
@@ -143,7 +145,7 @@ extension Journey {
                 let key = try r.string()
                 driftSeen[key] = try r.timestamp(from: base)
             }
-            if version == 4 {
+            if version >= 4 {
                 for _ in 0..<(try r.count()) {
                     let step = try r.name()
                     let n = try r.count()
@@ -152,6 +154,11 @@ extension Journey {
                     for _ in 0..<n { outcomes.append(try r.string()) }
                     promptOutcomes[step] = outcomes
                 }
+            }
+            if version >= 5 {
+                let seq = try r.uint()
+                guard seq <= UInt64(Int64.max) else { throw JourneyDecodingError(offset: r.offset, reason: "a seq out of range") }
+                lastSeqOnCurrentStep = seq == 0 ? nil : Int64(seq - 1)
             }
         case let version: throw JourneyDecodingError(offset: 0, reason: "unknown version \(version)")
         }

@@ -42,6 +42,10 @@ public struct Journey: Sendable, Hashable, Codable {
     /// What the prompts on each step came to, by step (`PromptOutcome`): the latest
     /// permission prompt or answer, and every sign-in failure's reason.
     public var promptOutcomes: [String: [String]] = [:]
+    /// The seq of the last event (fold order) whose `step` is `currentStep`: what a user who
+    /// left there did last, read without scanning their events. Nil in journeys stored
+    /// before it was kept (version 4 and earlier).
+    public var lastSeqOnCurrentStep: Int64?
 
     public struct StepVisit: Sendable, Hashable, Codable {
         public var step: String

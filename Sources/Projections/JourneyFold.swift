@@ -34,6 +34,8 @@ public struct JourneyFold: Sendable {
     private var driftSeen: [String: Timestamp] = [:]
     /// What the prompts on each step came to (`Journey.promptOutcomes`).
     private var promptOutcomes: [String: [String]] = [:]
+    /// `Journey.lastSeqOnCurrentStep`.
+    private var lastSeqOnCurrentStep: Int64?
     /// The context number of the last event folded (`FoldableEvent.contextID`).
     private var lastContextID: Int32 = -1
     /// The definition's steps, flags and listed values (`FlowVocabulary`; empty without one),
@@ -100,6 +102,7 @@ public struct JourneyFold: Sendable {
         deviations = state.deviations
         driftSeen = journey.driftSeen
         promptOutcomes = journey.promptOutcomes
+        lastSeqOnCurrentStep = journey.lastSeqOnCurrentStep
     }
 
     /// Folds one event; returns notes on what it changed, for replay.
@@ -116,6 +119,9 @@ public struct JourneyFold: Sendable {
         func note(_ text: @autoclosure () -> String) {
             if explain { notes.append(text()) }
         }
+        // After the event's own changes: a view makes its step current, and any event on the
+        // current step is the latest there (events come in fold order).
+        defer { if let step = e.step, step == currentStep { lastSeqOnCurrentStep = e.seq } }
         events += 1
         if firstEventAt == nil { firstEventAt = e.time }
         if lastEventAt.map({ e.time > $0 }) ?? true { lastEventAt = e.time }
@@ -309,7 +315,7 @@ public struct JourneyFold: Sendable {
             lane: lane, laneReason: laneReason, values: values, flags: flags, appVersion: appVersion,
             platform: platform, visits: visits, path: path, events: events, unplanned: unplanned,
             backNavigations: backNavigations, signInFailures: signInFailures, deviations: deviations,
-            driftSeen: driftSeen, promptOutcomes: promptOutcomes)
+            driftSeen: driftSeen, promptOutcomes: promptOutcomes, lastSeqOnCurrentStep: lastSeqOnCurrentStep)
     }
 
     private var started: Bool { startedAt != nil }

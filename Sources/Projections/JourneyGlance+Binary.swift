@@ -104,6 +104,7 @@ extension JourneyGlance {
         for _ in 0..<4 { _ = try r.uint() }
         for _ in 0..<(try r.count()) { try r.skipString() }
         for i in outcomes.indices where !outcomes[i].isEmpty { outcomes[i].removeAll(keepingCapacity: true) }
+        lastSeqOnCurrentStep = nil
         defer { fillRepeated(codes) }
         guard version >= 3 else { return }
         for _ in 0..<(try r.count()) {
@@ -120,6 +121,10 @@ extension JourneyGlance {
                 for _ in 0..<n { try r.skipString() }
             }
         }
+        guard version >= 5 else { return }
+        let seq = try r.uint()
+        guard seq <= UInt64(Int64.max) else { throw JourneyDecodingError(offset: r.offset, reason: "a seq out of range") }
+        lastSeqOnCurrentStep = seq == 0 ? nil : Int64(seq - 1)
     }
 
     /// A step or key the request names twice gets what its first place got, as

@@ -40,6 +40,8 @@ public struct JourneyGlance: Sendable, Hashable {
     public var places: [Place?]
     /// Per step of `Request.steps`: `Journey.promptOutcomes` there.
     public var outcomes: [[String]]
+    /// `Journey.lastSeqOnCurrentStep`.
+    public var lastSeqOnCurrentStep: Int64?
 
     /// The glance at a whole journey.
     public init(_ j: Journey, request: Request) {
@@ -58,6 +60,7 @@ public struct JourneyGlance: Sendable, Hashable {
             j.pathStep(step).map { Place(status: $0.status, reached: $0.reached, eligible: $0.eligible) }
         }
         outcomes = request.steps.map { j.promptOutcomes[$0] ?? [] }
+        lastSeqOnCurrentStep = j.lastSeqOnCurrentStep
     }
 
     /// A glance at no journey, with room for `request`'s answers and steps: to read into.
@@ -75,6 +78,7 @@ public struct JourneyGlance: Sendable, Hashable {
         platform = nil
         places = [Place?](repeating: nil, count: request.steps.count)
         outcomes = [[String]](repeating: [], count: request.steps.count)
+        lastSeqOnCurrentStep = nil
     }
 
     /// `Journey.state` of this journey.

@@ -8,10 +8,11 @@ extension DropoffExplanation {
     ///
     /// - Parameters:
     ///   - forEachGlance: hands what a request asks of every journey of the flow to its argument.
-    ///   - lastEvents: for a step and users, each one's last event on it (`EventLogReading.lastEvents`).
+    ///   - lastEvents: for a step and the users who dropped there, each one's last event on it
+    ///     (`EventLogReading.lastEvents(onStep:flow:of:notAfter:)`).
     public static func explanations(of report: FunnelReport, definition: FlowDefinition, query: ReportQuery, limit: Int,
                                     forEachGlance: (JourneyGlance.Request, (JourneyGlance) -> Void) throws -> Void,
-                                    lastEvents: (String, [String]) throws -> [String: RecordedEvent]) throws -> [DropoffExplanation] {
+                                    lastEvents: (String, [DropoffTally.Dropped]) throws -> [String: RecordedEvent]) throws -> [DropoffExplanation] {
         let scopes = report.topDropoffs.compactMap { d -> DropoffScope? in
             guard d.lane != FunnelReport.undecidedLane else { return nil }
             return try? DropoffScope(step: d.step, lane: definition.lanes.count == 1 ? nil : d.lane, definition: definition)

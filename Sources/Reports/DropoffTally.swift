@@ -16,7 +16,19 @@ public struct DropoffTally: Sendable {
     let answerIndexes: [Int]
     var users = DropoffExplanation.Users(eligible: 0, reached: 0, dropped: 0, droppedNotEligible: 0, inProgress: 0, wentOn: 0)
     /// The users who dropped at the step, eligible or not, in the order met.
-    public private(set) var droppedUsers: [String] = []
+    public private(set) var dropped: [Dropped] = []
+
+    /// A user who dropped at the step, with the seq of their last event there when their
+    /// journey keeps it (`Journey.lastSeqOnCurrentStep`: the step is their current one).
+    public struct Dropped: Sendable, Hashable {
+        public var user: String
+        public var lastSeq: Int64?
+
+        public init(user: String, lastSeq: Int64?) {
+            self.user = user
+            self.lastSeq = lastSeq
+        }
+    }
     /// Counted users with the step before the one they started on (why nobody is eligible).
     var beforeStart = 0
     var counted = 0
@@ -109,7 +121,7 @@ public struct DropoffTally: Sendable {
         let droppedHere = state == .abandoned && atStep
         if droppedHere {
             users.dropped += 1
-            droppedUsers.append(g.userID)
+            dropped.append(Dropped(user: g.userID, lastSeq: g.lastSeqOnCurrentStep))
         }
         let place = g.places[stepIndex]
         guard let place, place.eligible else {
@@ -236,8 +248,9 @@ extension DropoffTally {
     }
 
     /// The explanation, with the last events on the step of the users who dropped there
-    /// (`lastEvents`: by user, for the users given, as `EventLogReading.lastEvents` gives them).
-    public func explanation(lastEvents: ([String]) throws -> [String: RecordedEvent]) rethrows -> DropoffExplanation {
-        explanation(lastEvents: DropoffExplanation.lastEvents(of: droppedUsers, scope: scope, last: try lastEvents(droppedUsers)))
+    /// (`lastEvents`: by user, for the users given, as `EventLogReading.lastEvents(onStep:flow:of:notAfter:)`
+    /// gives them).
+    public func explanation(lastEvents: ([Dropped]) throws -> [String: RecordedEvent]) rethrows -> DropoffExplanation {
+        explanation(lastEvents: DropoffExplanation.lastEvents(of: dropped.map(\.user), scope: scope, last: try lastEvents(dropped)))
     }
 }

@@ -33,7 +33,7 @@ public struct ExplainRequest: Sendable {
                                                forEachGlance: { try DropoffTally.forEachGlance(definition, query, source, $0, $1) })
         guard let tally = tallies.first else { throw RequestError("nothing to explain") }
         if let nobody = tally.nobodyEligible { throw nobody }
-        return try tally.explanation { try source.log.lastEvents(onStep: scope.step, flow: definition.id, users: $0, notAfter: query.asOf) }
+        return try tally.explanation { try source.log.lastEvents(onStep: scope.step, flow: definition.id, of: $0, notAfter: query.asOf) }
     }
 }
 
@@ -47,8 +47,8 @@ extension ReportRequest {
         let (definition, query) = try request.resolve(in: source, definitions: definitions, now: now)
         return try DropoffExplanation.explanations(of: report, definition: definition, query: query, limit: limit,
                                                    forEachGlance: { try DropoffTally.forEachGlance(definition, query, source, $0, $1) },
-                                                   lastEvents: { step, users in
-                                                       try source.log.lastEvents(onStep: step, flow: definition.id, users: users, notAfter: query.asOf)
+                                                   lastEvents: { step, dropped in
+                                                       try source.log.lastEvents(onStep: step, flow: definition.id, of: dropped, notAfter: query.asOf)
                                                    })
     }
 }

@@ -79,6 +79,15 @@ final class ClickHouseReadingTests: XCTestCase {
         let last = try store.lastEvents(onStep: "height", flow: "glp1", users: users, notAfter: bound)
         XCTAssertEqual(last, try sqlite.lastEvents(onStep: "height", flow: "glp1", users: users, notAfter: bound))
         XCTAssertGreaterThan(last.count, 10)
+        // Events by seq: the same lines; a seq past the log is an error on both.
+        let seqs = last.values.map(\.seq)
+        let bySeq = try store.events(seqs: seqs).sorted { $0.seq < $1.seq }
+        XCTAssertEqual(bySeq, try sqlite.events(seqs: seqs).sorted { $0.seq < $1.seq })
+        XCTAssertEqual(bySeq, last.values.sorted { $0.seq < $1.seq })
+        XCTAssertEqual(try store.events(seqs: []), [])
+        let past = seqs + [Int64(stored.count + 1_000)]
+        XCTAssertThrowsError(try store.events(seqs: past)) { XCTAssertTrue("\($0)".contains("1 of the seqs are not in the log"), "\($0)") }
+        XCTAssertThrowsError(try sqlite.events(seqs: past))
         for query in ["u-00", "0012", "dup-user", "nobody-like-this"] {
             XCTAssertEqual(try store.userIDs(matching: query, limit: 5), try sqlite.userIDs(matching: query, limit: 5), query)
         }

@@ -97,10 +97,10 @@ final class JourneyBinaryTests: XCTestCase {
         }
     }
 
-    func testVersion4RoundTripsWithAndWithoutTheDefinitionsNames() throws {
+    func testVersion5RoundTripsWithAndWithoutTheDefinitionsNames() throws {
         for names in [JourneyNames.none, Self.names] {
             let bytes = Self.sample.binary(resume: Self.sampleResume, names: names)
-            XCTAssertEqual(bytes.first, 4)
+            XCTAssertEqual(bytes.first, 5)
             let (journey, resume) = try bytes.withUnsafeBytes { try Journey.decode(binary: $0, names: names) }
             XCTAssertEqual(journey, Self.sample)
             XCTAssertEqual(resume, Self.sampleResume)
@@ -112,13 +112,23 @@ final class JourneyBinaryTests: XCTestCase {
             // Without resume state.
             let plain = Self.sample.binary(names: names)
             XCTAssertEqual(try Journey(binary: plain, names: names), Self.sample)
-            // Version 3 is version 4 without the prompt outcomes, version 2 is version 3
-            // without the drift times (here: none of either, one count byte each).
-            XCTAssertEqual(Array(plain.suffix(2)), [0, 0])
-            let v3 = [3] + plain.dropFirst().dropLast()
+            // Version 4 is version 5 without the last seq on the current step, version 3 is
+            // version 4 without the prompt outcomes, version 2 is version 3 without the drift
+            // times (here: none of any, one byte each).
+            XCTAssertEqual(Array(plain.suffix(3)), [0, 0, 0])
+            let v4 = [4] + plain.dropFirst().dropLast()
+            XCTAssertEqual(try Journey(binary: Array(v4), names: names), Self.sample)
+            let v3 = [3] + plain.dropFirst().dropLast(2)
             XCTAssertEqual(try Journey(binary: Array(v3), names: names), Self.sample)
-            let v2 = [2] + plain.dropFirst().dropLast(2)
+            let v2 = [2] + plain.dropFirst().dropLast(3)
             XCTAssertEqual(try Journey(binary: Array(v2), names: names), Self.sample)
+            // The seq of the last event on the current step, past one varint byte.
+            var placed = Self.sample
+            placed.lastSeqOnCurrentStep = 1_523_442
+            let (seqBack, _) = try placed.binary(resume: Self.sampleResume, names: names)
+                .withUnsafeBytes { try Journey.decode(binary: $0, names: names) }
+            XCTAssertEqual(seqBack.lastSeqOnCurrentStep, 1_523_442)
+            XCTAssertEqual(seqBack, placed)
             // The prompts' outcomes per step, a step the flow lacks included.
             var prompted = Self.sample
             prompted.promptOutcomes = ["signIn": ["sign_in_failed reason=network", "sign_in_failed reason=(none)"],

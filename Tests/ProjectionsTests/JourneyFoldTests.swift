@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import FunnelModel
 import Flows
+import EventStore
 @testable import Projections
 
 /// The mini flow of Tests/Fixtures/mini-flow.json.
@@ -47,6 +48,28 @@ struct JourneyBuilder {
 }
 
 final class JourneyFoldTests: XCTestCase {
+    /// Every stored journey of every sample flow knows the seq of its last event (fold
+    /// order) on its current step: the one a filter of the user's events finds.
+    func testLastSeqOnCurrentStepIsTheUsersLastEventThere() throws {
+        let flows = ["glp1", "baby-basics", "screentime-rewards", "shieldai", "trendy", "edge"]
+        let store = try ingest(flows.map { repositoryRoot.appendingPathComponent("sample-data/\($0)").path }, into: temporaryStorePath())
+        var known = 0, afterAView = 0
+        for definition in Flows.builtIn {
+            for j in try ProjectionStore.journeys(flow: definition.id, definition: definition, store: store) {
+                let events = try store.events(user: j.userID, flow: definition.id)
+                let last = events.last { $0.event.step != nil && $0.event.step == j.currentStep }
+                XCTAssertEqual(j.lastSeqOnCurrentStep, last?.seq, "\(definition.id) \(j.userID)")
+                if let last {
+                    known += 1
+                    if last.event.known != .stepViewed { afterAView += 1 }
+                }
+            }
+        }
+        XCTAssertGreaterThan(known, 1_000)
+        // Most journeys' last event on their step is not the view that made it current.
+        XCTAssertGreaterThan(afterAView, 300)
+    }
+
     func testMaintainUserSkipsGoalWeightAndFlagOffSkipsTrackingStyle() throws {
         var b = JourneyBuilder("u-1", flags: ["completionScreenForExplorers": .bool(false)])
         b.add(0, "onboarding.started", "signIn")

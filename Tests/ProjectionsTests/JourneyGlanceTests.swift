@@ -35,12 +35,14 @@ final class JourneyGlanceTests: XCTestCase {
         for names in [JourneyNames.none, JourneyBinaryTests.names] {
             var prompted = j
             prompted.promptOutcomes = ["signIn": ["sign_in_failed reason=network"], "somewhereElse": ["permission_prompted"]]
+            prompted.lastSeqOnCurrentStep = 300
             let bytes = prompted.binary(resume: JourneyBinaryTests.sampleResume, names: names)
             let g = try bytes.withUnsafeBytes { try JourneyGlance.read(binary: $0, request: request, cache: JourneyDecodingCache(), names: names) }
             XCTAssertEqual(g, JourneyGlance(prompted, request: request))
             XCTAssertEqual(g.places.map { $0?.status }, [.undetermined, nil, .shown, .shown])
             XCTAssertEqual(g.outcomes, [[], ["permission_prompted"], ["sign_in_failed reason=network"], ["sign_in_failed reason=network"]])
             XCTAssertEqual(g.answers[3], g.answers[0])
+            XCTAssertEqual(g.lastSeqOnCurrentStep, 300)
             XCTAssertNotNil(g.answers[3])
         }
         // Version 1 bytes are read whole.

@@ -33,6 +33,15 @@ func allJourneys(_ store: EventStore, _ definitions: [FlowDefinition] = Flows.bu
     return out
 }
 
+extension Journey {
+    /// The journey without what depends on arrival numbers.
+    var withoutSeqs: Journey {
+        var j = self
+        j.lastSeqOnCurrentStep = nil
+        return j
+    }
+}
+
 final class ProjectionStoreTests: XCTestCase {
     /// Property: for random event sets, any split into ingests, any arrival order and any
     /// duplicates give the same projections as one full rebuild, and as one ordered ingest.
@@ -67,7 +76,9 @@ final class ProjectionStoreTests: XCTestCase {
             let whole = dir.appendingPathComponent("ordered.ndjson").path
             try (ordered.joined(separator: "\n") + "\n").write(toFile: whole, atomically: true, encoding: .utf8)
             let once = try allJourneys(try ingest([whole], into: temporaryStorePath()))
-            XCTAssertEqual(once, incremental, "seed \(seed): arrival order changed a journey")
+            // Seqs number arrivals: in another arrival order the last event's seq is another.
+            XCTAssertEqual(once.mapValues(\.withoutSeqs), incremental.mapValues(\.withoutSeqs),
+                           "seed \(seed): arrival order changed a journey")
         }
     }
 

@@ -137,9 +137,9 @@ struct Population {
                                                    forEachGlance: { request, body in
             for j in journeys { body(JourneyGlance(j, request: request)) }
         },
-                                                   lastEvents: { step, users in
+                                                   lastEvents: { step, dropped in
             var last: [String: RecordedEvent] = [:]
-            for user in users {
+            for user in dropped.map(\.user) {
                 last[user] = byUser[user]?.last { $0.event.step == step && $0.event.time <= asOf }
             }
             return last

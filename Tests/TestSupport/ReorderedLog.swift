@@ -55,4 +55,5 @@ public struct ReorderedLog: EventLogReading {
     public func lastEvents(onStep step: String, flow: String, users: [String], notAfter bound: Timestamp) throws -> [String: RecordedEvent] {
         try base.lastEvents(onStep: step, flow: flow, users: users.reversed(), notAfter: bound)
     }
+    public func events(seqs: [Int64]) throws -> [RecordedEvent] { try base.events(seqs: seqs.reversed()) }
 }

@@ -29,9 +29,6 @@ extension EventStore {
     @discardableResult
     public func forEachLine(_ selection: EventSelection, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Int {
         try read(doing: "exporting events") { db in
-            // Pages read once, through a small cache: memory stays the same whatever the store's size.
-            try db.execute(sql: "PRAGMA mmap_size = 0")
-            defer { try? db.execute(sql: "PRAGMA mmap_size = \(Tuning.readerMapBytes)") }
             var flowAtom: Int64?
             if let flow = selection.flow {
                 guard let f = try EventStore.atomID(flow, in: db) else { return 0 }

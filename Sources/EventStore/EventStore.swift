@@ -32,8 +32,9 @@ public final class EventStore: Sendable {
             // 16 KiB pages for a new store: shallower indexes, fewer page splits (ignored once
             // the file exists).
             try db.execute(sql: "PRAGMA page_size = \(Tuning.pageBytes)")
-            // Reads map the file instead of one pread per page (a report reads every journey).
-            try db.execute(sql: "PRAGMA mmap_size = \(Tuning.readerMapBytes)")
+            // Every connection reads through its page cache, not a map of the file: a scan of
+            // the journeys costs no page faults, and memory stays the same as the store grows.
+            try db.execute(sql: "PRAGMA mmap_size = 0")
         }
         do {
             pool = try DatabasePool(path: path, configuration: config)

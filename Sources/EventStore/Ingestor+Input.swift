@@ -92,9 +92,6 @@ extension Ingestor {
         return try store.writer.writeWithoutTransaction { db -> InputOutcome in
             // The page cache: the writer mostly appends, so a small one serves.
             try db.execute(sql: "PRAGMA cache_size = \(cachePages)")
-            // The writer reads through its page cache, not a map of the whole file: its
-            // memory stays the same however large the store grows.
-            try db.execute(sql: "PRAGMA mmap_size = 0")
             // No foreign key checks while the log is written: this writer interns every atom
             // and its input row before any line names them, and the checks cost three lookups
             // a row and make each multi-row INSERT keep a statement journal (as does the other

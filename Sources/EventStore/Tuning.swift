@@ -60,8 +60,6 @@ enum Tuning {
     static let readBuffer = 1 << 20
     /// SQLite page size of a new store (shallower indexes, fewer page splits).
     static let pageBytes = 16_384
-    /// How much of the store file a reading connection maps (a report reads every journey).
-    static let readerMapBytes = 1 << 30
     /// Stack of a worker thread (parsing, folding).
     static let workerStack = 8 << 20
 }

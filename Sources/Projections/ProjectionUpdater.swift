@@ -120,9 +120,6 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
             guard var pending = box.take() else { return }
             do {
                 try store.writer.read { db in
-                    // Read through the page cache, not a map of the file: the ingest's memory
-                    // stays the same however large the store grows.
-                    try db.execute(sql: "PRAGMA mmap_size = 0")
                     let counts = try context.fold(&pending, in: db) { rows in job.push(rows) }
                     job.finish(.success(counts))
                 }

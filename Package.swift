@@ -55,6 +55,9 @@ let package = Package(
             "ClickHouseStore", "ClickHouseProjections",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // Each stage of a cold ingest alone, for the per-stage table (scripts/stages): a
+        // measuring tool, not part of funnel.
+        .executableTarget(name: "funnel-stages", dependencies: ["FunnelModel", "EventLog", "Flows", "EventStore", "Projections"]),
         // Scratch folders the test targets share (removed when the test process exits).
         .target(name: "TestSupport", dependencies: ["FunnelModel", "EventStore", "ClickHouseStore", "Simulator"], path: "Tests/TestSupport"),
         .testTarget(name: "FunnelModelTests", dependencies: ["FunnelModel"]),

@@ -8,10 +8,25 @@ public final class WorkerThread: @unchecked Sendable {
     private let jobs = BoundedQueue<@Sendable () -> Void>(capacity: .max)
 
     public init(name: String) {
-        let thread = Thread { [self] in self.loop() }
+        let thread = Thread { [self] in
+            WorkerThread.nameForTheSystem(name)
+            self.loop()
+        }
         thread.name = name
         thread.stackSize = Tuning.workerStack
         thread.start()
+    }
+
+    /// Gives the calling thread `name` where the system shows it (top, perf): Foundation
+    /// keeps `Thread.name` to itself on Linux. At most 15 bytes are kept.
+    static func nameForTheSystem(_ name: String) {
+        #if os(Linux)
+        let fd = open("/proc/thread-self/comm", O_WRONLY)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        #endif
     }
 
     public func run(_ job: @escaping @Sendable () -> Void) {

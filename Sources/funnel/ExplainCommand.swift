@@ -20,24 +20,16 @@ struct ExplainCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var flows: FlowsDirectoryOption
-    @Option(help: "The flow id.") var flow: String?
+    @OptionGroup var selection: SelectionOptions
     @Option(help: "The step whose drop-off to explain.") var step: String
     @Option(help: "Only this lane's users (default: every lane that has the step, summed).") var lane: String?
-    @Option(help: "A named cohort of the flow.") var cohort: String?
-    @Option(name: .customLong("where"), help: "Only users with KEY=VALUE. Repeatable.") var filters: [String] = []
-    @Option(help: "Only users who started at or after this time (RFC 3339 or YYYY-MM-DD).") var since: String?
-    @Option(help: "Only users who started before this time.") var until: String?
-    @OptionGroup var time: TimeOptions
     @Option(help: "text, json or markdown.") var format: ExplainFormat = .text
     @OptionGroup var output: OutputOption
 
     func run() throws {
         try reportingErrors("explain") {
             let catalog = try flows.catalog()
-            let request = ExplainRequest(
-                selection: ReportRequest(flow: flow, cohort: cohort, filters: filters, since: since, until: until,
-                                         idle: time.idle, asOf: time.asOf),
-                step: step, lane: lane)
+            let request = ExplainRequest(selection: selection.request(), step: step, lane: lane)
             try request.validate(definitions: catalog.all)
             let store = try storeOptions.openExisting()
             let explanation = try request.run(source: store.journeys, definitions: catalog.all, now: now())

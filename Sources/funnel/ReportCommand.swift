@@ -20,14 +20,8 @@ struct ReportCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var flows: FlowsDirectoryOption
-    @Option(help: "The flow id.") var flow: String?
-    @Option(help: "A named cohort of the flow.") var cohort: String?
-    @Option(name: .customLong("where"), help: "Only users with KEY=VALUE (a collected value, flag:NAME, app_version, platform). Repeatable.")
-    var filters: [String] = []
+    @OptionGroup var selection: SelectionOptions
     @Option(help: "Break down by cohort, lane, app_version, day, week or flag:NAME.") var by: String?
-    @Option(help: "Only users who started at or after this time (RFC 3339 or YYYY-MM-DD).") var since: String?
-    @Option(help: "Only users who started before this time.") var until: String?
-    @OptionGroup var time: TimeOptions
     @Option(help: "text, json, csv, markdown or html.") var format: ReportFormat = .text
     @OptionGroup var output: OutputOption
     @OptionGroup var wait: WaitOption
@@ -37,8 +31,7 @@ struct ReportCommand: ParsableCommand {
     func run() throws {
         try reportingErrors("report") {
             let catalog = try flows.catalog()
-            let request = ReportRequest(flow: flow, cohort: cohort, filters: filters, by: by, since: since,
-                                        until: until, idle: time.idle, asOf: time.asOf)
+            let request = selection.request(by: by)
             // Every option is checked before a log is ingested: a typo costs nothing.
             try request.validate(definitions: catalog.all)
             let sources = try inputs.isEmpty ? [] : InputSource.discover(inputs)

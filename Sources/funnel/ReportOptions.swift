@@ -21,7 +21,7 @@ struct OutputOption: ParsableArguments {
     }
 }
 
-/// The time window and idle window options shared by report and users.
+/// The as-of and idle window of the states a command counts (`SelectionOptions`).
 struct TimeOptions: ParsableArguments {
     @Option(name: .long, help: "Idle window before as-of after which a user is abandoned (e.g. 24h, 30m, 2d).") var idle: String?
     @Option(name: .customLong("as-of"), help: "Report as of this time (RFC 3339 or YYYY-MM-DD); default: the latest event time.") var asOf: String?

@@ -17,12 +17,9 @@ struct UsersCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var flows: FlowsDirectoryOption
-    @Option(help: "The flow id.") var flow: String?
+    @OptionGroup var selection: SelectionOptions
     @Option(help: "completed, in_progress or abandoned.") var state: String?
     @Option(help: "Only users whose current step is this one.") var step: String?
-    @Option(help: "A named cohort of the flow.") var cohort: String?
-    @Option(name: .customLong("where"), help: "Only users with KEY=VALUE. Repeatable.") var filters: [String] = []
-    @OptionGroup var time: TimeOptions
     @Option(help: "text, csv or json.") var format: Format = .text
     @OptionGroup var output: OutputOption
 
@@ -30,7 +27,7 @@ struct UsersCommand: ParsableCommand {
         try reportingErrors("users") {
             let catalog = try flows.catalog()
             let store = try storeOptions.openExisting()
-            let request = ReportRequest(flow: flow, cohort: cohort, filters: filters, idle: time.idle, asOf: time.asOf)
+            let request = selection.request()
             let clock = now()
             let list = try request.users(source: store.journeys, definitions: catalog.all, now: clock, state: state, step: step)
             for warning in try request.warnings(for: list, source: store.journeys, definitions: catalog.all, now: clock) {

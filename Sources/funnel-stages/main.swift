@@ -1,0 +1,94 @@
+// funnel-stages FILES… — each stage of a cold ingest run alone on the same inputs, one after
+// another, for the per-stage table of docs/performance.md (scripts/stages runs it beside a
+// profile of the whole ingest). Prints, per stage, its seconds and microseconds a line.
+// A measuring tool, not part of funnel: it reads the inputs and writes nothing.
+import Foundation
+import FunnelModel
+import EventLog
+import EventStore
+import Flows
+import Projections
+
+/// The CPU time of this process so far (all its threads), in seconds.
+func cpuSeconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}
+
+/// Runs `body` over every input and returns the CPU seconds it took.
+func timed(_ body: () throws -> Void) rethrows -> Double {
+    let start = cpuSeconds()
+    try body()
+    return cpuSeconds() - start
+}
+
+/// Keeps each user's events of one input, numbered by line (the fold's seq stand-in).
+final class EventsByUser: ParsedEventSink, @unchecked Sendable {
+    var events: [Int32: [RecordedEvent]] = [:]
+    var kept: Bool
+    init(keep: Bool) { kept = keep }
+    func take(line: Int, user: Int32, event: consuming Event) {
+        guard kept else { return }
+        events[user, default: []].append(RecordedEvent(seq: Int64(line), event: event, line: ""))
+    }
+}
+
+let paths = Array(CommandLine.arguments.dropFirst())
+guard !paths.isEmpty else {
+    FileHandle.standardError.write(Data("usage: funnel-stages FILES…\n".utf8))
+    exit(64)
+}
+let glp1 = try FlowCatalog().flow("glp1")
+var lines = 0
+var buffer = [UInt8](repeating: 0, count: 1 << 20)
+
+// 1. Decompression alone: the input read and inflated (libdeflate, whole members), bytes dropped.
+let inflate = try timed {
+    for path in paths {
+        let stream = try ByteStream(path: path)
+        try buffer.withUnsafeMutableBytes { b in while try stream.read(into: b) > 0 {} }
+    }
+}
+// 2. Inflated and split into lines.
+let split = try timed {
+    for path in paths {
+        let reader = LineReader(stream: try ByteStream(path: path))
+        try reader.forEachLine { _, _ in }
+        lines += reader.linesRead
+    }
+}
+// 3. The parsing thread's work without events: envelopes validated, keys and users numbered.
+let scan = try timed {
+    for path in paths {
+        _ = try LineParser.run(path: path, batchLines: 4_096, batchBytes: 4 << 20) { _ in true }
+    }
+}
+// 4. The same with every event built for the fold, as an ingest with projections does.
+let build = try timed {
+    for path in paths {
+        _ = try LineParser.run(path: path, batchLines: 4_096, batchBytes: 4 << 20, eventSink: EventsByUser(keep: false)) { _ in true }
+    }
+}
+// 5. Folding alone: each input's users' events (built as in 4, not timed) folded into
+// journeys, each input's users on their own (the ingest resumes users across inputs).
+let folder = FlowFolder(glp1)
+var fold = 0.0
+var journeys = 0
+for path in paths {
+    let sink = EventsByUser(keep: true)
+    _ = try LineParser.run(path: path, batchLines: 4_096, batchBytes: 4 << 20, eventSink: sink) { _ in true }
+    fold += timed {
+        for events in sink.events.values where events.first?.event.flow == glp1.id {
+            if folder.journey(of: events) != nil { journeys += 1 }
+        }
+    }
+}
+
+let perLine = { (s: Double) in String(format: "%.2f", s * 1e6 / Double(max(lines, 1))) }
+print("funnel-stages: \(paths.count) inputs, \(lines) lines; CPU seconds of each stage alone")
+print("stage\tseconds\tus_per_line")
+for (name, s) in [("inflate", inflate), ("inflate+split", split), ("parse (no events)", scan),
+                  ("parse (with events)", build), ("fold (\(journeys) journeys)", fold)] {
+    print("\(name)\t\(String(format: "%.3f", s))\t\(perLine(s))")
+}

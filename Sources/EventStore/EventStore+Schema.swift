@@ -120,5 +120,12 @@ extension EventStore {
             try EventStore.addEventColumns(db)
             try db.execute(sql: EventStore.eventLogView)
         }
+        // An input longer than one transaction commits in segments (see `Ingestor`): while
+        // it is unfinished its ledger row says after which line the next ingest goes on, and
+        // how many new shapes the input may still add. Both NULL once the input is done.
+        migrator.registerMigration("v6: resumable inputs") { db in
+            try db.execute(sql: "ALTER TABLE inputs ADD COLUMN resume_line INTEGER")
+            try db.execute(sql: "ALTER TABLE inputs ADD COLUMN resume_shapes INTEGER")
+        }
     }
 }

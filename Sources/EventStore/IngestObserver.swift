@@ -38,6 +38,17 @@ public protocol ParsedEventSink: AnyObject, Sendable {
     /// numbers are the same user id). Whether the line was accepted, and with which seq,
     /// `CommittedInput.accepted` tells.
     func take(line: Int, user: Int32, event: consuming Event)
+    /// Events it can still take before it drops some. Once another batch might not fit, the
+    /// ingest commits the input so far as a segment, and the next events go to `successor()`.
+    var room: Int { get }
+    /// An empty sink for the events of the input's next segment; nil: none, this one drops
+    /// what does not fit.
+    func successor() -> (any ParsedEventSink)?
+}
+
+extension ParsedEventSink {
+    public var room: Int { .max }
+    public func successor() -> (any ParsedEventSink)? { nil }
 }
 
 /// What one input committed, as its observer is told inside the input's transaction.

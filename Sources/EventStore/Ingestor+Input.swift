@@ -17,6 +17,21 @@ extension Ingestor {
 
     package struct Counts: Sendable {
         package var lines = 0, accepted = 0, duplicates = 0, conflicts = 0, quarantined = 0, unplanned = 0
+
+        static func + (a: Counts, b: Counts) -> Counts {
+            Counts(lines: a.lines + b.lines, accepted: a.accepted + b.accepted, duplicates: a.duplicates + b.duplicates,
+                   conflicts: a.conflicts + b.conflicts, quarantined: a.quarantined + b.quarantined,
+                   unplanned: a.unplanned + b.unplanned)
+        }
+    }
+
+    /// An input an earlier ingest committed in part (its ledger row has a `resume_line`).
+    struct Resume {
+        var inputID: Int64
+        /// What its ledger row counts: its lines up to `counts.lines`, after which it goes on.
+        var counts: Counts
+        /// New shapes it may still add.
+        var shapeBudget: Int
     }
 
     package struct InputResult: Sendable {
@@ -53,9 +68,10 @@ extension Ingestor {
         return true
     }
 
-    /// Starts parsing `path` on the parsing thread (behind any input parsed before it).
-    func startParse(path: String) -> ParseRun {
-        ParseRun(path: path, batchLines: options.batchLines, eventSink: observer?.makeEventSink())
+    /// Starts parsing `path` on the parsing thread (behind any input parsed before it),
+    /// from the line after `skipLines`.
+    func startParse(path: String, skipLines: Int = 0) -> ParseRun {
+        ParseRun(path: path, batchLines: options.batchLines, eventSink: observer?.makeEventSink(), skipLines: skipLines)
     }
 
     /// The filter of every stored id hash for the next input, with room for `room` more:
@@ -72,9 +88,12 @@ extension Ingestor {
         return idFilter ?? IDFilter(capacity: room, maxBlocks: maxBlocks)
     }
 
-    /// Ingests one input in one transaction. `prefetched`: its parse, started ahead (else
-    /// one starts here, unless the input is skipped); `readAhead` is called once the input's
-    /// parse is under way and the input is not skipped, to queue the next input's parse.
+    /// Ingests one input: in one transaction, or (when its events outgrow what the observer
+    /// holds) in one per segment, its ledger row saying after which line an ingest that
+    /// stopped in between goes on. An input already in the ledger is skipped, or resumed
+    /// when it was left unfinished. `prefetched`: its parse, started ahead (else one starts
+    /// here, unless the input is skipped); `readAhead` is called once the input's parse is
+    /// under way and the input is not skipped, to queue the next input's parse.
     func ingestOne(path: String, label: String, content: ContentHash, index: Int, count: Int,
                    prefetched: ParseRun? = nil, readAhead: () -> Void = {},
                    progress: ((IngestProgress) -> Void)?) throws -> InputOutcome {
@@ -99,28 +118,49 @@ extension Ingestor {
             // outside the transaction: SQLite ignores it inside one.
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
-            var outcome: InputOutcome?
-            try db.inTransaction(.immediate) {
-                if let row = try Row.fetchOne(db, sql: "SELECT path, outcome FROM inputs WHERE sha256 = ?", arguments: [content.sha256]) {
-                    outcome = .skipped(.init(path: label, sha256: content.sha256, previousPath: row[0],
-                                             previousOutcome: LedgerEntry.Outcome(rawValue: row[1]) ?? .partial))
-                    return .rollback
+            try db.beginTransaction(.immediate)
+            do {
+                var resume: Resume?
+                if let row = try Row.fetchOne(db, sql: """
+                    SELECT id, path, outcome, resume_line, resume_shapes, accepted, duplicates, conflicts, quarantined, unplanned
+                    FROM inputs WHERE sha256 = ?
+                    """, arguments: [content.sha256]) {
+                    guard let line: Int = row[3] else {
+                        try db.rollback()
+                        return .skipped(.init(path: label, sha256: content.sha256, previousPath: row[1],
+                                              previousOutcome: LedgerEntry.Outcome(rawValue: row[2]) ?? .partial))
+                    }
+                    resume = Resume(inputID: row[0], counts: Counts(lines: line, accepted: row[5], duplicates: row[6], conflicts: row[7],
+                                                                    quarantined: row[8], unplanned: row[9]),
+                                    shapeBudget: row[4] ?? 0)
+                    logger.debug("resuming input", metadata: ["path": "\(label)", "after line": "\(line)"])
+                } else {
+                    try db.execute(sql: """
+                        INSERT INTO inputs (path, sha256, size, lines, accepted, duplicates, conflicts, quarantined,
+                            unplanned, outcome, error, started_us, finished_us)
+                        VALUES (?, ?, ?, 0, 0, 0, 0, 0, 0, 'partial', NULL, ?, ?)
+                        """, arguments: [label, content.sha256, content.size, startedAt.micros, startedAt.micros])
                 }
-                try db.execute(sql: """
-                    INSERT INTO inputs (path, sha256, size, lines, accepted, duplicates, conflicts, quarantined,
-                        unplanned, outcome, error, started_us, finished_us)
-                    VALUES (?, ?, ?, 0, 0, 0, 0, 0, 0, 'partial', NULL, ?, ?)
-                    """, arguments: [label, content.sha256, content.size, startedAt.micros, startedAt.micros])
-                let inputID = db.lastInsertedRowID
+                let inputID = resume?.inputID ?? db.lastInsertedRowID
                 var writer = try InputWriter(db, label: label, inputID: inputID, arrived: startedAt.micros,
                                              filter: try takeIDFilter(room: max(Tuning.filterRoomIDs, Int(content.size / Tuning.filterRoomBytesPerID)),
                                                                       maxBlocks: filterBlocks, in: db),
-                                             flowSteps: flowSteps, heldIDs: heldIDs, observed: observer != nil)
-                let run = parallel ? (prefetched ?? startParse(path: path)) : nil
-                // Whatever ends this transaction, the parsing thread stops waiting for it.
+                                             flowSteps: flowSteps, heldIDs: heldIDs, observed: observer != nil, resume: resume)
+                let skipLines = resume?.counts.lines ?? 0
+                var run: ParseRun?
+                if parallel {
+                    if let prefetched, skipLines == 0 {
+                        run = prefetched
+                    } else {
+                        // A parse read ahead from the first line is of no use to a resumed input.
+                        prefetched?.cancel()
+                        run = startParse(path: path, skipLines: skipLines)
+                    }
+                }
+                // Whatever ends this input, the parsing thread stops waiting for it.
                 defer { run?.cancel() }
                 readAhead()
-                let eventSink: (any ParsedEventSink)? = if let run { run.eventSink } else { observer?.makeEventSink() }
+                var eventSink: (any ParsedEventSink)? = if let run { run.eventSink } else { observer?.makeEventSink() }
 
                 func handle(_ batch: LineBatch) throws {
                     try writer.write(batch)
@@ -128,12 +168,22 @@ extension Ingestor {
                     try writer.afterBatch()
                     progress?(IngestProgress(inputIndex: index, inputCount: count, path: label, bytesRead: batch.bytesRead,
                                              size: content.size, lines: writer.result.counts.lines))
+                    if let segment = batch.segmentEnd {
+                        let part = try writer.endSegment(finishedAt: now())
+                        try observer?.willCommit(CommittedInput(seqs: part.seqs, accepted: part.accepted, newUsers: part.newUsers,
+                                                                events: segment.ended, more: true), in: db)
+                        try db.commit()
+                        observer?.didCommit(store: store)
+                        try db.beginTransaction(.immediate)
+                        eventSink = segment.next
+                    }
                 }
                 let end: ParseEnd
                 if let run {
                     end = try run.forEach(idle: { try observer?.betweenBatches(in: db) }, handle)
                 } else {
-                    end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: Tuning.batchBytes, eventSink: eventSink) {
+                    end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: Tuning.batchBytes, eventSink: eventSink,
+                                             skipLines: skipLines) {
                         try handle($0)
                         return true
                     }
@@ -144,12 +194,13 @@ extension Ingestor {
                     try observer.willCommit(CommittedInput(seqs: writer.rows.seqs, accepted: writer.accepted, newUsers: writer.newUsers,
                                                            events: eventSink, more: index + 1 < count), in: db)
                 }
-                outcome = .read(result)
-                return .commit
+                try db.commit()
+                observer?.didCommit(store: store)
+                return .read(result)
+            } catch {
+                if db.isInsideTransaction { try? db.rollback() }
+                throw error
             }
-            guard let outcome else { throw StoreError(doing: "ingesting \(label)", reason: "the transaction ended without an outcome") }
-            if case .read = outcome { observer?.didCommit(store: store) }
-            return outcome
         }
     }
 }

@@ -22,6 +22,9 @@ struct InputWriter {
     let observed: Bool
     /// The store's largest atom id before this input: a user atom above it is a new user.
     let atomWatermark: Int64
+    /// What an earlier ingest committed of this input (zero for a new one): the ledger row
+    /// counts it and `result`.
+    let base: Ingestor.Counts
 
     private(set) var rows: PendingEvents
     private let findSeq: RawStatement
@@ -54,8 +57,10 @@ struct InputWriter {
     private var valid: [Bool] = []
 
     init(_ db: Database, label: String, inputID: Int64, arrived: Int64, filter: IDFilter,
-         flowSteps: [String: Set<String>], heldIDs: Int, observed: Bool) throws {
+         flowSteps: [String: Set<String>], heldIDs: Int, observed: Bool, resume: Ingestor.Resume? = nil) throws {
         self.db = db
+        base = resume?.counts ?? Ingestor.Counts()
+        if let resume { newShapeBudget = resume.shapeBudget }
         self.label = label
         self.inputID = inputID
         self.arrived = arrived
@@ -272,18 +277,60 @@ struct InputWriter {
         }
     }
 
+    /// What one committed segment of the input added, for the observer.
+    struct Segment {
+        var seqs: Range<Int64>
+        var accepted: AcceptedLines
+        var newUsers: Set<String>
+    }
+
+    /// Ends the input's current segment, before its transaction commits: writes what waited
+    /// for the end (ids, runs, flows' summary) and a ledger row that says after which line
+    /// the next ingest goes on, should this one stop before the input's end. Returns what the
+    /// segment added; the next segment starts empty.
+    mutating func endSegment(finishedAt: Timestamp) throws -> Segment {
+        try flushRows()
+        try writeHeld()
+        let line = base.lines + result.counts.lines
+        try writeLedger(outcome: "partial", error: "unfinished: the next ingest of this content goes on after line \(line)",
+                        resume: (line, newShapeBudget), finishedAt: finishedAt)
+        findID = try EventIDs.Finder(db)
+        let segment = Segment(seqs: rows.seqs, accepted: written.lines, newUsers: newUsers)
+        rows.startSegment()
+        written.lines = AcceptedLines()
+        newUsers = []
+        return segment
+    }
+
     /// Writes the input's ledger row (complete, or partial with why), its flows' summary and
     /// the ids and runs still held. The last input of an ingest saves the id filter for the
     /// next one. Returns the input's result.
     mutating func finish(_ end: ParseEnd, isLast: Bool, finishedAt: Timestamp, logger: Logger) throws -> Ingestor.InputResult {
         let errorText = result.end(end, label: label)
+        result.failure?.linesKept += base.lines
         if let errorText { logger.debug("partial input", metadata: ["path": "\(label)", "error": "\(errorText)"]) }
-        let c = result.counts
+        try writeLedger(outcome: errorText == nil ? "complete" : "partial", error: errorText, resume: nil, finishedAt: finishedAt)
+        try writeHeld()
+        if isLast {
+            try filter.saveIfBehind(through: rows.seqs.upperBound - 1, in: db)
+        }
+        return result
+    }
+
+    /// The input's ledger row: its counts so far (with what earlier ingests committed of it),
+    /// and where a next ingest would go on (nil: nowhere, the input is done).
+    private func writeLedger(outcome: String, error: String?, resume: (line: Int, shapes: Int)?, finishedAt: Timestamp) throws {
+        let c = base + result.counts
         try db.execute(sql: """
             UPDATE inputs SET lines = ?, accepted = ?, duplicates = ?, conflicts = ?, quarantined = ?, unplanned = ?,
-                outcome = ?, error = ?, finished_us = ? WHERE id = ?
+                outcome = ?, error = ?, finished_us = ?, resume_line = ?, resume_shapes = ? WHERE id = ?
             """, arguments: [c.lines, c.accepted, c.duplicates, c.conflicts, c.quarantined, c.unplanned,
-                             errorText == nil ? "complete" : "partial", errorText, finishedAt.micros, inputID])
+                             outcome, error, finishedAt.micros, resume?.line, resume?.shapes, inputID])
+    }
+
+    /// Writes what waits for the end of a segment or of the input: the flows' summary of the
+    /// events accepted since (each key's totals start again), the new ids and the runs held.
+    private mutating func writeHeld() throws {
         for (flow, t) in Ingestor.InputResult.flowTotals(keys) {
             try db.execute(sql: """
                 INSERT INTO flow_summary (flow, events, first_ts_us, last_ts_us) VALUES (?, ?, ?, ?)
@@ -291,11 +338,12 @@ struct InputWriter {
                     first_ts_us = min(first_ts_us, excluded.first_ts_us), last_ts_us = max(last_ts_us, excluded.last_ts_us)
                 """, arguments: [flow, t.events, t.firstTs, t.lastTs])
         }
-        try EventIDs.add(&written.ids, in: db)
-        if isLast {
-            try filter.saveIfBehind(through: rows.seqs.upperBound - 1, in: db)
+        for i in keys.indices {
+            keys[i].accepted = 0
+            keys[i].firstTs = .max
+            keys[i].lastTs = .min
         }
+        try EventIDs.add(&written.ids, in: db)
         try written.runs.flush(db)
-        return result
     }
 }

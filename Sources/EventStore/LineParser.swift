@@ -36,6 +36,16 @@ package struct LineBatch: Sendable {
     package var lines: [ParsedLine] = []
     /// Compressed bytes read from the input so far.
     package var bytesRead: Int64 = 0
+    /// Set on the batch after which the input's events go to another sink: the writer
+    /// commits what it wrote so far as one segment of the input (see `Ingestor`).
+    package var segmentEnd: SegmentEnd?
+}
+
+/// The end of one segment of an input: the sink holding its events, and the one the events
+/// after it go to.
+package struct SegmentEnd: Sendable {
+    package var ended: any ParsedEventSink
+    package var next: any ParsedEventSink
 }
 
 /// How the parsing of an input ended.
@@ -48,9 +58,14 @@ package struct ParseEnd: Sendable {
 /// Decompresses, splits and decodes an input, handing batches to `sink`. Runs on any thread.
 package enum LineParser {
     /// `spare`: an emptied batch whose buffers the next batch reuses, when one is back.
+    /// `skipLines`: lines at the start already stored (a resumed input), split but not parsed.
+    /// Once `eventSink` has no room for another batch's events, they go to its successor (the
+    /// batch before carries a `SegmentEnd`); a sink without one drops what it has no room for.
     package static func run(path: String, batchLines: Int, batchBytes: Int,
-                    eventSink: (any ParsedEventSink)? = nil, spare: () -> LineBatch? = { nil },
+                    eventSink firstSink: (any ParsedEventSink)? = nil, skipLines: Int = 0,
+                    spare: () -> LineBatch? = { nil },
                     sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
+        var eventSink = firstSink
         let stream: ByteStream
         do { stream = try ByteStream(path: path) } catch let e as InputError { return ParseEnd(error: e) }
         let reader = LineReader(stream: stream)
@@ -69,6 +84,7 @@ package enum LineParser {
         }
         do {
             try reader.forEachLine { info, bytes in
+                if info.number <= skipLines { return }
                 let lineStart = batch.bytes.count
                 batch.bytes.append(contentsOf: bytes)
                 var parsed = ParsedLine(number: info.number, offset: info.offset, start: lineStart, count: bytes.count)
@@ -106,6 +122,11 @@ package enum LineParser {
                 batch.lines.append(parsed)
                 if batch.lines.count >= batchLines || batch.bytes.count >= batchBytes {
                     batch.bytesRead = stream.bytesRead
+                    batch.segmentEnd = nil
+                    if let ended = eventSink, ended.room < batchLines, let next = ended.successor() {
+                        batch.segmentEnd = SegmentEnd(ended: ended, next: next)
+                        eventSink = next
+                    }
                     let used = batch.bytes.count
                     guard try sink(batch) else { stopped = true; throw Stop() }
                     // The batch went on with its buffers: those of one the writer is done
@@ -122,6 +143,7 @@ package enum LineParser {
             }
         } catch let e as InputError {
             batch.bytesRead = stream.bytesRead
+            batch.segmentEnd = nil
             if !batch.lines.isEmpty { _ = try sink(batch) }
             return ParseEnd(error: e, droppedTailBytes: reader.droppedTailBytes, lines: reader.linesRead)
         } catch is Stop {
@@ -129,6 +151,7 @@ package enum LineParser {
         }
         if !stopped, !batch.lines.isEmpty {
             batch.bytesRead = stream.bytesRead
+            batch.segmentEnd = nil
             _ = try sink(batch)
         }
         return ParseEnd(lines: reader.linesRead)

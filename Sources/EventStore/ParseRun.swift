@@ -15,8 +15,9 @@ package final class ParseRun: @unchecked Sendable {
     private let queue = BatchQueue(capacity: Tuning.waitingBatches)
     private let done = DispatchSemaphore(value: 0)
 
+    /// `skipLines`: as `LineParser.run` takes it.
     package init(path: String, batchLines: Int, batchBytes: Int = Tuning.batchBytes,
-         eventSink: (any ParsedEventSink)? = nil) {
+         eventSink: (any ParsedEventSink)? = nil, skipLines: Int = 0) {
         self.path = path
         self.eventSink = eventSink
         let queue = self.queue, done = self.done
@@ -25,7 +26,8 @@ package final class ParseRun: @unchecked Sendable {
             if queue.isCancelled { return }
             do {
                 let end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: batchBytes,
-                                             eventSink: eventSink, spare: { queue.spare() }) { batch in
+                                             eventSink: eventSink, skipLines: skipLines,
+                                             spare: { queue.spare() }) { batch in
                     queue.push(.batch(batch))
                 }
                 _ = queue.push(.end(end))

@@ -30,8 +30,8 @@ struct PendingEvents {
     private let label: String
     /// The seq of the next row written.
     private var nextSeq: Int64
-    /// The seq of the first row this input writes.
-    private let firstSeq: Int64
+    /// The seq of the first row of the input's current segment.
+    private var firstSeq: Int64
 
     init(_ db: Database, inputID: Int64, label: String) throws {
         // OR FAIL: a failing row stops the statement without a statement journal (the input's
@@ -50,7 +50,11 @@ struct PendingEvents {
 
     var isFull: Bool { rows.count >= PendingEvents.rowsPerStatement }
 
-    /// The seqs of the rows written so far (the store's last seq is `seqs.upperBound - 1`).
+    /// Starts a new segment of the input: `seqs` starts after the rows written so far.
+    mutating func startSegment() { firstSeq = nextSeq }
+
+    /// The seqs of the current segment's rows written so far (the store's last seq is
+    /// `seqs.upperBound - 1`).
     var seqs: Range<Int64> { firstSeq..<nextSeq }
 
     /// Whether a row waiting to be written has the id hash `hash`.

@@ -22,6 +22,10 @@ final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
 
     init(bufferLimit: Int) { self.bufferLimit = bufferLimit }
 
+    var room: Int { bufferLimit - count }
+
+    func successor() -> (any ParsedEventSink)? { ParsedGroups(bufferLimit: bufferLimit) }
+
     func take(line: Int, user: Int32, event: consuming Event) {
         let u = Int(user)
         let k: Int

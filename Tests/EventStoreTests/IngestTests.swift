@@ -363,7 +363,8 @@ final class IngestTests: XCTestCase {
                             "v2: user runs instead of a per-event user index",
                             "v3: event ids in hash ranges instead of a unique index",
                             "v4: saved id filter",
-                            "v5: event and step columns, event_log view"])
+                            "v5: event and step columns, event_log view",
+                            "v6: resumable inputs"])
             // The log has no index: users are found through user_runs, ids through event_ids.
             let indexes = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL")
             XCTAssertEqual(indexes, [])

@@ -41,6 +41,8 @@ public protocol ParsedEventSink: AnyObject, Sendable {
     /// Events it can still take before it drops some. Once another batch might not fit, the
     /// ingest commits the input so far as a segment, and the next events go to `successor()`.
     var room: Int { get }
+    /// Events it holds: with as many as it has room for, a new UTC day ends the segment.
+    var held: Int { get }
     /// An empty sink for the events of the input's next segment; nil: none, this one drops
     /// what does not fit.
     func successor() -> (any ParsedEventSink)?
@@ -48,6 +50,7 @@ public protocol ParsedEventSink: AnyObject, Sendable {
 
 extension ParsedEventSink {
     public var room: Int { .max }
+    public var held: Int { 0 }
     public func successor() -> (any ParsedEventSink)? { nil }
 }
 

@@ -5,7 +5,7 @@ import Foundation
 extension IngestSummary {
     /// The `--format json` form: one object, keys sorted. Documented keys: files, lines,
     /// accepted, duplicates, conflicts, quarantined, quarantined_by, unplanned,
-    /// unplanned_checked_against_flows, unplanned_by[], skipped[], failures[],
+    /// unplanned_checked_against_flows, unplanned_by[], skipped[], resumed[], failures[],
     /// elapsed_seconds, events_per_second.
     public var json: JSONValue {
         func n(_ v: Int) -> JSONValue { .number(String(v)) }
@@ -30,6 +30,7 @@ extension IngestSummary {
                 .object(["path": .string($0.path), "sha256": .string($0.sha256),
                          "previous_path": .string($0.previousPath), "previous_outcome": .string($0.previousOutcome.rawValue)])
             }),
+            "resumed": .array(resumed.map { .object(["path": .string($0.path), "after_line": n($0.afterLine)]) }),
             "failures": .array(failures.map {
                 .object(["path": .string($0.path), "kind": .string($0.kind.rawValue), "offset": .number(String($0.offset)),
                          "message": .string($0.message), "lines_kept": n($0.linesKept)])
@@ -77,6 +78,9 @@ extension IngestSummary {
         for s in skipped {
             let same = s.previousPath == s.path ? "" : " as \(s.previousPath)"
             lines.append("skipped \(s.path): already ingested\(same) (\(s.previousOutcome.rawValue))")
+        }
+        for r in resumed {
+            lines.append("resumed \(r.path) after line \(g(r.afterLine)), where an earlier run stopped")
         }
         for f in failures {
             lines.append(f.kind == .unreadable ? "unreadable: \(f.message)" : "partial: \(f.message) (kept \(g(f.linesKept)) lines)")

@@ -78,6 +78,17 @@ public struct IngestSummary: Sendable, Hashable {
             self.previousOutcome = previousOutcome
         }
     }
+    /// An input an earlier ingest committed in part, read on from the line after `afterLine`
+    /// (this run's counts are of the lines after it).
+    public struct Resumed: Sendable, Hashable {
+        public var path: String
+        public var afterLine: Int
+
+        package init(path: String, afterLine: Int) {
+            self.path = path
+            self.afterLine = afterLine
+        }
+    }
     public struct Failure: Sendable, Hashable {
         public var path: String
         public var kind: InputError.Kind
@@ -114,6 +125,7 @@ public struct IngestSummary: Sendable, Hashable {
     public var flowsChecked = false
     public var quarantinedBy: [Rejection.Code: Int] = [:]
     public var skipped: [Skipped] = []
+    public var resumed: [Resumed] = []
     /// Partial (truncated/corrupt) and unreadable inputs.
     public var failures: [Failure] = []
     public var elapsedSeconds = 0.0

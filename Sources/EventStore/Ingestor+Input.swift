@@ -36,6 +36,8 @@ extension Ingestor {
 
     package struct InputResult: Sendable {
         package var counts = Counts()
+        /// Set when this run read the input on from where an earlier one stopped.
+        package var resumed: IngestSummary.Resumed?
         package var quarantinedBy: [Rejection.Code: Int] = [:]
         package var unplanned: [UnplannedKey: Int] = [:]
         package var failure: IngestSummary.Failure?

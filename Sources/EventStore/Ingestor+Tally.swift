@@ -72,6 +72,7 @@ extension Ingestor.InputResult {
 extension IngestSummary {
     /// Adds an input's result; its unplanned events go to `unplanned` (see `sortedUnplanned`).
     package mutating func add(_ r: Ingestor.InputResult, unplanned: inout [UnplannedKey: Int]) {
+        if let r = r.resumed { resumed.append(r) }
         lines += r.counts.lines
         accepted += r.counts.accepted
         duplicates += r.counts.duplicates

@@ -60,7 +60,10 @@ struct InputWriter {
          flowSteps: [String: Set<String>], heldIDs: Int, observed: Bool, resume: Ingestor.Resume? = nil) throws {
         self.db = db
         base = resume?.counts ?? Ingestor.Counts()
-        if let resume { newShapeBudget = resume.shapeBudget }
+        if let resume {
+            newShapeBudget = resume.shapeBudget
+            result.resumed = IngestSummary.Resumed(path: label, afterLine: resume.counts.lines)
+        }
         self.label = label
         self.inputID = inputID
         self.arrived = arrived

@@ -59,8 +59,9 @@ package struct ParseEnd: Sendable {
 package enum LineParser {
     /// `spare`: an emptied batch whose buffers the next batch reuses, when one is back.
     /// `skipLines`: lines at the start already stored (a resumed input), split but not parsed.
-    /// Once `eventSink` has no room for another batch's events, they go to its successor (the
-    /// batch before carries a `SegmentEnd`); a sink without one drops what it has no room for.
+    /// Once `eventSink` has no room for another batch's events, or is half full when a new UTC
+    /// day starts, events go to its successor (the batch before carries a `SegmentEnd`); a sink
+    /// without one drops what it has no room for.
     package static func run(path: String, batchLines: Int, batchBytes: Int,
                     eventSink firstSink: (any ParsedEventSink)? = nil, skipLines: Int = 0,
                     spare: () -> LineBatch? = { nil },
@@ -82,63 +83,81 @@ package enum LineParser {
             let base = Int32(r.inScratch ? scratch : line)
             return StringRef(start: r.start + base, end: r.end + base, inScratch: false)
         }
+        /// The largest UTC day of an event time met in the input so far.
+        var lastDay = Int64.min
+        // Hands the batch on (ending the sink's segment with `next`), and starts the next one.
+        func handOn(next: (any ParsedEventSink)?) throws {
+            batch.bytesRead = stream.bytesRead
+            batch.segmentEnd = nil
+            if let ended = eventSink, let next {
+                batch.segmentEnd = SegmentEnd(ended: ended, next: next)
+                eventSink = next
+            }
+            let used = batch.bytes.count
+            guard try sink(batch) else { stopped = true; throw Stop() }
+            // The batch went on with its buffers: those of one the writer is done with, else
+            // new ones, sized to the last batch with some room (a few batches are held at
+            // once, so each is kept snug).
+            if let reused = spare() {
+                batch = reused
+            } else {
+                batch = LineBatch()
+                batch.bytes.reserveCapacity(min(batchBytes, used + used / 8) + LineReader.maxLineLength / 16)
+                batch.lines.reserveCapacity(batchLines)
+            }
+        }
         do {
             try reader.forEachLine { info, bytes in
                 if info.number <= skipLines { return }
+                let decoded = info.isOversized ? nil : decoder.envelope(bytes)
+                // The first event of a new day, once the sink is half full, starts a segment:
+                // in a log of several days, few users span the cut.
+                if case .success(let env)? = decoded {
+                    let day = Timestamp.wallClock(micros: env.time.micros, offsetSeconds: 0).days
+                    if day > lastDay {
+                        if lastDay != .min, !batch.lines.isEmpty, let ended = eventSink, ended.held >= ended.room,
+                           let next = ended.successor() {
+                            try handOn(next: next)
+                        }
+                        lastDay = day
+                    }
+                }
                 let lineStart = batch.bytes.count
                 batch.bytes.append(contentsOf: bytes)
                 var parsed = ParsedLine(number: info.number, offset: info.offset, start: lineStart, count: bytes.count)
-                if info.isOversized {
-                    parsed.rejection = .lineTooLong(length: info.length)
-                } else {
-                    switch decoder.envelope(bytes) {
-                    case .failure(let r): parsed.rejection = r
-                    case .success(var env):
-                        let scratchStart = batch.bytes.count
-                        if !decoder.scratch.isEmpty { batch.bytes.append(contentsOf: decoder.scratch) }
-                        env.eventID = rebase(env.eventID, line: lineStart, scratch: scratchStart)
-                        env.name = rebase(env.name, line: lineStart, scratch: scratchStart)
-                        env.userID = rebase(env.userID, line: lineStart, scratch: scratchStart)
-                        env.flow = rebase(env.flow, line: lineStart, scratch: scratchStart)
-                        env.timeText = rebase(env.timeText, line: lineStart, scratch: scratchStart)
-                        env.step = env.step.map { rebase($0, line: lineStart, scratch: scratchStart) }
-                        env.properties = env.properties.map { ($0.lowerBound + lineStart)..<($0.upperBound + lineStart) }
-                        env.context = env.context.map { ($0.lowerBound + lineStart)..<($0.upperBound + lineStart) }
-                        parsed.envelope = env
-                        parsed.keys = batch.bytes.withUnsafeBufferPointer { b in
-                            keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b)
+                switch decoded {
+                case nil: parsed.rejection = .lineTooLong(length: info.length)
+                case .failure(let r)?: parsed.rejection = r
+                case .success(var env)?:
+                    let scratchStart = batch.bytes.count
+                    if !decoder.scratch.isEmpty { batch.bytes.append(contentsOf: decoder.scratch) }
+                    env.eventID = rebase(env.eventID, line: lineStart, scratch: scratchStart)
+                    env.name = rebase(env.name, line: lineStart, scratch: scratchStart)
+                    env.userID = rebase(env.userID, line: lineStart, scratch: scratchStart)
+                    env.flow = rebase(env.flow, line: lineStart, scratch: scratchStart)
+                    env.timeText = rebase(env.timeText, line: lineStart, scratch: scratchStart)
+                    env.step = env.step.map { rebase($0, line: lineStart, scratch: scratchStart) }
+                    env.properties = env.properties.map { ($0.lowerBound + lineStart)..<($0.upperBound + lineStart) }
+                    env.context = env.context.map { ($0.lowerBound + lineStart)..<($0.upperBound + lineStart) }
+                    parsed.envelope = env
+                    parsed.keys = batch.bytes.withUnsafeBufferPointer { b in
+                        keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b)
+                    }
+                    // Built here, with the line's refs rebased into the batch, and handed over
+                    // as is (the sink consumes it: no copy of its strings and dictionaries to
+                    // retain and release).
+                    if let eventSink {
+                        let event = batch.bytes.withUnsafeBufferPointer { b in
+                            names.event(env, keys: parsed.keys, in: b, decoder: decoder, cache: &cache)
                         }
-                        // Built here, with the line's refs rebased into the batch, and handed
-                        // over as is (the sink consumes it: no copy of its strings and
-                        // dictionaries to retain and release).
-                        if let eventSink {
-                            let event = batch.bytes.withUnsafeBufferPointer { b in
-                                names.event(env, keys: parsed.keys, in: b, decoder: decoder, cache: &cache)
-                            }
-                            eventSink.take(line: info.number, user: parsed.keys.user, event: event)
-                        }
+                        eventSink.take(line: info.number, user: parsed.keys.user, event: event)
                     }
                 }
                 batch.lines.append(parsed)
                 if batch.lines.count >= batchLines || batch.bytes.count >= batchBytes {
-                    batch.bytesRead = stream.bytesRead
-                    batch.segmentEnd = nil
-                    if let ended = eventSink, ended.room < batchLines, let next = ended.successor() {
-                        batch.segmentEnd = SegmentEnd(ended: ended, next: next)
-                        eventSink = next
-                    }
-                    let used = batch.bytes.count
-                    guard try sink(batch) else { stopped = true; throw Stop() }
-                    // The batch went on with its buffers: those of one the writer is done
-                    // with, else new ones, sized to the last batch with some room (a few
-                    // batches are held at once, so each is kept snug).
-                    if let reused = spare() {
-                        batch = reused
-                    } else {
-                        batch = LineBatch()
-                        batch.bytes.reserveCapacity(min(batchBytes, used + used / 8) + LineReader.maxLineLength / 16)
-                        batch.lines.reserveCapacity(batchLines)
-                                    }
+                    // A sink without room for another batch's events ends its segment here.
+                    let full = eventSink.map { $0.room < batchLines } ?? false
+                    try handOn(next: full ? eventSink?.successor() : nil)
                 }
             }
         } catch let e as InputError {

@@ -24,6 +24,8 @@ final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
 
     var room: Int { bufferLimit - count }
 
+    var held: Int { count }
+
     func successor() -> (any ParsedEventSink)? { ParsedGroups(bufferLimit: bufferLimit) }
 
     func take(line: Int, user: Int32, event: consuming Event) {

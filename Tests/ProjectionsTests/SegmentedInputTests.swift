@@ -162,6 +162,8 @@ final class SegmentedInputTests: DayFilesTestCase {
         let resumed = try ingest(path, into: st, observer: Counting(ProjectionUpdater(definitions: [try glp1])))
         XCTAssertEqual(resumed.skipped.count, 0)
         XCTAssertEqual(resumed.lines, whole.lines - line)
+        XCTAssertEqual(resumed.resumed, [IngestSummary.Resumed(path: path, afterLine: line)])
+        XCTAssertTrue(resumed.text(store: "s").contains("resumed \(path) after line "), resumed.text(store: "s"))
         XCTAssertEqual(try dump(st), try dump(reference))
         XCTAssertEqual(try pairs(st), try pairs(reference))
         // Done: a third run skips it.

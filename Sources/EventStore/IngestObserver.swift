@@ -38,10 +38,11 @@ public protocol ParsedEventSink: AnyObject, Sendable {
     /// numbers are the same user id). Whether the line was accepted, and with which seq,
     /// `CommittedInput.accepted` tells.
     func take(line: Int, user: Int32, event: consuming Event)
-    /// Events it can still take before it drops some. Once another batch might not fit, the
-    /// ingest commits the input so far as a segment, and the next events go to `successor()`.
+    /// Events it can still take before it drops some (their users are then folded from the
+    /// log), and events it holds. Once it holds as many as it has room for, the first event of
+    /// a new UTC day ends the input's segment: the ingest commits the input so far, and the
+    /// next events go to `successor()`.
     var room: Int { get }
-    /// Events it holds: with as many as it has room for, a new UTC day ends the segment.
     var held: Int { get }
     /// An empty sink for the events of the input's next segment; nil: none, this one drops
     /// what does not fit.

@@ -59,9 +59,9 @@ package struct ParseEnd: Sendable {
 package enum LineParser {
     /// `spare`: an emptied batch whose buffers the next batch reuses, when one is back.
     /// `skipLines`: lines at the start already stored (a resumed input), split but not parsed.
-    /// Once `eventSink` has no room for another batch's events, or is half full when a new UTC
-    /// day starts, events go to its successor (the batch before carries a `SegmentEnd`); a sink
-    /// without one drops what it has no room for.
+    /// When a new UTC day starts and `eventSink` is half full, events go to its successor (the
+    /// batch before carries a `SegmentEnd`); past its room, a sink drops events (their users
+    /// are folded from the log).
     package static func run(path: String, batchLines: Int, batchBytes: Int,
                     eventSink firstSink: (any ParsedEventSink)? = nil, skipLines: Int = 0,
                     spare: () -> LineBatch? = { nil },
@@ -155,9 +155,7 @@ package enum LineParser {
                 }
                 batch.lines.append(parsed)
                 if batch.lines.count >= batchLines || batch.bytes.count >= batchBytes {
-                    // A sink without room for another batch's events ends its segment here.
-                    let full = eventSink.map { $0.room < batchLines } ?? false
-                    try handOn(next: full ? eventSink?.successor() : nil)
+                    try handOn(next: nil)
                 }
             }
         } catch let e as InputError {

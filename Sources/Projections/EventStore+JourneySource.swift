@@ -20,4 +20,10 @@ extension EventStore: JourneySource {
                               _ body: (JourneyGlance) throws -> Void) throws {
         try ProjectionStore.forEachGlance(flow: flow, definition: definition, store: self, asOf: asOf, request: request, body)
     }
+
+    public func forEachGlance(flow: String, definition: FlowDefinition, asOf: Timestamp, request: JourneyGlance.Request,
+                              parts: Int, _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
+        try ProjectionStore.forEachGlance(flow: flow, definition: definition, store: self, asOf: asOf, request: request,
+                                          parts: parts, body)
+    }
 }

@@ -23,4 +23,18 @@ public protocol JourneySource: Sendable {
     /// Streams what `request` asks of every journey of a flow as of `asOf` (`JourneyGlance`).
     func forEachGlance(flow: String, definition: FlowDefinition, asOf: Timestamp, request: JourneyGlance.Request,
                        _ body: (JourneyGlance) throws -> Void) throws
+
+    /// `forEachGlance` in at most `parts` shares of the journeys, read at once on threads of
+    /// their own when the source can: `body` gets each glance with its share's number
+    /// (`0 ..< parts`), from one thread at a time for a share.
+    func forEachGlance(flow: String, definition: FlowDefinition, asOf: Timestamp, request: JourneyGlance.Request,
+                       parts: Int, _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws
+}
+
+extension JourneySource {
+    /// One share, read as `forEachGlance` reads.
+    public func forEachGlance(flow: String, definition: FlowDefinition, asOf: Timestamp, request: JourneyGlance.Request,
+                              parts: Int, _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
+        try forEachGlance(flow: flow, definition: definition, asOf: asOf, request: request) { body(0, $0) }
+    }
 }

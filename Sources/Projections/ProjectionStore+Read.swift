@@ -83,18 +83,57 @@ extension ProjectionStore {
     /// `forEachJourney` streams the journeys, without decoding them whole.
     public static func forEachGlance(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp?,
                                      request: JourneyGlance.Request, _ body: (JourneyGlance) throws -> Void) throws {
+        let context = FlowContext(definition)
+        try refoldStale(flow: flow, context: context, store: store)
+        try scanGlances(flow: flow, context: context, store: store, asOf: asOf, request: request, rows: nil, body)
+    }
+
+    /// `forEachGlance` in `parts` ranges of the table's rows, each read on a thread of its own
+    /// with a connection of its own (the scan's decoding is most of `funnel explain`): `body`
+    /// gets each glance with its range's number. The first error met is thrown once all are
+    /// done.
+    public static func forEachGlance(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp?,
+                                     request: JourneyGlance.Request, parts: Int,
+                                     _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
+        let context = FlowContext(definition)
+        try refoldStale(flow: flow, context: context, store: store)
+        let (low, high) = try store.writer.read { db -> (Int64, Int64) in
+            let row = try Row.fetchOne(db, sql: "SELECT coalesce(min(rowid), 0), coalesce(max(rowid), 0) FROM journeys")
+            return (row?[0] ?? 0, row?[1] ?? 0)
+        }
+        let count = Int64(max(1, min(parts, Int(high - low) + 1)))
+        let bounds = (0...count).map { low + (high - low + 1) * $0 / count }
+        let failures = DisjointResults<String>(count: Int(count))
+        defer { failures.release() }
+        DispatchQueue.concurrentPerform(iterations: Int(count)) { part in
+            do {
+                try scanGlances(flow: flow, context: context, store: store, asOf: asOf, request: request,
+                                rows: bounds[part]..<bounds[part + 1]) { body(part, $0) }
+            } catch {
+                failures.set(part, "\(error)")
+            }
+        }
+        for part in 0..<Int(count) {
+            if let failure = failures.take(part) { throw StoreError(doing: "reading the journeys of \(flow)", reason: failure) }
+        }
+    }
+
+    /// The glances of the rows in `rows` (nil: every row).
+    private static func scanGlances(flow: String, context: FlowContext, store: EventStore, asOf: Timestamp?,
+                                    request: JourneyGlance.Request, rows: Range<Int64>?,
+                                    _ body: (JourneyGlance) throws -> Void) throws {
         // The request's names looked up once, in the names the rows were written with; one
         // glance read into again and again.
         var codes: JourneyGlance.Codes?
         var glance = JourneyGlance(empty: request)
-        try forEachStored(flow: flow, definition: definition, store: store, asOf: asOf,
-                          decode: { bytes, cache, names in
-                              let c = codes ?? JourneyGlance.Codes(request, names)
-                              codes = c
-                              try glance.read(binary: bytes, request: c, cache: cache)
-                              return (glance, glance.userID, glance.lastEventAt)
-                          },
-                          whole: { JourneyGlance($0, request: request) }, body)
+        try scanStored(flow: flow, context: context, store: store, asOf: asOf, rows: rows,
+                       decode: { bytes, cache, names in
+                           let c = codes ?? JourneyGlance.Codes(request, names)
+                           codes = c
+                           try glance.read(binary: bytes, request: c, cache: cache)
+                           return (glance, glance.userID, glance.lastEventAt)
+                       },
+                       whole: { JourneyGlance($0, request: request) }, body)
     }
 
     /// The loop of `forEachJourney` and `forEachGlance`: `decode` reads a stored row (with
@@ -104,10 +143,24 @@ extension ProjectionStore {
                                          whole: (Journey) -> T, _ body: (T) throws -> Void) throws {
         let context = FlowContext(definition)
         try refoldStale(flow: flow, context: context, store: store)
+        try scanStored(flow: flow, context: context, store: store, asOf: asOf, rows: nil, decode: decode, whole: whole, body)
+    }
+
+    /// The rows of a flow's journeys in `rows` (rowids; nil: all), in table order, once
+    /// `refoldStale` has run.
+    private static func scanStored<T>(flow: String, context: FlowContext, store: EventStore, asOf: Timestamp?, rows: Range<Int64>?,
+                                      decode: (UnsafeRawBufferPointer, JourneyDecodingCache, JourneyNames) throws -> (T, String, Int64),
+                                      whole: (Journey) -> T, _ body: (T) throws -> Void) throws {
+        let definition = context.definition
         try store.writer.read { db in
             // `+flow`: a table scan, not the primary key index and a row lookup per journey.
-            let statement = try RawStatement(db, "SELECT data, definition, user_id FROM journeys WHERE +flow = ?")
+            let range = rows == nil ? "" : " AND rowid >= ? AND rowid < ?"
+            let statement = try RawStatement(db, "SELECT data, definition, user_id FROM journeys WHERE +flow = ?" + range)
             statement.text(1, flow)
+            if let rows {
+                statement.int(2, rows.lowerBound)
+                statement.int(3, rows.upperBound)
+            }
             let cache = JourneyDecodingCache()
             func refolded(_ user: String) throws {
                 if let folded = try journey(user: user, flow: flow, definition: definition, until: asOf, in: db) { try body(whole(folded)) }

@@ -7,11 +7,13 @@ extension DropoffExplanation {
     /// on no lane has nobody eligible and is left out.
     ///
     /// - Parameters:
-    ///   - forEachGlance: hands what a request asks of every journey of the flow to its argument.
+    ///   - forEachGlance: hands what a request asks of every journey of the flow to its
+    ///     argument, in at most the shares asked for (`DropoffTally.tallies`).
     ///   - lastEvents: for a step and the users who dropped there, each one's last event on it
     ///     (`EventLogReading.lastEvents(onStep:flow:of:notAfter:)`).
     public static func explanations(of report: FunnelReport, definition: FlowDefinition, query: ReportQuery, limit: Int,
-                                    forEachGlance: (JourneyGlance.Request, (JourneyGlance) -> Void) throws -> Void,
+                                    forEachGlance: (JourneyGlance.Request, _ parts: Int,
+                                                    _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws -> Void,
                                     lastEvents: (String, [DropoffTally.Dropped]) throws -> [String: RecordedEvent]) throws -> [DropoffExplanation] {
         let scopes = report.topDropoffs.compactMap { d -> DropoffScope? in
             guard d.lane != FunnelReport.undecidedLane else { return nil }

@@ -49,24 +49,35 @@ public struct DropoffTally: Sendable {
             self.key = key
         }
 
-        /// An attribute has a few values: a look through them costs less than hashing.
         mutating func add(_ value: String, dropped: Bool) {
-            let i: Int
-            if values.count <= 16, let k = values.firstIndex(of: value) {
-                i = k
-            } else if let k = index[value] {
-                i = k
-            } else {
-                i = values.count
-                values.append(value)
-                counts.append((0, 0))
-                if values.count > 16 {
-                    if index.isEmpty { for (k, v) in values.enumerated() { index[v] = k } }
-                    index[value] = i
-                }
-            }
+            let i = place(of: value)
             counts[i].users += 1
             if dropped { counts[i].dropped += 1 }
+        }
+
+        /// Adds the counts of the same attribute over other users: values it has not met go
+        /// after this one's, in the order the other met them.
+        mutating func merge(_ other: Slot) {
+            for (value, c) in zip(other.values, other.counts) {
+                let i = place(of: value)
+                counts[i].users += c.users
+                counts[i].dropped += c.dropped
+            }
+        }
+
+        /// Where the value's counts are (a new value gets a place). An attribute has a few
+        /// values: a look through them costs less than hashing.
+        private mutating func place(of value: String) -> Int {
+            if values.count <= 16, let k = values.firstIndex(of: value) { return k }
+            if let k = index[value] { return k }
+            let i = values.count
+            values.append(value)
+            counts.append((0, 0))
+            if values.count > 16 {
+                if index.isEmpty { for (k, v) in values.enumerated() { index[v] = k } }
+                index[value] = i
+            }
+            return i
         }
     }
 
@@ -163,6 +174,21 @@ public struct DropoffTally: Sendable {
         }
     }
 
+    /// Adds the tally of the same scope over other users: what one pass over both sets of
+    /// journeys, this one's first, would have counted.
+    mutating func merge(_ other: DropoffTally) {
+        users.eligible += other.users.eligible
+        users.reached += other.users.reached
+        users.dropped += other.users.dropped
+        users.droppedNotEligible += other.users.droppedNotEligible
+        users.inProgress += other.users.inProgress
+        users.wentOn += other.users.wentOn
+        dropped += other.dropped
+        beforeStart += other.beforeStart
+        counted += other.counted
+        for i in slots.indices { slots[i].merge(other.slots[i]) }
+    }
+
     /// A request no user of the selection is eligible for: why, for the message.
     public var nobodyEligible: RequestError? {
         guard users.eligible == 0 else { return nil }
@@ -227,24 +253,37 @@ public struct DropoffTally: Sendable {
 
 extension DropoffTally {
     /// One tally per scope, filled in one pass over the journeys: `forEachGlance` hands what
-    /// the request asks of every journey of the flow to its argument.
+    /// the request asks of every journey of the flow to its argument, in at most the shares it
+    /// is asked for (each glance with its share's number), and each share is counted apart and
+    /// added up after, in share order.
     public static func tallies(_ scopes: [DropoffScope], definition: FlowDefinition, query: ReportQuery,
-                               forEachGlance: (JourneyGlance.Request, (JourneyGlance) -> Void) throws -> Void) rethrows -> [DropoffTally] {
+                               forEachGlance: (JourneyGlance.Request, _ parts: Int,
+                                               _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws -> Void) rethrows -> [DropoffTally] {
         let request = request(for: scopes, query: query)
-        var tallies = scopes.indices.map {
+        let start = scopes.indices.map {
             DropoffTally(definition: definition, query: query, scope: scopes[$0], request: request, stepIndex: $0)
         }
-        guard !tallies.isEmpty else { return [] }
-        try forEachGlance(request) { g in
-            for i in tallies.indices { tallies[i].add(g) }
+        guard !start.isEmpty else { return [] }
+        let shares = PartStates(repeating: start, count: Tuning.glanceShares)
+        try forEachGlance(request, shares.count) { part, g in
+            shares.update(part) { tallies in
+                for i in tallies.indices { tallies[i].add(g) }
+            }
+        }
+        var all = shares.all
+        var tallies = all.removeFirst()
+        for share in all {
+            for i in tallies.indices { tallies[i].merge(share[i]) }
         }
         return tallies
     }
 
-    /// The glances of every journey of the flow in the source as of the query's as-of.
+    /// The glances of every journey of the flow in the source as of the query's as-of, in at
+    /// most `parts` shares read at once.
     static func forEachGlance(_ definition: FlowDefinition, _ query: ReportQuery, _ source: any JourneySource,
-                              _ request: JourneyGlance.Request, _ body: (JourneyGlance) -> Void) throws {
-        try source.forEachGlance(flow: definition.id, definition: definition, asOf: query.asOf, request: request, body)
+                              _ request: JourneyGlance.Request, _ parts: Int,
+                              _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
+        try source.forEachGlance(flow: definition.id, definition: definition, asOf: query.asOf, request: request, parts: parts, body)
     }
 
     /// The explanation, with the last events on the step of the users who dropped there

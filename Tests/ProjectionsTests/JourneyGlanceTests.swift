@@ -7,6 +7,26 @@ import Flows
 /// The glance read from a stored journey's bytes is the glance at the whole decoded journey,
 /// for every journey of every sample flow, and asked about every step and every key.
 final class JourneyGlanceTests: XCTestCase {
+    /// Read in shares on two threads (and in more shares than rows), every journey's glance
+    /// comes once, the same as in one pass, and the shares follow the table's order.
+    func testGlancesReadInSharesAreTheSinglePassGlances() throws {
+        let store = try ingest([repositoryRoot.appendingPathComponent("sample-data/glp1").path], into: temporaryStorePath())
+        guard let definition = Flows.builtIn.first(where: { $0.id == "glp1" }) else { return XCTFail("no glp1") }
+        let request = JourneyGlance.Request(steps: definition.orderedStepIDs, keys: definition.collectedKeys.sorted())
+        var single: [JourneyGlance] = []
+        try ProjectionStore.forEachGlance(flow: "glp1", definition: definition, store: store, asOf: nil, request: request) { single.append($0) }
+        XCTAssertGreaterThan(single.count, 100)
+        for parts in [2, 3, 100_000] {
+            let shares = PartStates(repeating: [JourneyGlance](), count: parts)
+            try ProjectionStore.forEachGlance(flow: "glp1", definition: definition, store: store, asOf: nil, request: request,
+                                              parts: parts) { part, g in shares.update(part) { $0.append(g) } }
+            let all = shares.all
+            XCTAssertEqual(all.flatMap { $0 }, single, "\(parts) shares")
+            XCTAssertGreaterThan(all[0].count, 0)
+            XCTAssertGreaterThan(all[1].count, 0)
+        }
+    }
+
     func testTheStoredGlanceIsTheWholeJourneysGlance() throws {
         let flows = ["glp1", "baby-basics", "screentime-rewards", "shieldai", "trendy", "edge"]
         let store = try ingest(flows.map { repositoryRoot.appendingPathComponent("sample-data/\($0)").path }, into: temporaryStorePath())

@@ -1,0 +1,6 @@
+/// Reports' tuning constants, in one place. Figures behind them are in docs/performance.md.
+enum Tuning {
+    /// Shares of the journeys `funnel explain` (and the HTML report's drivers) read at once,
+    /// each on a thread of its own: decoding every journey's glance is most of its time.
+    static let glanceShares = 2
+}

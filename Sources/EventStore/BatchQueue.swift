@@ -23,6 +23,7 @@ final class BatchQueue: @unchecked Sendable {
         b.bytes.removeAll(keepingCapacity: true)
         b.lines.removeAll(keepingCapacity: true)
         b.bytesRead = 0
+        b.segmentEnd = nil
         queue.withLock { cancelled in
             if spares.count < Tuning.spareBatches && !cancelled { spares.append(b) }
         }

@@ -88,7 +88,6 @@ package enum LineParser {
         // Hands the batch on (ending the sink's segment with `next`), and starts the next one.
         func handOn(next: (any ParsedEventSink)?) throws {
             batch.bytesRead = stream.bytesRead
-            batch.segmentEnd = nil
             if let ended = eventSink, let next {
                 batch.segmentEnd = SegmentEnd(ended: ended, next: next)
                 eventSink = next
@@ -112,7 +111,7 @@ package enum LineParser {
                 let decoded = info.isOversized ? nil : decoder.envelope(bytes)
                 // The first event of a new day, once the sink is half full, starts a segment:
                 // in a log of several days, few users span the cut.
-                if case .success(let env)? = decoded {
+                if eventSink != nil, case .success(let env)? = decoded {
                     let day = Timestamp.wallClock(micros: env.time.micros, offsetSeconds: 0).days
                     if day > lastDay {
                         if lastDay != .min, !batch.lines.isEmpty, let ended = eventSink, ended.held >= ended.room,
@@ -160,7 +159,6 @@ package enum LineParser {
             }
         } catch let e as InputError {
             batch.bytesRead = stream.bytesRead
-            batch.segmentEnd = nil
             if !batch.lines.isEmpty { _ = try sink(batch) }
             return ParseEnd(error: e, droppedTailBytes: reader.droppedTailBytes, lines: reader.linesRead)
         } catch is Stop {
@@ -168,7 +166,6 @@ package enum LineParser {
         }
         if !stopped, !batch.lines.isEmpty {
             batch.bytesRead = stream.bytesRead
-            batch.segmentEnd = nil
             _ = try sink(batch)
         }
         return ParseEnd(lines: reader.linesRead)

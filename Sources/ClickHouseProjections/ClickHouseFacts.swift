@@ -20,6 +20,9 @@ public enum ClickHouseFacts {
         },
     ]
 
+    /// The columns of a `journey_facts` row, in the order funnel writes them.
+    static let factsColumns = ["flow", "fingerprint", "user_id", "through_seq", "last_us", "facts"]
+
     /// Streams the facts of every journey of `flow` as of `asOf`, as `ProjectionStore.forEachFacts`
     /// does on SQLite: false when facts cannot stand for this definition's journeys.
     public static func forEachFacts(store: ClickHouseStore, flow: String, definition: FlowDefinition, asOf: Timestamp,
@@ -30,10 +33,8 @@ public enum ClickHouseFacts {
         for server in store.servers {
             let scope = Scope(store: store, server: server, snapshot: snapshot, flow: flow, fingerprint: folder.fingerprint)
             // One pass over the shard says whether any journey needs folding: most reports fold none.
-            if try scope.anyStale() {
-                let foldBuckets = try scope.foldBuckets()
-                let allStale = try !scope.hasFacts()
-                for bucket in 0..<foldBuckets { try refresh(scope, bucket: bucket, of: foldBuckets, folder: folder, allStale: allStale) }
+            if let plan = try scope.foldPlan() {
+                for bucket in 0..<plan.buckets { try refresh(scope, bucket: bucket, of: plan.buckets, folder: folder, allStale: plan.allStale) }
             }
             let readBuckets = Scope.buckets(try scope.factsRowCount(), Tuning.factsPerAnswer)
             for bucket in 0..<readBuckets { try read(scope, bucket: bucket, of: readBuckets, folder: folder, asOf: asOf, body) }
@@ -55,10 +56,9 @@ public enum ClickHouseFacts {
             let folder = FlowFolder(definition)
             for server in store.servers {
                 let scope = Scope(store: store, server: server, snapshot: snapshot, flow: definition.id, fingerprint: folder.fingerprint)
-                let buckets = try scope.foldBuckets()
-                let allStale = try !scope.hasFacts()
-                for bucket in 0..<buckets {
-                    jobs.append(Job(scope: scope, bucket: bucket, of: buckets, folder: folder, allStale: allStale))
+                guard let plan = try scope.foldPlan() else { continue }
+                for bucket in 0..<plan.buckets {
+                    jobs.append(Job(scope: scope, bucket: bucket, of: plan.buckets, folder: folder, allStale: plan.allStale))
                 }
             }
         }
@@ -151,12 +151,6 @@ public enum ClickHouseFacts {
 
         static func buckets(_ total: Int64, _ perBucket: Int64) -> Int64 { max(1, (total + perBucket - 1) / perBucket) }
 
-        /// Buckets for folding the flow, sized by the shard's whole `line` column as the server
-        /// keeps count of it (every flow's, every attempt's: never fewer bytes than the flow's),
-        /// which costs nothing to read, where summing the flow's lines reads them all.
-        /// Whether the shard holds any facts row of this definition (none: every user is stale).
-        func hasFacts() throws -> Bool { try factsRowCount() > 0 }
-
         /// The facts rows of this definition on the shard: at least its users with facts (a
         /// replaced row counts until the server merges it away), so enough to size buckets by.
         func factsRowCount() throws -> Int64 {
@@ -165,23 +159,37 @@ public enum ClickHouseFacts {
             return Int64(clamping: count)
         }
 
-        /// Whether any user's facts row is missing or behind their events.
-        func anyStale() throws -> Bool {
-            var count: UInt64 = 0
-            try store.rows(server, """
-                SELECT count() FROM (\(latest("")))
-                WHERE (user_id, latest) NOT IN (SELECT user_id, through_seq FROM \(factsRows))
-                """, doing: doing) { count = try $0.uint64() }
-            return count > 0
+        /// How the shard's journeys whose facts row is missing or behind their events are
+        /// folded; nil when there are none (most reports, and most ingests once their inputs
+        /// are in).
+        struct FoldPlan {
+            /// Hash buckets of users, each read in one answer.
+            var buckets: Int64
+            /// Every journey is stale: folded without looking the facts rows up.
+            var allStale: Bool
         }
 
-        func foldBuckets() throws -> Int64 {
+        func foldPlan() throws -> FoldPlan? {
+            var users: UInt64 = 0, stale: UInt64 = 0
+            try store.rows(server, """
+                SELECT count(), sum((user_id, latest) NOT IN (SELECT user_id, through_seq FROM \(factsRows)))
+                FROM (\(latest("")))
+                """, doing: doing) { r in
+                users = try r.uint64()
+                stale = try r.uint64()
+            }
+            guard stale > 0 else { return nil }
+            // Sized by the shard's whole `line` column as the server keeps count of it (every
+            // flow's, every attempt's: never fewer bytes than the flow's), which costs nothing
+            // to read, where summing the flow's lines reads them all; the stale users' share
+            // of it, since users fall into buckets by hash.
             var bytes: Int64 = 0
             try store.rows(server, """
                 SELECT toInt64(sum(data_uncompressed_bytes)) FROM system.columns
                 WHERE database = currentDatabase() AND table = \(ClickHouseSQL.quote(events)) AND name = 'line'
                 """, doing: doing) { bytes = try $0.int64() }
-            return Scope.buckets(bytes, Tuning.foldBytes)
+            let staleBytes = Int64(Double(bytes) * Double(stale) / Double(max(users, 1)))
+            return FoldPlan(buckets: Scope.buckets(staleBytes, Tuning.foldBytes), allStale: stale == users)
         }
 
         /// Streams the events of `users` (a subquery or a list; nil: every user), grouped by
@@ -219,7 +227,7 @@ public enum ClickHouseFacts {
         var folded = 0
         func flush() throws {
             guard held > 0 else { return }
-            try scope.server.insert(into: "journey_facts", columns: ["flow", "fingerprint", "user_id", "through_seq", "last_us", "facts"],
+            try scope.server.insert(into: "journey_facts", columns: factsColumns,
                                     rows: rows.data, doing: "writing the journeys of \(scope.flow)")
             rows.removeAll()
             held = 0

@@ -12,12 +12,14 @@ import EventStore
 public final class ClickHouseIngestor {
     public let store: ClickHouseStore
     public let options: IngestOptions
+    public let observer: (any ClickHouseIngestObserver)?
     /// Lines with an event an input holds before they are looked up and inserted.
     var chunkRows = Tuning.chunkRows
 
-    public init(store: ClickHouseStore, options: IngestOptions = IngestOptions()) {
+    public init(store: ClickHouseStore, options: IngestOptions = IngestOptions(), observer: (any ClickHouseIngestObserver)? = nil) {
         self.store = store
         self.options = options
+        self.observer = observer
     }
 
     /// Ingests `inputs` in order. Input faults (unreadable, truncated or corrupt gzip) are
@@ -54,6 +56,7 @@ public final class ClickHouseIngestor {
             summary.add(result, unplanned: &unplanned)
         }
         summary.unplannedBy = IngestSummary.sortedUnplanned(unplanned)
+        try observer?.finish(store: store, summary: summary)
         summary.elapsedSeconds = Double(DispatchTime.now().uptimeNanoseconds - clockStart) / 1e9
         return summary
     }
@@ -73,17 +76,20 @@ public final class ClickHouseIngestor {
             progress(batch, writer.result.counts.lines)
         }
         let end: ParseEnd
+        let sink = observer?.makeEventSink()
         if options.parallel {
             // Parsed on the parsing thread while this one waits for the servers.
-            let run = ParseRun(path: path, batchLines: options.batchLines, batchBytes: Tuning.parseBatchBytes)
+            let run = ParseRun(path: path, batchLines: options.batchLines, batchBytes: Tuning.parseBatchBytes, eventSink: sink)
             defer { run.cancel() }
             end = try run.forEach(handle)
         } else {
-            end = try LineParser.run(path: path, batchLines: options.batchLines, batchBytes: Tuning.parseBatchBytes) {
+            end = try LineParser.run(path: path, batchLines: options.batchLines, batchBytes: Tuning.parseBatchBytes, eventSink: sink) {
                 try handle($0)
                 return true
             }
         }
-        return try writer.commit(end, sha256: content.sha256, size: content.size, startedAt: startedAt, finishedAt: options.now)
+        let result = try writer.commit(end, sha256: content.sha256, size: content.size, startedAt: startedAt, finishedAt: options.now)
+        if let observer, let sink { observer.didCommit(events: sink, attempt: attempt, accepted: writer.accepted) }
+        return result
     }
 }

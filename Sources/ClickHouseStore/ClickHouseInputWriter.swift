@@ -22,6 +22,8 @@ struct ClickHouseInputWriter {
     /// The seq of the next accepted event.
     private var nextSeq: UInt64
     private(set) var result = Ingestor.InputResult()
+    /// The accepted lines with their seqs.
+    private(set) var accepted = AcceptedLines()
     private var keys: [Ingestor.KeyInfo] = []
     private var users: [String] = []
 
@@ -119,7 +121,7 @@ struct ClickHouseInputWriter {
         var rows = RowBinaryWriter(capacity: bytes.count + waiting.count * Tuning.eventRowOverhead)
         let firstLine = waiting[0].line, lastLine = waiting[waiting.count - 1].line
         // This chunk's accepted lines by id: a later copy is compared with them.
-        var accepted: [String: Range<Int>] = [:]
+        var firstCopies: [String: Range<Int>] = [:]
         bytes.withUnsafeBufferPointer { b in
             for w in waiting {
                 let line = UnsafeBufferPointer(rebasing: b[w.range])
@@ -128,10 +130,11 @@ struct ClickHouseInputWriter {
                     same = s.withUnsafeBufferPointer { StoredLine.sameEvent($0, line) }
                 } else if let first = sent[w.eventID] {
                     same = sentBytes.withUnsafeBufferPointer { StoredLine.sameEvent(UnsafeBufferPointer(rebasing: $0[first]), line) }
-                } else if let first = accepted[w.eventID] {
+                } else if let first = firstCopies[w.eventID] {
                     same = StoredLine.sameEvent(UnsafeBufferPointer(rebasing: b[first]), line)
                 } else {
-                    accepted[w.eventID] = w.range
+                    firstCopies[w.eventID] = w.range
+                    accepted.append(line: Int(w.line), seq: Int64(nextSeq))
                     let key = keys[w.key]
                     rows.uint64(nextSeq)
                     rows.uint64(attempt)
@@ -169,7 +172,7 @@ struct ClickHouseInputWriter {
         waiting.removeAll(keepingCapacity: true)
         swap(&bytes, &sentBytes)
         bytes.removeAll(keepingCapacity: true)
-        sent = accepted
+        sent = firstCopies
         guard !rows.isEmpty else { return }
         pending = try store.coordinator.startInsert(into: "events", columns: Self.eventColumns, rows: rows.data,
                                                     doing: "writing the events of \(label) lines \(firstLine)–\(lastLine)",

@@ -17,9 +17,10 @@ extension ClickHouseStore {
         count <= 1 ? "" : " AND cityHash64(user_id) % \(count) = \(bucket)"
     }
 
-    /// Reads a RowBinary answer row by row.
-    public func rows(_ client: ClickHouseClient, _ sql: String, doing: String, _ row: (inout RowBinaryReader) throws -> Void) throws {
-        var reader = RowBinaryReader(try client.read(sql + " FORMAT RowBinary", doing: doing), doing: doing)
+    /// Reads a RowBinary answer row by row (`external`: a table sent with the query).
+    public func rows(_ client: ClickHouseClient, _ sql: String, doing: String, external: ClickHouseClient.ExternalTable? = nil,
+                     _ row: (inout RowBinaryReader) throws -> Void) throws {
+        var reader = RowBinaryReader(try client.read(sql + " FORMAT RowBinary", doing: doing, external: external), doing: doing)
         while !reader.isAtEnd { try row(&reader) }
     }
 }

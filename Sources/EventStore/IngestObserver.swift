@@ -81,11 +81,11 @@ public struct CommittedInput: Sendable {
 public struct AcceptedLines: Sendable {
     private var runs: [(line: Int, seq: Int64, count: Int)] = []
 
-    init() {}
+    public init() {}
 
     /// Records that `line` was accepted as `seq` (lines in increasing order).
     @inline(__always)
-    mutating func append(line: Int, seq: Int64) {
+    public mutating func append(line: Int, seq: Int64) {
         if let last = runs.last, last.line + last.count == line, last.seq + Int64(last.count) == seq {
             runs[runs.count - 1].count += 1
         } else {

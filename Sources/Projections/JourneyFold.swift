@@ -105,6 +105,12 @@ public struct JourneyFold: Sendable {
         lastSeqOnCurrentStep = journey.lastSeqOnCurrentStep
     }
 
+    /// The next events number their contexts afresh (another input's `EventParts`): the last
+    /// context folded is not known by its number there.
+    mutating func forgetContextNumber() {
+        lastContextID = -1
+    }
+
     /// Folds one event; returns notes on what it changed, for replay.
     @discardableResult
     public mutating func apply(_ recorded: RecordedEvent) -> [String] {

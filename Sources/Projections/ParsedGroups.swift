@@ -7,6 +7,8 @@ import EventStore
 /// adopts it at the input's end (`ProjectionUpdater.willCommit`), after the parse finished.
 final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
     let bufferLimit: Int
+    /// Whether the ingest may end the input's segment at a new day and go on in a successor.
+    let segmented: Bool
     /// Users and flows in first-touch order.
     var order: [ProjectionUpdater.Key] = []
     /// Each of `order`'s list in `lists`, or -1: past the buffer limit, folded from the log.
@@ -20,13 +22,16 @@ final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
     /// lines find their key here, without hashing the user id and flow.
     private var byUser: [Int32] = []
 
-    init(bufferLimit: Int) { self.bufferLimit = bufferLimit }
+    init(bufferLimit: Int, segmented: Bool = true) {
+        self.bufferLimit = bufferLimit
+        self.segmented = segmented
+    }
 
     var room: Int { bufferLimit - count }
 
     var held: Int { count }
 
-    func successor() -> (any ParsedEventSink)? { ParsedGroups(bufferLimit: bufferLimit) }
+    func successor() -> (any ParsedEventSink)? { segmented ? ParsedGroups(bufferLimit: bufferLimit) : nil }
 
     func take(line: Int, user: Int32, event: consuming Event) {
         let u = Int(user)
@@ -66,5 +71,34 @@ final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
         }
         lists[i].append(parts.hold(seq: Int64(line), &event))
         count += 1
+    }
+}
+
+extension ParsedGroups {
+    /// Hands each user and flow's accepted events on, in first-touch order, with their real
+    /// seqs, moving them out: events whose line was not accepted (a duplicate, a conflict) are
+    /// dropped, and a user and flow left with none is skipped. nil: past the buffer limit,
+    /// to be folded from the log.
+    func takeAccepted(_ accepted: AcceptedLines, _ body: (ProjectionUpdater.Key, [HeldEvent]?) -> Void) {
+        for (k, key) in order.enumerated() {
+            let i = slots[k]
+            guard i >= 0 else {
+                body(key, nil)
+                continue
+            }
+            // Taken out of the list (so that rewriting seqs does not copy them).
+            var events: [HeldEvent] = []
+            swap(&events, &lists[i])
+            var kept = 0
+            for i in events.indices {
+                if let s = accepted.seq(ofLine: Int(events[i].seq)) {
+                    events[i].seq = s
+                    if kept != i { events.swapAt(kept, i) }
+                    kept += 1
+                }
+            }
+            events.removeLast(events.count - kept)
+            if !events.isEmpty { body(key, events) }
+        }
     }
 }

@@ -52,27 +52,8 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     /// with none is not touched.
     private static func adopt(_ groups: ParsedGroups, accepted: AcceptedLines, into pending: inout PendingFold) {
         swap(&pending.parts, &groups.parts)
-        for (k, key) in groups.order.enumerated() {
-            let i = groups.slots[k]
-            guard i >= 0 else {
-                // Over the buffer limit: folded from the log.
-                if pending.buffered.updateValue(nil, forKey: key) == nil { pending.order.append(key) }
-                continue
-            }
-            // Taken out of the list (so that rewriting seqs does not copy them).
-            var events: [HeldEvent] = []
-            swap(&events, &groups.lists[i])
-            var kept = 0
-            for i in events.indices {
-                if let s = accepted.seq(ofLine: Int(events[i].seq)) {
-                    events[i].seq = s
-                    if kept != i { events.swapAt(kept, i) }
-                    kept += 1
-                }
-            }
-            events.removeLast(events.count - kept)
-            guard !events.isEmpty else { continue }
-            if pending.buffered.updateValue(.some(events), forKey: key) == nil { pending.order.append(key) }
+        groups.takeAccepted(accepted) { key, events in
+            if pending.buffered.updateValue(events, forKey: key) == nil { pending.order.append(key) }
         }
     }
 

@@ -5,6 +5,9 @@ enum Tuning {
     /// Events an ingest holds in memory for folding (`ProjectionUpdater.bufferLimit`); past
     /// it, a user's events are dropped and the user is folded from the log.
     @usableFromInline static let heldEvents = 250_000
+    /// Journeys an ingest into a store without folds of its own (ClickHouse) holds in memory
+    /// across its inputs (`HeldJourneys`); the journeys past it are folded from the log.
+    static let heldJourneys = 100_000
     /// Journeys planned, folded and written as one chunk: small enough that a fold beside
     /// the writer soon takes both cores once it is awaited.
     static let foldChunk = 1_024

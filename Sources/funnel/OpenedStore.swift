@@ -38,17 +38,16 @@ enum OpenedStore {
     }
 
     /// Ingests `sources` with the flow definitions (unplanned events are counted): on SQLite
-    /// journeys commit with their events; on ClickHouse each flow's journeys are folded once
-    /// the inputs are in, so that the next report reads them.
+    /// journeys commit with their events; on ClickHouse they are folded as the inputs come
+    /// in and written once they are all in, so that the next report reads them.
     func ingest(_ sources: [InputSource], options: IngestOptions, progress: ((IngestProgress) -> Void)?) throws -> IngestSummary {
         switch self {
         case .sqlite(let s):
             let ingestor = Ingestor(store: s, options: options, observer: ProjectionUpdater(definitions: options.flows))
             return try ingestor.ingest(sources, progress: progress)
         case .clickhouse(let s):
-            let summary = try ClickHouseIngestor(store: s, options: options).ingest(sources, progress: progress)
-            if summary.accepted > 0 { try ClickHouseFacts.refresh(store: s, definitions: options.flows) }
-            return summary
+            let ingestor = ClickHouseIngestor(store: s, options: options, observer: ClickHouseFactsUpdater(definitions: options.flows))
+            return try ingestor.ingest(sources, progress: progress)
         }
     }
 

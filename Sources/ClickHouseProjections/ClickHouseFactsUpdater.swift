@@ -1,0 +1,123 @@
+import Foundation
+import FunnelModel
+import EventStore
+import Projections
+import ClickHouseStore
+
+/// Keeps the journeys' facts current during a ClickHouse ingest, as the SQLite store's
+/// projection does, so that the next report only reads. Each committed input's events are
+/// folded in memory (`HeldJourneys`) on a thread of their own while the next input is read.
+/// Once the inputs are in, the facts of the journeys whose users had no events before the
+/// ingest go to their users' shards; every other journey with new events is folded from the
+/// log (`ClickHouseFacts.refresh`).
+public final class ClickHouseFactsUpdater: ClickHouseIngestObserver, @unchecked Sendable {
+    let definitions: [FlowDefinition]
+    private let held: HeldJourneys
+    /// Folds the committed inputs in order, off the writing thread.
+    private let folding = DispatchQueue(label: "funnel.clickhouse.fold")
+    /// The attempts of this ingest's committed inputs.
+    private var attempts: [UInt64] = []
+    /// How many journeys the last `finish` wrote from memory, and folded from the log.
+    public private(set) var fromMemory = 0
+    public private(set) var fromLog = 0
+
+    public init(definitions: [FlowDefinition]) {
+        self.definitions = definitions
+        held = HeldJourneys(definitions: definitions)
+    }
+
+    public func makeEventSink() -> any ParsedEventSink {
+        held.makeEventSink()
+    }
+
+    public func didCommit(events: any ParsedEventSink, attempt: UInt64, accepted: AcceptedLines) {
+        attempts.append(attempt)
+        let held = held
+        folding.async { held.add(events, accepted: accepted) }
+    }
+
+    public func finish(store: ClickHouseStore, summary: IngestSummary) throws {
+        folding.sync {}
+        guard summary.accepted > 0 else { return }
+        let snapshot = try store.snapshot()
+        fromMemory = 0
+        for flow in held.flows {
+            fromMemory += try write(flow, store: store, snapshot: snapshot)
+        }
+        fromLog = try ClickHouseFacts.refresh(store: store, definitions: definitions)
+    }
+
+    /// Writes the facts of `flow`'s held journeys whose users had no events in the flow before
+    /// this ingest, each on its user's shard; how many.
+    private func write(_ flow: String, store: ClickHouseStore, snapshot: ClickHouseStore.Snapshot) throws -> Int {
+        guard let fingerprint = held.fingerprint(of: flow) else { return 0 }
+        let users = held.users(of: flow)
+        guard !users.isEmpty else { return 0 }
+        var table = ""
+        for user in users { table += ClickHouseSQL.tsv(user) + "\n" }
+        let external = ClickHouseClient.ExternalTable(name: "held", structure: "user_id String", rows: Data(table.utf8))
+        var written = 0
+        for server in store.servers {
+            let doing = "writing the journeys of \(flow) folded during the ingest on \(server.server)"
+            // The held users on this shard whose every event in the flow came with this ingest,
+            // and their latest seq.
+            var new: [(user: String, latest: Int64)] = []
+            try store.rows(server, """
+                SELECT user_id, max(seq), min(attempt IN \(ClickHouseSQL.list(attempts))) FROM \(store.layout.shardEvents)
+                WHERE \(snapshot.clause) AND flow = \(ClickHouseSQL.quote(flow)) AND user_id IN held
+                GROUP BY user_id
+                """, doing: doing, external: external) { r in
+                let user = try r.string()
+                let latest = Int64(try r.uint64())
+                if try r.uint8() == 1 { new.append((user, latest)) }
+            }
+            for part in factsRows(flow: flow, fingerprint: fingerprint, of: new) where part.count > 0 {
+                try server.insert(into: "journey_facts", columns: ClickHouseFacts.factsColumns, rows: part.rows.data, doing: doing)
+                written += part.count
+            }
+        }
+        return written
+    }
+
+    /// The `journey_facts` rows of `journeys`, in parts of at most `Tuning.factsRowsPerInsert`
+    /// rows made on `Tuning.foldWorkers` threads; a journey whose latest event is not the
+    /// fold's is left out (the log's fold writes it).
+    private func factsRows(flow: String, fingerprint: String, of journeys: [(user: String, latest: Int64)])
+        -> [(rows: RowBinaryWriter, count: Int)] {
+        let workers = Tuning.foldWorkers
+        let size = max(1, min(Tuning.factsRowsPerInsert, (journeys.count + workers - 1) / workers))
+        let parts = stride(from: 0, to: journeys.count, by: size).map { $0..<min($0 + size, journeys.count) }
+        let made = PartRows(count: parts.count)
+        let held = held
+        DispatchQueue.concurrentPerform(iterations: min(workers, parts.count)) { w in
+            for p in stride(from: w, to: parts.count, by: workers) {
+                var rows = RowBinaryWriter()
+                var count = 0
+                for (user, latest) in journeys[parts[p]] {
+                    guard let journey = held.facts(flow: flow, user: user), journey.throughSeq == latest else { continue }
+                    rows.string(flow)
+                    rows.string(fingerprint)
+                    rows.string(user)
+                    rows.uint64(UInt64(latest))
+                    rows.int64(journey.lastMicros)
+                    rows.string(bytes: journey.facts.binary())
+                    count += 1
+                }
+                made.set(p, (rows, count))
+            }
+        }
+        return made.all
+    }
+
+    /// Parts made by concurrent workers, each at its own index.
+    private final class PartRows: @unchecked Sendable {
+        private let lock = NSLock()
+        private var parts: [(rows: RowBinaryWriter, count: Int)]
+
+        init(count: Int) { parts = Array(repeating: (RowBinaryWriter(), 0), count: count) }
+
+        func set(_ i: Int, _ part: (rows: RowBinaryWriter, count: Int)) { lock.withLock { parts[i] = part } }
+
+        var all: [(rows: RowBinaryWriter, count: Int)] { lock.withLock { parts } }
+    }
+}

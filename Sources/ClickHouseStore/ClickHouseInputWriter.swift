@@ -26,6 +26,8 @@ struct ClickHouseInputWriter {
     private(set) var accepted = AcceptedLines()
     private var keys: [Ingestor.KeyInfo] = []
     private var users: [String] = []
+    /// Each user's shard (`ClickHouseStore.shards`), for the users located so far.
+    private var shardOf: [Int] = []
 
     /// A line with an event, waiting in the chunk: its bytes are `bytes[range]`.
     private struct Waiting {
@@ -38,8 +40,9 @@ struct ClickHouseInputWriter {
     }
     private var waiting: [Waiting] = []
     private var bytes: [UInt8] = []
-    /// The last chunk's insert, still under way while the next chunk fills and is looked up.
-    private var pending: ClickHouseClient.PendingInsert?
+    /// The last chunk's inserts (one a shard), still under way while the next chunk fills and
+    /// is looked up.
+    private var pending: [ClickHouseClient.PendingInsert] = []
     /// The last chunk's accepted lines by id (in `sentBytes`): a lookup made while its insert
     /// was under way may not see them, so the next chunk compares with them here.
     private var sent: [String: Range<Int>] = [:]
@@ -116,9 +119,10 @@ struct ClickHouseInputWriter {
     private mutating func writeChunk() throws {
         guard !waiting.isEmpty else { return }
         let stored = try storedLines(of: Set(waiting.map(\.eventID)))
-        try pending?.wait()
-        pending = nil
-        var rows = RowBinaryWriter(capacity: bytes.count + waiting.count * Tuning.eventRowOverhead)
+        try locateUsers()
+        try waitForInserts()
+        let shards = store.servers.count
+        var rows = (0..<shards).map { _ in RowBinaryWriter(capacity: (bytes.count + waiting.count * Tuning.eventRowOverhead) / shards) }
         let firstLine = waiting[0].line, lastLine = waiting[waiting.count - 1].line
         // This chunk's accepted lines by id: a later copy is compared with them.
         var firstCopies: [String: Range<Int>] = [:]
@@ -136,17 +140,18 @@ struct ClickHouseInputWriter {
                     firstCopies[w.eventID] = w.range
                     accepted.append(line: Int(w.line), seq: Int64(nextSeq))
                     let key = keys[w.key]
-                    rows.uint64(nextSeq)
-                    rows.uint64(attempt)
-                    rows.uint32(inputID)
-                    rows.uint32(w.line)
-                    rows.string(w.eventID)
-                    rows.string(users[w.user])
-                    rows.string(key.flow)
-                    rows.nullableString(key.step)
-                    rows.string(key.rawName)
-                    rows.int64(w.micros)
-                    rows.string(bytes: line)
+                    let s = shardOf[w.user]
+                    rows[s].uint64(nextSeq)
+                    rows[s].uint64(attempt)
+                    rows[s].uint32(inputID)
+                    rows[s].uint32(w.line)
+                    rows[s].string(w.eventID)
+                    rows[s].string(users[w.user])
+                    rows[s].string(key.flow)
+                    rows[s].nullableString(key.step)
+                    rows[s].string(key.rawName)
+                    rows[s].int64(w.micros)
+                    rows[s].string(bytes: line)
                     nextSeq += 1
                     result.countAccepted(at: w.micros, key: &keys[w.key])
                     continue
@@ -173,10 +178,29 @@ struct ClickHouseInputWriter {
         swap(&bytes, &sentBytes)
         bytes.removeAll(keepingCapacity: true)
         sent = firstCopies
-        guard !rows.isEmpty else { return }
-        pending = try store.coordinator.startInsert(into: "events", columns: Self.eventColumns, rows: rows.data,
-                                                    doing: "writing the events of \(label) lines \(firstLine)–\(lastLine)",
-                                                    settings: store.isCluster ? ["insert_distributed_sync": "1"] : [:])
+        // Each shard's rows go straight to its own table, all shards at once.
+        for (shard, part) in rows.enumerated() where !part.isEmpty {
+            let server = store.servers[shard]
+            pending.append(try server.startInsert(into: store.layout.shardEvents, columns: Self.eventColumns, rows: part.data,
+                                                  doing: "writing the events of \(label) lines \(firstLine)–\(lastLine) to \(server.server)"))
+        }
+    }
+
+    /// Waits for the last chunk's inserts; the first failure is thrown once all have ended.
+    private mutating func waitForInserts() throws {
+        var failure: (any Error)?
+        for insert in pending {
+            do { try insert.wait() } catch { if failure == nil { failure = error } }
+        }
+        pending = []
+        if let failure { throw failure }
+    }
+
+    /// Finds the shard of the chunk's users not located yet.
+    private mutating func locateUsers() throws {
+        guard shardOf.count < users.count else { return }
+        let new = Array(users[shardOf.count...])
+        shardOf += try store.shards(of: new, doing: "placing \(new.count) users of \(label) on their shards")
     }
 
     /// The visible event with each of `ids`, its line's bytes by id (the first arrival, should
@@ -223,8 +247,7 @@ struct ClickHouseInputWriter {
     mutating func commit(_ end: ParseEnd, sha256: String, size: Int64, startedAt: Int64,
                          finishedAt: @Sendable () -> Timestamp) throws -> Ingestor.InputResult {
         try writeChunk()
-        try pending?.wait()
-        pending = nil
+        try waitForInserts()
         try writeSideRows()
         let errorText = result.end(end, label: label)
         var flows = RowBinaryWriter()

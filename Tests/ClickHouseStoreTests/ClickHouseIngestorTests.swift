@@ -110,6 +110,14 @@ final class ClickHouseIngestorTests: XCTestCase {
         XCTAssertTrue(perShard.allSatisfy { $0.count > users.count / 4 }, "\(perShard.map(\.count)) of \(users.count)")
         XCTAssertTrue(perShard[0].isDisjoint(with: perShard[1]))
         XCTAssertEqual(perShard[0].union(perShard[1]), users)
+        // Where the Distributed table would have put them: funnel inserts into the shards itself.
+        for (i, server) in store.servers.enumerated() {
+            try store.rows(server, "SELECT count() FROM events_shard WHERE cityHash64(user_id) % 2 != \(i)", doing: "checking a shard") { r in
+                XCTAssertEqual(try r.uint64(), 0, server.server.description)
+            }
+        }
+        XCTAssertEqual(try store.shards(of: Array(perShard[1]) + Array(perShard[0]), doing: "placing"),
+                       Array(repeating: 1, count: perShard[1].count) + Array(repeating: 0, count: perShard[0].count))
     }
 
     /// Copies (one in another key order), a conflict, bad lines and a truncated gzip, with

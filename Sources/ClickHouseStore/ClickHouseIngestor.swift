@@ -8,7 +8,8 @@ import EventStore
 /// conflicts, quarantine and ledger. Each input writes its rows under a fresh random
 /// `attempt`, then its ledger row last: that insert is the commit, and rows of an attempt
 /// no ledger row names (a killed ingest, a failed server) never count. An input whose
-/// content (SHA-256) the ledger holds is skipped.
+/// content (SHA-256) the ledger holds is skipped. The `observer` gets each input's parsed
+/// events and, once it committed, its accepted lines; and its `finish` runs after the last.
 public final class ClickHouseIngestor {
     public let store: ClickHouseStore
     public let options: IngestOptions

@@ -43,8 +43,8 @@ struct ClickHouseInputWriter {
     /// The last chunk's inserts (one a shard), still under way while the next chunk fills and
     /// is looked up.
     private var pending: [ClickHouseClient.PendingInsert] = []
-    /// The last chunk's accepted lines by id (in `sentBytes`): a lookup made while its insert
-    /// was under way may not see them, so the next chunk compares with them here.
+    /// The last chunk's accepted lines by id (in `sentBytes`): a lookup made while its inserts
+    /// were under way may not see them, so the next chunk compares with them here.
     private var sent: [String: Range<Int>] = [:]
     private var sentBytes: [UInt8] = []
     private var duplicates = RowBinaryWriter()
@@ -113,9 +113,9 @@ struct ClickHouseInputWriter {
     }
 
     /// Decides the chunk's lines in order against the visible events with their ids, the last
-    /// chunk's and this chunk's earlier lines, and starts the insert of its events. The lookup
-    /// runs while the last chunk's insert is still under way; that insert is waited for before
-    /// this one starts, so at most one is in flight.
+    /// chunk's and this chunk's earlier lines, and starts the inserts of its events, one a
+    /// shard. The lookup runs while the last chunk's inserts are still under way; they are
+    /// waited for before these start, so at most one a shard is in flight.
     private mutating func writeChunk() throws {
         guard !waiting.isEmpty else { return }
         let stored = try storedLines(of: Set(waiting.map(\.eventID)))

@@ -228,7 +228,7 @@ public enum ClickHouseFacts {
         func flush() throws {
             guard held > 0 else { return }
             try scope.server.insert(into: "journey_facts", columns: factsColumns,
-                                    rows: rows.data, doing: "writing the journeys of \(scope.flow)")
+                                    rows: rows, doing: "writing the journeys of \(scope.flow)")
             rows.removeAll()
             held = 0
         }

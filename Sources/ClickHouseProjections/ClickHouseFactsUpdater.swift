@@ -72,7 +72,7 @@ public final class ClickHouseFactsUpdater: ClickHouseIngestObserver, @unchecked 
                 if try r.uint8() == 1 { new.append((user, latest)) }
             }
             for part in factsRows(flow: flow, fingerprint: fingerprint, of: new) where part.count > 0 {
-                try server.insert(into: "journey_facts", columns: ClickHouseFacts.factsColumns, rows: part.rows.data, doing: doing)
+                try server.insert(into: "journey_facts", columns: ClickHouseFacts.factsColumns, rows: part.rows, doing: doing)
                 written += part.count
             }
         }

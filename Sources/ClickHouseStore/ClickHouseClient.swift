@@ -100,10 +100,10 @@ public final class ClickHouseClient: Sendable {
 
         /// `compress`: whether a large body is worth compressing (not to a server on this
         /// machine, where compressing and unpacking cost both sides CPU and save no network).
-        static func rows(_ rows: Data, compress: Bool) -> Body {
-            guard compress, rows.count >= Tuning.compressedBodyBytes, let gzip = GzipMember(level: Tuning.bodyGzipLevel),
-                  let packed = rows.withUnsafeBytes({ gzip.compress($0) { ByteBuffer(bytes: $0) } }) else {
-                return Body(bytes: ByteBuffer(data: rows))
+        static func rows(_ rows: RowBinaryWriter, compress: Bool) -> Body {
+            guard compress, rows.bytes.count >= Tuning.compressedBodyBytes, let gzip = GzipMember(level: Tuning.bodyGzipLevel),
+                  let packed = rows.bytes.withUnsafeBytes({ gzip.compress($0) { ByteBuffer(bytes: $0) } }) else {
+                return Body(bytes: ByteBuffer(bytes: rows.bytes))
             }
             return Body(bytes: packed, encoding: "gzip")
         }
@@ -124,13 +124,13 @@ public final class ClickHouseClient: Sendable {
     /// Inserts `rows` (RowBinary, in the order of `columns`) into `table`, once: the server
     /// stores the whole body or none of it.
     /// `settings`: query settings, e.g. `insert_distributed_sync=1` for a Distributed table.
-    public func insert(into table: String, columns: [String], rows: Data, doing: String, settings: [String: String] = [:]) throws {
+    public func insert(into table: String, columns: [String], rows: RowBinaryWriter, doing: String, settings: [String: String] = [:]) throws {
         try startInsert(into: table, columns: columns, rows: rows, doing: doing, settings: settings).wait()
     }
 
     /// `insert`, sent now and waited for later: the caller goes on while the server stores
     /// the rows, and learns the outcome from `wait()`.
-    public func startInsert(into table: String, columns: [String], rows: Data, doing: String,
+    public func startInsert(into table: String, columns: [String], rows: RowBinaryWriter, doing: String,
                             settings: [String: String] = [:]) throws -> PendingInsert {
         let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) FORMAT RowBinary"
         return PendingInsert(request: try start(sql: sql, body: Body.rows(rows, compress: compress), doing: doing, settings: settings,

@@ -29,13 +29,15 @@ struct ClickHouseInputWriter {
     /// Each user's shard (`ClickHouseStore.shards`), for the users located so far.
     private var shardOf: [Int] = []
 
-    /// A line with an event, waiting in the chunk: its bytes are `bytes[range]`.
+    /// A line with an event, waiting in the chunk: its bytes are `bytes[range]`, its event
+    /// id's `bytes[id]` (inside the line, or after it when the id was written with escapes).
     private struct Waiting {
         var line: UInt32
         var key: Int
         var user: Int
         var micros: Int64
-        var eventID: String
+        var idHash: Int64
+        var id: Range<Int>
         var range: Range<Int>
     }
     private var waiting: [Waiting] = []
@@ -45,8 +47,12 @@ struct ClickHouseInputWriter {
     private var pending: [ClickHouseClient.PendingInsert] = []
     /// The last chunk's accepted lines by id (in `sentBytes`): a lookup made while its inserts
     /// were under way may not see them, so the next chunk compares with them here.
-    private var sent: [String: Range<Int>] = [:]
+    private var sent = EventIDIndex()
     private var sentBytes: [UInt8] = []
+    /// This chunk's accepted lines by id (in `bytes`): a later copy is compared with them.
+    private var firstCopies = EventIDIndex()
+    /// The chunk's rows for each shard, kept between chunks (their room is reused).
+    private var shardRows: [RowBinaryWriter] = []
     private var duplicates = RowBinaryWriter()
     private var conflicts = RowBinaryWriter()
     private var quarantined = RowBinaryWriter()
@@ -87,8 +93,17 @@ struct ClickHouseInputWriter {
                 if user == users.count { users.append(Self.text(env.userID, in: b)) }
                 let start = bytes.count
                 bytes.append(contentsOf: lineBytes)
+                let end = bytes.count
+                let idStart = Int(env.eventID.start), idEnd = Int(env.eventID.end)
+                let id: Range<Int>
+                if idStart >= line.start && idEnd <= line.start + line.count {
+                    id = (start + idStart - line.start)..<(start + idEnd - line.start)
+                } else {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[idStart..<idEnd]))
+                    id = end..<bytes.count
+                }
                 waiting.append(Waiting(line: UInt32(line.number), key: key, user: user, micros: env.time.micros,
-                                       eventID: Self.text(env.eventID, in: b), range: start..<bytes.count))
+                                       idHash: line.keys.idHash, id: id, range: start..<end))
             }
         }
         if waiting.count >= chunkRows || bytes.count >= Tuning.chunkBytes { try writeChunk() }
@@ -118,71 +133,74 @@ struct ClickHouseInputWriter {
     /// waited for before these start, so at most one a shard is in flight.
     private mutating func writeChunk() throws {
         guard !waiting.isEmpty else { return }
-        let stored = try storedLines(of: Set(waiting.map(\.eventID)))
+        let stored = try storedLines()
         try locateUsers()
         try waitForInserts()
-        let shards = store.servers.count
-        var rows = (0..<shards).map { _ in RowBinaryWriter(capacity: (bytes.count + waiting.count * Tuning.eventRowOverhead) / shards) }
+        if shardRows.isEmpty { shardRows = store.servers.map { _ in RowBinaryWriter() } }
         let firstLine = waiting[0].line, lastLine = waiting[waiting.count - 1].line
-        // This chunk's accepted lines by id: a later copy is compared with them.
-        var firstCopies: [String: Range<Int>] = [:]
+        firstCopies.removeAll(keepingRoomFor: waiting.count)
         bytes.withUnsafeBufferPointer { b in
-            for w in waiting {
-                let line = UnsafeBufferPointer(rebasing: b[w.range])
-                let same: Bool
-                if let s = stored[w.eventID] {
-                    same = s.withUnsafeBufferPointer { StoredLine.sameEvent($0, line) }
-                } else if let first = sent[w.eventID] {
-                    same = sentBytes.withUnsafeBufferPointer { StoredLine.sameEvent(UnsafeBufferPointer(rebasing: $0[first]), line) }
-                } else if let first = firstCopies[w.eventID] {
-                    same = StoredLine.sameEvent(UnsafeBufferPointer(rebasing: b[first]), line)
-                } else {
-                    firstCopies[w.eventID] = w.range
-                    accepted.append(line: Int(w.line), seq: Int64(nextSeq))
-                    let key = keys[w.key]
-                    let s = shardOf[w.user]
-                    rows[s].uint64(nextSeq)
-                    rows[s].uint64(attempt)
-                    rows[s].uint32(inputID)
-                    rows[s].uint32(w.line)
-                    rows[s].string(w.eventID)
-                    rows[s].string(users[w.user])
-                    rows[s].string(key.flow)
-                    rows[s].nullableString(key.step)
-                    rows[s].string(key.rawName)
-                    rows[s].int64(w.micros)
-                    rows[s].string(bytes: line)
-                    nextSeq += 1
-                    result.countAccepted(at: w.micros, key: &keys[w.key])
-                    continue
-                }
-                if same {
-                    duplicates.string(w.eventID)
-                    duplicates.uint64(attempt)
-                    duplicates.uint32(inputID)
-                    duplicates.uint32(w.line)
-                    duplicates.int64(arrived)
-                    result.counts.duplicates += 1
-                } else {
-                    conflicts.string(w.eventID)
-                    conflicts.uint64(attempt)
-                    conflicts.uint32(inputID)
-                    conflicts.uint32(w.line)
-                    conflicts.int64(arrived)
-                    conflicts.string(bytes: line)
-                    result.counts.conflicts += 1
+            sentBytes.withUnsafeBufferPointer { sentB in
+                stored.bytes.withUnsafeBufferPointer { storedB in
+                    for w in waiting {
+                        let line = UnsafeBufferPointer(rebasing: b[w.range])
+                        let id = UnsafeBufferPointer(rebasing: b[w.id])
+                        let same: Bool
+                        if !stored.index.isEmpty, let s = stored.index.find(id, hash: w.idHash, in: storedB) {
+                            same = StoredLine.sameEvent(UnsafeBufferPointer(rebasing: storedB[s.line]), line)
+                        } else if !sent.isEmpty, let first = sent.find(id, hash: w.idHash, in: sentB) {
+                            same = StoredLine.sameEvent(UnsafeBufferPointer(rebasing: sentB[first.line]), line)
+                        } else if let first = firstCopies.findOrAdd(id, hash: w.idHash, entry: .init(id: w.id, line: w.range), in: b) {
+                            same = StoredLine.sameEvent(UnsafeBufferPointer(rebasing: b[first.line]), line)
+                        } else {
+                            accepted.append(line: Int(w.line), seq: Int64(nextSeq))
+                            let key = keys[w.key]
+                            let s = shardOf[w.user]
+                            shardRows[s].uint64(nextSeq)
+                            shardRows[s].uint64(attempt)
+                            shardRows[s].uint32(inputID)
+                            shardRows[s].uint32(w.line)
+                            shardRows[s].string(bytes: id)
+                            shardRows[s].string(users[w.user])
+                            shardRows[s].string(key.flow)
+                            shardRows[s].nullableString(key.step)
+                            shardRows[s].string(key.rawName)
+                            shardRows[s].int64(w.micros)
+                            shardRows[s].string(bytes: line)
+                            nextSeq += 1
+                            result.countAccepted(at: w.micros, key: &keys[w.key])
+                            continue
+                        }
+                        if same {
+                            duplicates.string(bytes: id)
+                            duplicates.uint64(attempt)
+                            duplicates.uint32(inputID)
+                            duplicates.uint32(w.line)
+                            duplicates.int64(arrived)
+                            result.counts.duplicates += 1
+                        } else {
+                            conflicts.string(bytes: id)
+                            conflicts.uint64(attempt)
+                            conflicts.uint32(inputID)
+                            conflicts.uint32(w.line)
+                            conflicts.int64(arrived)
+                            conflicts.string(bytes: line)
+                            result.counts.conflicts += 1
+                        }
+                    }
                 }
             }
         }
         waiting.removeAll(keepingCapacity: true)
         swap(&bytes, &sentBytes)
         bytes.removeAll(keepingCapacity: true)
-        sent = firstCopies
+        swap(&sent, &firstCopies)
         // Each shard's rows go straight to its own table, all shards at once.
-        for (shard, part) in rows.enumerated() where !part.isEmpty {
+        for shard in shardRows.indices where !shardRows[shard].isEmpty {
             let server = store.servers[shard]
-            pending.append(try server.startInsert(into: store.layout.shardEvents, columns: Self.eventColumns, rows: part.data,
+            pending.append(try server.startInsert(into: store.layout.shardEvents, columns: Self.eventColumns, rows: shardRows[shard],
                                                   doing: "writing the events of \(label) lines \(firstLine)–\(lastLine) to \(server.server)"))
+            shardRows[shard].removeAll()
         }
     }
 
@@ -203,26 +221,43 @@ struct ClickHouseInputWriter {
         shardOf += try store.shards(of: new, doing: "placing \(new.count) users of \(label) on their shards")
     }
 
-    /// The visible event with each of `ids`, its line's bytes by id (the first arrival, should
-    /// two have one).
-    private func storedLines(of ids: Set<String>) throws -> [String: [UInt8]] {
-        let doing = "looking up \(ids.count) event ids of \(label) among the stored events"
+    /// The visible events with the chunk's ids (the first arrival, should two have one): their
+    /// ids and lines in `bytes`, found by `index`.
+    private struct StoredCopies {
+        var bytes: [UInt8] = []
+        var index = EventIDIndex()
+    }
+
+    private func storedLines() throws -> StoredCopies {
+        let doing = "looking up \(waiting.count) event ids of \(label) among the stored events"
         // The ids go as an external table: the server reads them as data, much faster than
         // an IN list of as many literals parsed as SQL. Their hashes pick the candidate rows
         // first (PREWHERE reads only that column), the ids themselves decide.
-        var rows = ""
-        for id in ids { rows += ClickHouseSQL.tsv(id) + "\n" }
+        var rows: [UInt8] = []
+        rows.reserveCapacity(waiting.count * 40)
+        bytes.withUnsafeBufferPointer { b in
+            for w in waiting {
+                ClickHouseSQL.appendTSV(UnsafeBufferPointer(rebasing: b[w.id]), to: &rows)
+                rows.append(0x0A)
+            }
+        }
         let data = try store.coordinator.read("""
             SELECT event_id, line FROM events PREWHERE id_hash IN (SELECT cityHash64(event_id) FROM ids)
             WHERE event_id IN ids AND attempt IN \(visible)
             ORDER BY seq FORMAT RowBinary
-            """, doing: doing, external: ClickHouseClient.ExternalTable(name: "ids", structure: "event_id String", rows: Data(rows.utf8)))
+            """, doing: doing, external: ClickHouseClient.ExternalTable(name: "ids", structure: "event_id String", rows: Data(rows)))
         var reader = RowBinaryReader(data, doing: doing)
-        var out: [String: [UInt8]] = [:]
+        var out = StoredCopies()
         while !reader.isAtEnd {
-            let id = try reader.string()
-            let line = try reader.bytesOfString()
-            if out[id] == nil { out[id] = Array(line) }
+            let idStart = out.bytes.count
+            out.bytes.append(contentsOf: try reader.bytesOfString())
+            let lineStart = out.bytes.count
+            out.bytes.append(contentsOf: try reader.bytesOfString())
+            let entry = EventIDIndex.Entry(id: idStart..<lineStart, line: lineStart..<out.bytes.count)
+            out.bytes.withUnsafeBufferPointer { b in
+                let id = UnsafeBufferPointer(rebasing: b[entry.id])
+                _ = out.index.findOrAdd(id, hash: StoredLine.idHash(id), entry: entry, in: b)
+            }
         }
         return out
     }
@@ -235,7 +270,7 @@ struct ClickHouseInputWriter {
             ("quarantine", ["attempt", "input_id", "path", "line_no", "byte_offset", "reason_code", "reason", "raw"], quarantined),
         ]
         for (table, columns, rows) in tables where !rows.isEmpty {
-            try store.coordinator.insert(into: table, columns: columns, rows: rows.data, doing: "writing the \(table) of \(label)")
+            try store.coordinator.insert(into: table, columns: columns, rows: rows, doing: "writing the \(table) of \(label)")
         }
         duplicates.removeAll()
         conflicts.removeAll()
@@ -260,7 +295,7 @@ struct ClickHouseInputWriter {
         }
         if !flows.isEmpty {
             try store.coordinator.insert(into: "input_flows", columns: ["attempt", "flow", "events", "first_ts_us", "last_ts_us"],
-                                         rows: flows.data, doing: "writing the flows of \(label)")
+                                         rows: flows, doing: "writing the flows of \(label)")
         }
         let doing = "committing \(label) to the ledger of \(store.location)"
         let last = try ClickHouseLedger.lastID(store, doing: doing)
@@ -281,7 +316,7 @@ struct ClickHouseInputWriter {
         row.nullableString(errorText)
         row.int64(startedAt)
         row.int64(finishedAt().micros)
-        try store.coordinator.insert(into: "inputs", columns: ClickHouseLedger.columns, rows: row.data, doing: doing)
+        try store.coordinator.insert(into: "inputs", columns: ClickHouseLedger.columns, rows: row, doing: doing)
         return result
     }
 }

@@ -18,20 +18,31 @@ public enum ClickHouseSQL {
     /// `s` with backslash, quote, tab, newline, carriage return and NUL backslash-escaped: a
     /// TabSeparated field, and the inside of a string literal (the server reads both alike).
     public static func tsv(_ s: String) -> String {
-        guard s.utf8.contains(where: { $0 == 0x5C || $0 == 0x27 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else { return s }
-        var out = ""
+        guard s.utf8.contains(where: escaped) else { return s }
+        var out: [UInt8] = []
         out.reserveCapacity(s.utf8.count + 8)
-        for c in s.unicodeScalars {
+        Array(s.utf8).withUnsafeBufferPointer { appendTSV($0, to: &out) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `field` to `out` as `tsv` escapes it.
+    public static func appendTSV(_ field: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        guard field.contains(where: escaped) else {
+            out.append(contentsOf: field)
+            return
+        }
+        for c in field {
             switch c {
-            case "\\": out += "\\\\"
-            case "'": out += "\\'"
-            case "\t": out += "\\t"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\0": out += "\\0"
-            default: out.unicodeScalars.append(c)
+            case 0x5C: out += [0x5C, 0x5C]
+            case 0x27: out += [0x5C, 0x27]
+            case 0x09: out += [0x5C, 0x74]
+            case 0x0A: out += [0x5C, 0x6E]
+            case 0x0D: out += [0x5C, 0x72]
+            case 0: out += [0x5C, 0x30]
+            default: out.append(c)
             }
         }
-        return out
     }
+
+    private static func escaped(_ c: UInt8) -> Bool { c == 0x5C || c == 0x27 || c == 0x09 || c == 0x0A || c == 0x0D || c == 0 }
 }

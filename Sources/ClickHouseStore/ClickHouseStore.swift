@@ -48,7 +48,7 @@ public final class ClickHouseStore: Sendable {
             var row = RowBinaryWriter()
             row.string(migration.name)
             row.int64(Int64(Date().timeIntervalSince1970 * 1e6))
-            try server.insert(into: "schema_migrations", columns: ["name", "applied_us"], rows: row.data,
+            try server.insert(into: "schema_migrations", columns: ["name", "applied_us"], rows: row,
                               doing: "recording the migration \(migration.name)")
         }
     }

@@ -8,7 +8,6 @@ public struct RowBinaryWriter: Sendable {
 
     public init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
 
-    public var data: Data { Data(bytes) }
     public var isEmpty: Bool { bytes.isEmpty }
     public mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
 

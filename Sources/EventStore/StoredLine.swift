@@ -18,7 +18,7 @@ package enum StoredLine {
     }
 
     /// 64-bit FNV-1a of the (decoded) event id: the dedupe index key.
-    static func idHash(_ b: UnsafeBufferPointer<UInt8>) -> Int64 {
+    package static func idHash(_ b: UnsafeBufferPointer<UInt8>) -> Int64 {
         Int64(bitPattern: ByteInterner.hash(b))
     }
 

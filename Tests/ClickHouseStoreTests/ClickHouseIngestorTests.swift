@@ -120,6 +120,29 @@ final class ClickHouseIngestorTests: XCTestCase {
                        Array(repeating: 1, count: perShard[1].count) + Array(repeating: 0, count: perShard[0].count))
     }
 
+    /// Event ids written with escapes (unescaped, an id can sit outside its line's bytes):
+    /// their copies, in the same chunk, the next chunk and the next input, decided as SQLite does.
+    func testIdsWrittenWithEscapesAreDecidedAsSQLite() throws {
+        func line(_ id: String, _ user: String, _ ts: String) -> String {
+            #"{"event_id":"\#(id)","event":"onboarding.started","user_id":"\#(user)","ts":"\#(ts)","flow":"glp1","step":"signIn"}"#
+        }
+        let dir = Scratch.directory("ch-escaped")
+        let first = dir.appendingPathComponent("a.ndjson"), second = dir.appendingPathComponent("b.ndjson")
+        try [line(#"esc\u002d1"#, "u-1", "2026-10-03T08:00:00Z"), line(#"esc\u002d1"#, "u-1", "2026-10-03T08:00:00Z"),
+             line("esc-1", "u-1", "2026-10-03T08:00:00Z"), line(#"q\/1"#, "u-2", "2026-10-03T09:00:00Z"),
+             line(#"q\/1"#, "u-3", "2026-10-03T09:00:00Z")].joined(separator: "\n").write(to: first, atomically: true, encoding: .utf8)
+        try [line("esc-1", "u-1", "2026-10-03T08:00:00Z"), line(#"q\u002f1"#, "u-2", "2026-10-03T09:00:00Z")]
+            .joined(separator: "\n").write(to: second, atomically: true, encoding: .utf8)
+        let paths = [first.path, second.path]
+        let (sqliteStore, expected) = try sqlite(paths)
+        XCTAssertEqual([expected.lines, expected.accepted, expected.duplicates + expected.conflicts], [7, 2, 5])
+        for address in [try running().single(ClickHouseServers.database("escaped")), try running().cluster(ClickHouseServers.database("escaped"))] {
+            let store = try ClickHouseStore(location: try ClickHouseLocation(address))
+            XCTAssertEqual(try ingest(store, paths, chunkRows: 2), expected, address)
+            try assertSameRows(sqliteStore, store)
+        }
+    }
+
     /// Copies (one in another key order), a conflict, bad lines and a truncated gzip, with
     /// chunks of 3 lines: a copy's first arrival sits in an earlier chunk of the same input.
     func testCopiesConflictsBadLinesAndATruncatedGzipAsSQLite() throws {

@@ -53,7 +53,7 @@ final class ClickHouseStoreTests: XCTestCase {
             rows.string("e-\(user)")
             rows.string(user)
         }
-        try store.coordinator.insert(into: "events", columns: ["seq", "event_id", "user_id"], rows: rows.data, doing: "inserting",
+        try store.coordinator.insert(into: "events", columns: ["seq", "event_id", "user_id"], rows: rows, doing: "inserting",
                                      settings: ["insert_distributed_sync": "1"])
 
         let upgraded = try ClickHouseStore(location: location)
@@ -84,7 +84,7 @@ final class ClickHouseStoreTests: XCTestCase {
         }
         try store.coordinator.execute("CREATE TABLE t (id String, n UInt64, s Int64, u UInt32, maybe Nullable(String), text String) ENGINE = Memory",
                                       doing: "creating t")
-        try store.coordinator.insert(into: "t", columns: ["id", "n", "s", "u", "maybe", "text"], rows: rows.data, doing: "inserting")
+        try store.coordinator.insert(into: "t", columns: ["id", "n", "s", "u", "maybe", "text"], rows: rows, doing: "inserting")
         var reader = RowBinaryReader(try store.coordinator.read("SELECT id, n, s, u, maybe, text FROM t ORDER BY id FORMAT RowBinary",
                                                                 doing: "reading"), doing: "reading")
         for (i, text) in texts.enumerated() {

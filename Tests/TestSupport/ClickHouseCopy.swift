@@ -42,7 +42,7 @@ public enum ClickHouseCopy {
         }
         let settings = store.isCluster ? ["insert_distributed_sync": "1"] : [:]
         let eventColumns = ["seq", "attempt", "input_id", "line_no", "event_id", "user_id", "flow", "step", "event", "ts_us", "line"]
-        try store.coordinator.insert(into: "events", columns: eventColumns, rows: events.data, doing: "copying events", settings: settings)
+        try store.coordinator.insert(into: "events", columns: eventColumns, rows: events, doing: "copying events", settings: settings)
 
         var quarantine = RowBinaryWriter()
         for q in try sqlite.quarantine() {
@@ -57,7 +57,7 @@ public enum ClickHouseCopy {
             quarantine.string(bytes: q.raw)
         }
         try store.coordinator.insert(into: "quarantine", columns: ["attempt", "input_id", "path", "line_no", "byte_offset", "reason_code", "reason", "raw"],
-                                     rows: quarantine.data, doing: "copying the quarantine")
+                                     rows: quarantine, doing: "copying the quarantine")
         let ids = stored.map(\.recorded.event.id)
         var duplicates = RowBinaryWriter()
         for (id, copies) in try sqlite.duplicates(ofEventIDs: ids) {
@@ -71,7 +71,7 @@ public enum ClickHouseCopy {
             }
         }
         try store.coordinator.insert(into: "duplicates", columns: ["event_id", "attempt", "input_id", "line_no", "arrived_us"],
-                                     rows: duplicates.data, doing: "copying duplicates")
+                                     rows: duplicates, doing: "copying duplicates")
         var conflicts = RowBinaryWriter()
         for (id, copies) in try sqlite.conflicts(ofEventIDs: ids) {
             for c in copies {
@@ -85,7 +85,7 @@ public enum ClickHouseCopy {
             }
         }
         try store.coordinator.insert(into: "conflicts", columns: ["event_id", "attempt", "input_id", "line_no", "arrived_us", "line"],
-                                     rows: conflicts.data, doing: "copying conflicts")
+                                     rows: conflicts, doing: "copying conflicts")
         var perFlow = RowBinaryWriter()
         for (input, byFlow) in flows {
             for (flow, v) in byFlow {
@@ -103,7 +103,7 @@ public enum ClickHouseCopy {
         perFlow.int64(4_000_000_000_000_000)
         perFlow.int64(4_000_000_000_000_000)
         try store.coordinator.insert(into: "input_flows", columns: ["attempt", "flow", "events", "first_ts_us", "last_ts_us"],
-                                     rows: perFlow.data, doing: "copying flows")
+                                     rows: perFlow, doing: "copying flows")
         var ledger = RowBinaryWriter()
         for i in inputs {
             ledger.uint32(UInt32(i.id))
@@ -119,6 +119,6 @@ public enum ClickHouseCopy {
         }
         try store.coordinator.insert(into: "inputs", columns: ["id", "attempt", "path", "sha256", "size", "lines", "accepted", "duplicates",
                                                               "conflicts", "quarantined", "unplanned", "outcome", "error", "started_us", "finished_us"],
-                                     rows: ledger.data, doing: "copying the ledger")
+                                     rows: ledger, doing: "copying the ledger")
     }
 }

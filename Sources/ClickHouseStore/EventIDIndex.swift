@@ -1,0 +1,46 @@
+/// Event ids kept in a byte buffer, found by the parser's 64-bit hash of each id
+/// (`LineKeys.idHash`) instead of by hashing the id again; the ids' bytes decide, so two ids
+/// with one hash are told apart. Each id comes with the range of its line.
+struct EventIDIndex {
+    /// Where an id and its line sit in the buffer the index is used with.
+    struct Entry {
+        var id: Range<Int>
+        var line: Range<Int>
+    }
+
+    private var byHash: [Int64: Entry] = [:]
+    /// Ids whose hash an earlier id of the index has (almost never any).
+    private var sharing: [[UInt8]: Entry] = [:]
+
+    var isEmpty: Bool { byHash.isEmpty }
+
+    /// Empties the index, keeping room for `count` ids.
+    mutating func removeAll(keepingRoomFor count: Int) {
+        byHash.removeAll(keepingCapacity: true)
+        byHash.reserveCapacity(count)
+        sharing.removeAll()
+    }
+
+    /// The entry of `id` (its bytes compared in `buffer`), or nil.
+    func find(_ id: UnsafeBufferPointer<UInt8>, hash: Int64, in buffer: UnsafeBufferPointer<UInt8>) -> Entry? {
+        guard let first = byHash[hash] else { return nil }
+        if UnsafeBufferPointer(rebasing: buffer[first.id]).elementsEqual(id) { return first }
+        return sharing.isEmpty ? nil : sharing[Array(id)]
+    }
+
+    /// The entry of `id` when the index has it; otherwise nil, after adding `entry` for it.
+    /// One hash lookup for a new id.
+    mutating func findOrAdd(_ id: UnsafeBufferPointer<UInt8>, hash: Int64, entry: Entry, in buffer: UnsafeBufferPointer<UInt8>) -> Entry? {
+        var added = false
+        let first = Self.read(&byHash[hash, default: { added = true; return entry }()])
+        if added { return nil }
+        if UnsafeBufferPointer(rebasing: buffer[first.id]).elementsEqual(id) { return first }
+        let key = Array(id)
+        if let shared = sharing[key] { return shared }
+        sharing[key] = entry
+        return nil
+    }
+
+    /// A slot's value, read through `inout` so that the default subscript stores its default.
+    private static func read(_ slot: inout Entry) -> Entry { slot }
+}

@@ -20,8 +20,20 @@ public enum ClickHouseFacts {
         },
     ]
 
-    /// The columns of a `journey_facts` row, in the order funnel writes them.
+    /// The columns of a `journey_facts` row, in the order `appendRow` writes them.
     static let factsColumns = ["flow", "fingerprint", "user_id", "through_seq", "last_us", "facts"]
+
+    /// Appends one `journey_facts` row: a journey's facts folded through `throughSeq`, its
+    /// last event at `lastMicros`.
+    static func appendRow(to rows: inout RowBinaryWriter, flow: String, fingerprint: String, user: String, throughSeq: Int64,
+                          lastMicros: Int64, facts: JourneyFacts) {
+        rows.string(flow)
+        rows.string(fingerprint)
+        rows.string(user)
+        rows.uint64(UInt64(throughSeq))
+        rows.int64(lastMicros)
+        rows.string(bytes: facts.binary())
+    }
 
     /// Streams the facts of every journey of `flow` as of `asOf`, as `ProjectionStore.forEachFacts`
     /// does on SQLite: false when facts cannot stand for this definition's journeys.
@@ -234,12 +246,8 @@ public enum ClickHouseFacts {
         }
         try scope.forEachUser(in: allStale ? nil : stale, bucket: inBucket) { events in
             guard let facts = folder.facts(of: events), let user = events.first?.event.userID else { return }
-            rows.string(scope.flow)
-            rows.string(folder.fingerprint)
-            rows.string(user)
-            rows.uint64(UInt64(events.map(\.seq).max() ?? 0))
-            rows.int64(events.map(\.event.time.micros).max() ?? 0)
-            rows.string(bytes: facts.binary())
+            appendRow(to: &rows, flow: scope.flow, fingerprint: folder.fingerprint, user: user,
+                      throughSeq: events.map(\.seq).max() ?? 0, lastMicros: events.map(\.event.time.micros).max() ?? 0, facts: facts)
             held += 1
             folded += 1
             if held >= Tuning.factsRowsPerInsert { try flush() }

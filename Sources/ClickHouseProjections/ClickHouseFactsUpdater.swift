@@ -87,7 +87,8 @@ public final class ClickHouseFactsUpdater: ClickHouseIngestObserver, @unchecked 
         let workers = Tuning.foldWorkers
         let size = max(1, min(Tuning.factsRowsPerInsert, (journeys.count + workers - 1) / workers))
         let parts = stride(from: 0, to: journeys.count, by: size).map { $0..<min($0 + size, journeys.count) }
-        let made = PartRows(count: parts.count)
+        let made = DisjointResults<(rows: RowBinaryWriter, count: Int)>(count: parts.count)
+        defer { made.release() }
         let held = held
         DispatchQueue.concurrentPerform(iterations: min(workers, parts.count)) { w in
             for p in stride(from: w, to: parts.count, by: workers) {
@@ -95,29 +96,13 @@ public final class ClickHouseFactsUpdater: ClickHouseIngestObserver, @unchecked 
                 var count = 0
                 for (user, latest) in journeys[parts[p]] {
                     guard let journey = held.facts(flow: flow, user: user), journey.throughSeq == latest else { continue }
-                    rows.string(flow)
-                    rows.string(fingerprint)
-                    rows.string(user)
-                    rows.uint64(UInt64(latest))
-                    rows.int64(journey.lastMicros)
-                    rows.string(bytes: journey.facts.binary())
+                    ClickHouseFacts.appendRow(to: &rows, flow: flow, fingerprint: fingerprint, user: user, throughSeq: latest,
+                                              lastMicros: journey.lastMicros, facts: journey.facts)
                     count += 1
                 }
                 made.set(p, (rows, count))
             }
         }
-        return made.all
-    }
-
-    /// Parts made by concurrent workers, each at its own index.
-    private final class PartRows: @unchecked Sendable {
-        private let lock = NSLock()
-        private var parts: [(rows: RowBinaryWriter, count: Int)]
-
-        init(count: Int) { parts = Array(repeating: (RowBinaryWriter(), 0), count: count) }
-
-        func set(_ i: Int, _ part: (rows: RowBinaryWriter, count: Int)) { lock.withLock { parts[i] = part } }
-
-        var all: [(rows: RowBinaryWriter, count: Int)] { lock.withLock { parts } }
+        return parts.indices.compactMap { made.take($0) }
     }
 }

@@ -146,9 +146,9 @@ struct ClickHouseInputWriter {
                         let line = UnsafeBufferPointer(rebasing: b[w.range])
                         let id = UnsafeBufferPointer(rebasing: b[w.id])
                         let same: Bool
-                        if !stored.index.isEmpty, let s = stored.index.find(id, hash: w.idHash, in: storedB) {
+                        if let s = stored.index.find(id, hash: w.idHash, in: storedB) {
                             same = StoredLine.sameEvent(UnsafeBufferPointer(rebasing: storedB[s.line]), line)
-                        } else if !sent.isEmpty, let first = sent.find(id, hash: w.idHash, in: sentB) {
+                        } else if let first = sent.find(id, hash: w.idHash, in: sentB) {
                             same = StoredLine.sameEvent(UnsafeBufferPointer(rebasing: sentB[first.line]), line)
                         } else if let first = firstCopies.findOrAdd(id, hash: w.idHash, entry: .init(id: w.id, line: w.range), in: b) {
                             same = StoredLine.sameEvent(UnsafeBufferPointer(rebasing: b[first.line]), line)

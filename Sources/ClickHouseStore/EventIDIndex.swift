@@ -21,9 +21,10 @@ struct EventIDIndex {
         sharing.removeAll()
     }
 
-    /// The entry of `id` (its bytes compared in `buffer`), or nil.
+    /// The entry of `id` (its bytes compared in `buffer`), or nil; an empty index answers
+    /// without hashing.
     func find(_ id: UnsafeBufferPointer<UInt8>, hash: Int64, in buffer: UnsafeBufferPointer<UInt8>) -> Entry? {
-        guard let first = byHash[hash] else { return nil }
+        guard !byHash.isEmpty, let first = byHash[hash] else { return nil }
         if UnsafeBufferPointer(rebasing: buffer[first.id]).elementsEqual(id) { return first }
         return sharing.isEmpty ? nil : sharing[Array(id)]
     }

@@ -30,8 +30,6 @@ enum Tuning {
     static let chunkRows = 65_536
     /// Line bytes a chunk holds, at most (the insert's body is about this size).
     static let chunkBytes = 32 << 20
-    /// Bytes of an event row besides its line, for sizing an insert's body.
-    static let eventRowOverhead = 128
     /// Bytes of duplicate, conflict and quarantine rows held before they are inserted.
     static let sideRowBytes = 4 << 20
     /// Elements a query may have (every request sets it): a chunk's ids, the committed

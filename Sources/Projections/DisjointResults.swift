@@ -1,24 +1,24 @@
 /// Results written by concurrent workers at disjoint indices, read after they finished.
-final class DisjointResults<T: Sendable>: @unchecked Sendable {
+package final class DisjointResults<T: Sendable>: @unchecked Sendable {
     private let base: UnsafeMutablePointer<T?>
     private let count: Int
 
-    init(count: Int) {
+    package init(count: Int) {
         self.count = count
         base = UnsafeMutablePointer<T?>.allocate(capacity: max(count, 1))
         base.initialize(repeating: nil, count: count)
     }
 
-    func set(_ i: Int, _ value: T) { base[i] = value }
+    package func set(_ i: Int, _ value: T) { base[i] = value }
 
     /// The value at `i`, leaving nil there.
-    func take(_ i: Int) -> T? {
+    package func take(_ i: Int) -> T? {
         let v = base[i]
         base[i] = nil
         return v
     }
 
-    func release() {
+    package func release() {
         base.deinitialize(count: count)
         base.deallocate()
     }

@@ -11,6 +11,13 @@ extension EventStore: JourneySource {
         try ProjectionStore.forEachFacts(flow: flow, definition: definition, store: self, asOf: asOf, body)
     }
 
+    public func forEachFacts(flow: String, definition: FlowDefinition, asOf: Timestamp, parts: Int,
+                             start: @escaping @Sendable (Int) -> Void,
+                             _ body: @escaping @Sendable (Int, JourneyFacts) -> Void) throws -> Bool {
+        try ProjectionStore.forEachFacts(flow: flow, definition: definition, store: self, asOf: asOf, parts: parts,
+                                         start: start, body)
+    }
+
     public func forEachJourney(flow: String, definition: FlowDefinition, asOf: Timestamp,
                                _ body: (Journey) throws -> Void) throws {
         try ProjectionStore.forEachJourney(flow: flow, definition: definition, store: self, asOf: asOf, body)

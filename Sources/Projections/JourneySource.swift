@@ -16,6 +16,15 @@ public protocol JourneySource: Sendable {
     func forEachFacts(flow: String, definition: FlowDefinition, asOf: Timestamp,
                       _ body: (JourneyFacts) throws -> Void) throws -> Bool
 
+    /// `forEachFacts` in at most `parts` shares of the journeys, read at once on threads of
+    /// their own when the source can. `start` is called with a share's number before its
+    /// first facts, and again when the share is read anew (its state must be emptied then);
+    /// `body` gets each journey's facts with its share's number, from one thread at a time
+    /// for a share.
+    func forEachFacts(flow: String, definition: FlowDefinition, asOf: Timestamp, parts: Int,
+                      start: @escaping @Sendable (Int) -> Void,
+                      _ body: @escaping @Sendable (Int, JourneyFacts) -> Void) throws -> Bool
+
     /// Streams every journey of a flow as of `asOf`, as `forEachFacts` does.
     func forEachJourney(flow: String, definition: FlowDefinition, asOf: Timestamp,
                         _ body: (Journey) throws -> Void) throws
@@ -32,6 +41,14 @@ public protocol JourneySource: Sendable {
 }
 
 extension JourneySource {
+    /// One share, read as `forEachFacts` reads.
+    public func forEachFacts(flow: String, definition: FlowDefinition, asOf: Timestamp, parts: Int,
+                             start: @escaping @Sendable (Int) -> Void,
+                             _ body: @escaping @Sendable (Int, JourneyFacts) -> Void) throws -> Bool {
+        start(0)
+        return try forEachFacts(flow: flow, definition: definition, asOf: asOf) { body(0, $0) }
+    }
+
     /// One share, read as `forEachGlance` reads.
     public func forEachGlance(flow: String, definition: FlowDefinition, asOf: Timestamp, request: JourneyGlance.Request,
                               parts: Int, _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {

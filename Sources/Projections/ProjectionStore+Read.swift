@@ -30,41 +30,6 @@ extension ProjectionStore {
         }
     }
 
-    /// Streams the report facts of every journey of a flow folded with `definition` (stale
-    /// ones are refolded first). A journey with events after `asOf` is folded again from the
-    /// log up to `asOf` (left out when it had not begun by then). Nil when facts cannot
-    /// stand for this definition's journeys: use `forEachJourney`.
-    public static func forEachFacts(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp,
-                                    _ body: (JourneyFacts) throws -> Void) throws -> Bool {
-        guard JourneyFacts.supports(definition) else { return false }
-        let context = FlowContext(definition)
-        try refoldStale(flow: flow, context: context, store: store)
-        let slots = context.slots
-        try store.writer.read { db in
-            let statement = try RawStatement(db, "SELECT facts, last_us, user_id FROM journey_facts WHERE flow = ?")
-            var facts = JourneyFacts.empty
-            statement.text(1, flow)
-            try statement.forEachRow("reading the journeys of \(flow)") {
-                if statement.int64(1) > asOf.micros || statement.isNull(0) {
-                    guard let user = statement.string(2) else {
-                        throw StoreError(doing: "reading the journeys of \(flow)", reason: "a facts row without a user id")
-                    }
-                    if let cut = try journey(user: user, flow: flow, definition: definition, until: asOf, in: db) {
-                        try body(JourneyFacts(cut, definition: definition, slots: slots))
-                    }
-                    return
-                }
-                do {
-                    try facts.decode(statement.bytes(0))
-                    try body(facts)
-                } catch let e as JourneyDecodingError {
-                    throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(e)")
-                }
-            }
-        }
-        return true
-    }
-
     /// Streams every journey of a flow in table order (memory does not grow with the number
     /// of users), refolding first the ones folded with another definition. With `asOf`, a
     /// journey with events after it is folded again from the log up to `asOf` (and left out

@@ -29,6 +29,15 @@ struct DriftTally {
             }
         }
 
+        /// Adds the evidence another share of the users gave.
+        mutating func merge(_ other: Evidence) {
+            users += other.users
+            leftOut += other.leftOut
+            first = min(first, other.first)
+            last = max(last, other.last)
+            appVersions.formUnion(other.appVersions)
+        }
+
         /// The version inserted last: most users in a row share it, so most inserts are skipped.
         private var lastVersion: String?
     }
@@ -40,6 +49,13 @@ struct DriftTally {
         for f in facts {
             entries[Key(kind: f.kind, name: f.name, detail: f.detail), default: Evidence()]
                 .count(f, appVersion: appVersion, leftOut: false)
+        }
+    }
+
+    /// Adds the findings of another share of the users.
+    mutating func merge(_ other: DriftTally) {
+        for (key, evidence) in other.entries {
+            entries[key, default: Evidence()].merge(evidence)
         }
     }
 

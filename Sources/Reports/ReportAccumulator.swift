@@ -4,7 +4,7 @@ import Projections
 /// Builds a report from journeys fed one at a time: memory holds counters (and the time
 /// figures percentiles need), never the journeys, so a report over any number of users
 /// streams from the store. `ReportBuilder.report` is this over an array.
-public struct ReportAccumulator {
+public struct ReportAccumulator: Sendable {
     let builder: ReportBuilder
     let query: ReportQuery
     let layout: Layout
@@ -104,6 +104,18 @@ public struct ReportAccumulator {
             if groups[key] == nil { seen.append(key) }
             groups[key, default: Figures(layout)].add(scratch, layout)
         }
+    }
+
+    /// Adds the counts of another share of the same query's journeys, read after this
+    /// one's: the same figures as one accumulator that had counted both in that order.
+    mutating func merge(_ other: ReportAccumulator) {
+        all.merge(other.all)
+        for key in other.seen {
+            guard let figures = other.groups[key] else { continue }
+            if groups[key] == nil { seen.append(key) }
+            groups[key, default: Figures(layout)].merge(figures)
+        }
+        drift.merge(other.drift)
     }
 
     /// Counts a journey when the query selects it (journeys of other flows are ignored).
@@ -371,6 +383,29 @@ public struct ReportAccumulator {
                         }
                     }
                 }
+            }
+        }
+
+        /// Adds the counts of `other` (of the same layout) after this one's.
+        mutating func merge(_ other: Figures) {
+            completed += other.completed
+            inProgress += other.inProgress
+            abandoned += other.abandoned
+            started += other.started
+            durations += other.durations
+            for b in members.indices {
+                members[b] += other.members[b]
+                previousReached[b] += other.previousReached[b]
+            }
+            for j in cells.indices {
+                let o = other.cells[j]
+                cells[j].reached += o.reached
+                cells[j].eligible += o.eligible
+                cells[j].eligibleReached += o.eligibleReached
+                cells[j].skipped += o.skipped
+                cells[j].dropped += o.dropped
+                cells[j].before += o.before
+                cells[j].dwell += o.dwell
             }
         }
 

@@ -223,9 +223,18 @@ public struct ReportRequest: Sendable {
         // Streams the journeys into the counters: memory does not grow with the users.
         var accumulator = ReportAccumulator(builder: ReportBuilder(definition: definition), query: query)
         // The precomputed facts answer most queries; ad hoc filters read whole journeys.
-        if accumulator.acceptsFacts,
-           try source.forEachFacts(flow: definition.id, definition: definition, asOf: query.asOf, { accumulator.add($0) }) {
-            return accumulator.report()
+        // Read in shares at once, each counted apart and added up after, in share order.
+        if accumulator.acceptsFacts {
+            let blank = accumulator
+            let shares = PartStates(repeating: blank, count: Tuning.factShares)
+            if try source.forEachFacts(flow: definition.id, definition: definition, asOf: query.asOf, parts: shares.count,
+                                       start: { part in shares.update(part) { $0 = blank } },
+                                       { part, facts in shares.update(part) { $0.add(facts) } }) {
+                var all = shares.all
+                var merged = all.removeFirst()
+                for share in all { merged.merge(share) }
+                return merged.report()
+            }
         }
         try source.forEachJourney(flow: definition.id, definition: definition, asOf: query.asOf) { accumulator.add($0) }
         return accumulator.report()

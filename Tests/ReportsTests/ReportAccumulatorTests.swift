@@ -4,7 +4,7 @@ import Projections
 @testable import Reports
 
 /// The streaming report gives exactly the figures of the array-based reference, for every
-/// breakdown, cohort and filter.
+/// breakdown, cohort and filter, also when counted in shares and added up.
 final class ReportAccumulatorTests: XCTestCase {
     func testStreamingReportEqualsTheReference() throws {
         let population = Population(users: 400, seed: 5)
@@ -28,6 +28,18 @@ final class ReportAccumulatorTests: XCTestCase {
                     XCTAssertTrue(fromFacts.acceptsFacts)
                     for f in facts { fromFacts.add(try f.withUnsafeBytes { try JourneyFacts(binary: $0) }) }
                     XCTAssertEqual(fromFacts.report(), want, "facts: by \(by.map(\.description) ?? "-") cohort \(cohort?.id ?? "-")")
+                    // Counted in shares and added up in share order: the same report.
+                    for cuts in [[1], [137], [90, 250, 399]] {
+                        var shares: [ReportAccumulator] = []
+                        for range in zip([0] + cuts, cuts + [facts.count]) {
+                            var share = ReportAccumulator(builder: builder, query: query)
+                            for f in facts[range.0..<range.1] { share.add(try f.withUnsafeBytes { try JourneyFacts(binary: $0) }) }
+                            shares.append(share)
+                        }
+                        var merged = shares.removeFirst()
+                        for share in shares { merged.merge(share) }
+                        XCTAssertEqual(merged.report(), want, "shares \(cuts): by \(by.map(\.description) ?? "-") cohort \(cohort?.id ?? "-")")
+                    }
                     compared += 1
                 }
             }

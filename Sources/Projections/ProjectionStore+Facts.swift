@@ -1,0 +1,146 @@
+import Foundation
+import FunnelModel
+import EventStore
+import GRDB
+
+extension ProjectionStore {
+    /// Streams the report facts of every journey of a flow folded with `definition` (stale
+    /// ones are refolded first). A journey with events after `asOf` is folded again from the
+    /// log up to `asOf` (left out when it had not begun by then). Nil when facts cannot
+    /// stand for this definition's journeys: use `forEachJourney`.
+    public static func forEachFacts(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp,
+                                    _ body: (JourneyFacts) throws -> Void) throws -> Bool {
+        guard JourneyFacts.supports(definition) else { return false }
+        let context = FlowContext(definition)
+        try refoldStale(flow: flow, context: context, store: store)
+        try store.writer.read { db in
+            try scanFacts(flow: flow, definition: definition, slots: context.slots, asOf: asOf, users: .all, in: db, body)
+        }
+        return true
+    }
+
+    /// `forEachFacts` in two shares of the flow's users (by user id), each read on a thread of
+    /// its own with a connection of its own: decoding and counting the facts is most of a
+    /// warm report. `start` is called with a share's number before its first facts, `body`
+    /// with each journey's facts and its share's number. When the shares' transactions saw
+    /// different states of the store (an ingest committed between them), every share is
+    /// started again and the whole flow is read once more, as share 0.
+    public static func forEachFacts(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp,
+                                    parts: Int, start: @escaping @Sendable (Int) -> Void,
+                                    _ body: @escaping @Sendable (Int, JourneyFacts) -> Void) throws -> Bool {
+        guard JourneyFacts.supports(definition) else { return false }
+        let context = FlowContext(definition)
+        try refoldStale(flow: flow, context: context, store: store)
+        let slots = context.slots
+        func readAll() throws {
+            start(0)
+            try store.writer.read { db in
+                try scanFacts(flow: flow, definition: definition, slots: slots, asOf: asOf, users: .all, in: db) { body(0, $0) }
+            }
+        }
+        guard parts > 1, let split = try store.writer.read({ db in try factsSplit(flow: flow, in: db) }) else {
+            try readAll()
+            return true
+        }
+        let shares: [FactsUsers] = [.below(split), .from(split)]
+        let states = DisjointResults<Result<[Int64], StoreError>>(count: shares.count)
+        defer { states.release() }
+        DispatchQueue.concurrentPerform(iterations: shares.count) { part in
+            do {
+                let state = try store.writer.read { db -> [Int64] in
+                    // Read first, so the transaction's snapshot is the one the shares compare.
+                    let state = [try EventStore.lastSeq(in: db), try watermark(in: db)]
+                    start(part)
+                    try scanFacts(flow: flow, definition: definition, slots: slots, asOf: asOf, users: shares[part],
+                                  in: db) { body(part, $0) }
+                    return state
+                }
+                states.set(part, .success(state))
+            } catch let e as StoreError {
+                states.set(part, .failure(e))
+            } catch {
+                states.set(part, .failure(StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)")))
+            }
+        }
+        var seen: [[Int64]] = []
+        for part in shares.indices {
+            guard let result = states.take(part) else { continue }
+            seen.append(try result.get())
+        }
+        if Set(seen).count > 1 {
+            for part in shares.indices { start(part) }
+            try readAll()
+        }
+        return true
+    }
+
+    /// Which users of a flow a facts scan reads: all, or those whose id sorts below or from
+    /// a split point (bytes compared as SQLite compares text).
+    enum FactsUsers: Sendable {
+        case all
+        case below([UInt8])
+        case from([UInt8])
+    }
+
+    /// The facts rows of a flow's users in `users`, in user id order, once `refoldStale` has run.
+    private static func scanFacts(flow: String, definition: FlowDefinition, slots: [String: Int], asOf: Timestamp,
+                                  users: FactsUsers, in db: Database, _ body: (JourneyFacts) throws -> Void) throws {
+        let doing = "reading the journeys of \(flow)"
+        let select = "SELECT facts, last_us, user_id FROM journey_facts WHERE flow = ?"
+        let statement: RawStatement
+        switch users {
+        case .all:
+            statement = try RawStatement(db, select)
+        case .below(let split):
+            statement = try RawStatement(db, select + " AND user_id < ?")
+            split.withUnsafeBufferPointer { statement.text(2, $0) }
+        case .from(let split):
+            statement = try RawStatement(db, select + " AND user_id >= ?")
+            split.withUnsafeBufferPointer { statement.text(2, $0) }
+        }
+        statement.text(1, flow)
+        var facts = JourneyFacts.empty
+        try statement.forEachRow(doing) {
+            if statement.int64(1) > asOf.micros || statement.isNull(0) {
+                guard let user = statement.string(2) else {
+                    throw StoreError(doing: doing, reason: "a facts row without a user id")
+                }
+                if let cut = try journey(user: user, flow: flow, definition: definition, until: asOf, in: db) {
+                    try body(JourneyFacts(cut, definition: definition, slots: slots))
+                }
+                return
+            }
+            do {
+                try facts.decode(statement.bytes(0))
+                try body(facts)
+            } catch let e as JourneyDecodingError {
+                throw StoreError(doing: doing, reason: "\(e)")
+            }
+        }
+    }
+
+    /// A user id that splits a flow's users in two non-empty shares, about halfway between
+    /// its first and last id; nil when the flow has fewer than two users.
+    static func factsSplit(flow: String, in db: Database) throws -> [UInt8]? {
+        func end(_ order: String) throws -> [UInt8]? {
+            let statement = try RawStatement(db, "SELECT user_id FROM journey_facts WHERE flow = ? ORDER BY user_id \(order) LIMIT 1")
+            statement.text(1, flow)
+            var id: [UInt8]?
+            try statement.forEachRow("finding the users of \(flow)") { id = Array(statement.bytes(0).bindMemory(to: UInt8.self)) }
+            return id
+        }
+        guard let first = try end("ASC"), let last = try end("DESC"), first != last else { return nil }
+        return midpoint(first, last)
+    }
+
+    /// The shortest id above `low` and at most `high` (`low` sorts below `high`) that differs
+    /// from them at their first differing byte, with that byte halfway between theirs.
+    static func midpoint(_ low: [UInt8], _ high: [UInt8]) -> [UInt8] {
+        var c = 0
+        while c < low.count, c < high.count, low[c] == high[c] { c += 1 }
+        guard c < high.count else { return high }
+        let a = c < low.count ? Int(low[c]) : 0
+        let b = Int(high[c])
+        return Array(high[..<c]) + [UInt8((a + b + 1) / 2)]
+    }
+}

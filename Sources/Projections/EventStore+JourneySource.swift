@@ -29,8 +29,9 @@ extension EventStore: JourneySource {
     }
 
     public func forEachGlance(flow: String, definition: FlowDefinition, asOf: Timestamp, request: JourneyGlance.Request,
-                              parts: Int, _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
+                              parts: Int, start: @escaping @Sendable (Int) -> Void,
+                              _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
         try ProjectionStore.forEachGlance(flow: flow, definition: definition, store: self, asOf: asOf, request: request,
-                                          parts: parts, body)
+                                          parts: parts, start: start, body)
     }
 }

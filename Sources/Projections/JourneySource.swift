@@ -34,10 +34,13 @@ public protocol JourneySource: Sendable {
                        _ body: (JourneyGlance) throws -> Void) throws
 
     /// `forEachGlance` in at most `parts` shares of the journeys, read at once on threads of
-    /// their own when the source can: `body` gets each glance with its share's number
-    /// (`0 ..< parts`), from one thread at a time for a share.
+    /// their own when the source can. `start` is called with a share's number before its
+    /// first glance, and again when the share is read anew (its state must be emptied then);
+    /// `body` gets each glance with its share's number (`0 ..< parts`), from one thread at a
+    /// time for a share.
     func forEachGlance(flow: String, definition: FlowDefinition, asOf: Timestamp, request: JourneyGlance.Request,
-                       parts: Int, _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws
+                       parts: Int, start: @escaping @Sendable (Int) -> Void,
+                       _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws
 }
 
 extension JourneySource {
@@ -51,7 +54,9 @@ extension JourneySource {
 
     /// One share, read as `forEachGlance` reads.
     public func forEachGlance(flow: String, definition: FlowDefinition, asOf: Timestamp, request: JourneyGlance.Request,
-                              parts: Int, _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
+                              parts: Int, start: @escaping @Sendable (Int) -> Void,
+                              _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
+        start(0)
         try forEachGlance(flow: flow, definition: definition, asOf: asOf, request: request) { body(0, $0) }
     }
 }

@@ -43,31 +43,11 @@ extension ProjectionStore {
             return true
         }
         let shares: [FactsUsers] = [.below(split), .from(split)]
-        let states = DisjointResults<Result<[Int64], StoreError>>(count: shares.count)
-        defer { states.release() }
-        DispatchQueue.concurrentPerform(iterations: shares.count) { part in
-            do {
-                let state = try store.writer.read { db -> [Int64] in
-                    // Read first, so the transaction's snapshot is the one the shares compare.
-                    let state = [try EventStore.lastSeq(in: db), try watermark(in: db)]
-                    start(part)
-                    try scanFacts(flow: flow, definition: definition, slots: slots, asOf: asOf, users: shares[part],
-                                  in: db) { body(part, $0) }
-                    return state
-                }
-                states.set(part, .success(state))
-            } catch let e as StoreError {
-                states.set(part, .failure(e))
-            } catch {
-                states.set(part, .failure(StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)")))
-            }
+        let agreed = try readShares(shares.count, store: store, doing: "reading the journeys of \(flow)") { part, db in
+            start(part)
+            try scanFacts(flow: flow, definition: definition, slots: slots, asOf: asOf, users: shares[part], in: db) { body(part, $0) }
         }
-        var seen: [[Int64]] = []
-        for part in shares.indices {
-            guard let result = states.take(part) else { continue }
-            seen.append(try result.get())
-        }
-        if Set(seen).count > 1 {
+        if !agreed {
             for part in shares.indices { start(part) }
             try readAll()
         }

@@ -50,15 +50,18 @@ extension ProjectionStore {
                                      request: JourneyGlance.Request, _ body: (JourneyGlance) throws -> Void) throws {
         let context = FlowContext(definition)
         try refoldStale(flow: flow, context: context, store: store)
-        try scanGlances(flow: flow, context: context, store: store, asOf: asOf, request: request, rows: nil, body)
+        try store.writer.read { db in
+            try scanGlances(flow: flow, context: context, asOf: asOf, request: request, rows: nil, in: db, body)
+        }
     }
 
     /// `forEachGlance` in `parts` ranges of the table's rows, each read on a thread of its own
-    /// with a connection of its own (the scan's decoding is most of `funnel explain`): `body`
-    /// gets each glance with its range's number. The first error met is thrown once all are
-    /// done.
+    /// with a connection of its own (the scan's decoding is most of `funnel explain`): `start`
+    /// is called with a range's number before its first glance, `body` with each glance and
+    /// its range's number. When the ranges' transactions saw different states of the store,
+    /// every range is started again and the whole flow is read once more, as range 0.
     public static func forEachGlance(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp?,
-                                     request: JourneyGlance.Request, parts: Int,
+                                     request: JourneyGlance.Request, parts: Int, start: @escaping @Sendable (Int) -> Void,
                                      _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
         let context = FlowContext(definition)
         try refoldStale(flow: flow, context: context, store: store)
@@ -68,30 +71,28 @@ extension ProjectionStore {
         }
         let count = Int64(max(1, min(parts, Int(high - low) + 1)))
         let bounds = (0...count).map { low + (high - low + 1) * $0 / count }
-        let failures = DisjointResults<String>(count: Int(count))
-        defer { failures.release() }
-        DispatchQueue.concurrentPerform(iterations: Int(count)) { part in
-            do {
-                try scanGlances(flow: flow, context: context, store: store, asOf: asOf, request: request,
-                                rows: bounds[part]..<bounds[part + 1]) { body(part, $0) }
-            } catch {
-                failures.set(part, "\(error)")
-            }
+        let agreed = try readShares(Int(count), store: store, doing: "reading the journeys of \(flow)") { part, db in
+            start(part)
+            try scanGlances(flow: flow, context: context, asOf: asOf, request: request,
+                            rows: bounds[part]..<bounds[part + 1], in: db) { body(part, $0) }
         }
-        for part in 0..<Int(count) {
-            if let failure = failures.take(part) { throw StoreError(doing: "reading the journeys of \(flow)", reason: failure) }
+        if !agreed {
+            for part in 0..<Int(count) { start(part) }
+            try store.writer.read { db in
+                try scanGlances(flow: flow, context: context, asOf: asOf, request: request, rows: nil, in: db) { body(0, $0) }
+            }
         }
     }
 
     /// The glances of the rows in `rows` (nil: every row).
-    private static func scanGlances(flow: String, context: FlowContext, store: EventStore, asOf: Timestamp?,
-                                    request: JourneyGlance.Request, rows: Range<Int64>?,
+    private static func scanGlances(flow: String, context: FlowContext, asOf: Timestamp?,
+                                    request: JourneyGlance.Request, rows: Range<Int64>?, in db: Database,
                                     _ body: (JourneyGlance) throws -> Void) throws {
         // The request's names looked up once, in the names the rows were written with; one
         // glance read into again and again.
         var codes: JourneyGlance.Codes?
         var glance = JourneyGlance(empty: request)
-        try scanStored(flow: flow, context: context, store: store, asOf: asOf, rows: rows,
+        try scanStored(flow: flow, context: context, asOf: asOf, rows: rows, in: db,
                        decode: { bytes, cache, names in
                            let c = codes ?? JourneyGlance.Codes(request, names)
                            codes = c
@@ -108,49 +109,49 @@ extension ProjectionStore {
                                          whole: (Journey) -> T, _ body: (T) throws -> Void) throws {
         let context = FlowContext(definition)
         try refoldStale(flow: flow, context: context, store: store)
-        try scanStored(flow: flow, context: context, store: store, asOf: asOf, rows: nil, decode: decode, whole: whole, body)
+        try store.writer.read { db in
+            try scanStored(flow: flow, context: context, asOf: asOf, rows: nil, in: db, decode: decode, whole: whole, body)
+        }
     }
 
     /// The rows of a flow's journeys in `rows` (rowids; nil: all), in table order, once
     /// `refoldStale` has run.
-    private static func scanStored<T>(flow: String, context: FlowContext, store: EventStore, asOf: Timestamp?, rows: Range<Int64>?,
+    private static func scanStored<T>(flow: String, context: FlowContext, asOf: Timestamp?, rows: Range<Int64>?, in db: Database,
                                       decode: (UnsafeRawBufferPointer, JourneyDecodingCache, JourneyNames) throws -> (T, String, Int64),
                                       whole: (Journey) -> T, _ body: (T) throws -> Void) throws {
         let definition = context.definition
-        try store.writer.read { db in
-            // `+flow`: a table scan, not the primary key index and a row lookup per journey.
-            let range = rows == nil ? "" : " AND rowid >= ? AND rowid < ?"
-            let statement = try RawStatement(db, "SELECT data, definition, user_id FROM journeys WHERE +flow = ?" + range)
-            statement.text(1, flow)
-            if let rows {
-                statement.int(2, rows.lowerBound)
-                statement.int(3, rows.upperBound)
+        // `+flow`: a table scan, not the primary key index and a row lookup per journey.
+        let range = rows == nil ? "" : " AND rowid >= ? AND rowid < ?"
+        let statement = try RawStatement(db, "SELECT data, definition, user_id FROM journeys WHERE +flow = ?" + range)
+        statement.text(1, flow)
+        if let rows {
+            statement.int(2, rows.lowerBound)
+            statement.int(3, rows.upperBound)
+        }
+        let cache = JourneyDecodingCache()
+        func refolded(_ user: String) throws {
+            if let folded = try journey(user: user, flow: flow, definition: definition, until: asOf, in: db) { try body(whole(folded)) }
+        }
+        try statement.forEachRow("reading the journeys of \(flow)") {
+            // A row another ingest folded with another definition since `refoldStale`
+            // (its names are indexes into that one): folded again here from the log.
+            guard statement.textEquals(1, context.fingerprint) else {
+                guard let user = statement.string(2) else {
+                    throw StoreError(doing: "reading the journeys of \(flow)", reason: "a journey row without a user id")
+                }
+                try refolded(user)
+                return
             }
-            let cache = JourneyDecodingCache()
-            func refolded(_ user: String) throws {
-                if let folded = try journey(user: user, flow: flow, definition: definition, until: asOf, in: db) { try body(whole(folded)) }
+            let row: (value: T, user: String, lastEventAt: Int64)
+            do {
+                row = try decode(statement.bytes(0), cache, context.names)
+            } catch {
+                throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)")
             }
-            try statement.forEachRow("reading the journeys of \(flow)") {
-                // A row another ingest folded with another definition since `refoldStale`
-                // (its names are indexes into that one): folded again here from the log.
-                guard statement.textEquals(1, context.fingerprint) else {
-                    guard let user = statement.string(2) else {
-                        throw StoreError(doing: "reading the journeys of \(flow)", reason: "a journey row without a user id")
-                    }
-                    try refolded(user)
-                    return
-                }
-                let row: (value: T, user: String, lastEventAt: Int64)
-                do {
-                    row = try decode(statement.bytes(0), cache, context.names)
-                } catch {
-                    throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)")
-                }
-                if let asOf, row.lastEventAt > asOf.micros {
-                    try refolded(row.user)
-                } else {
-                    try body(row.value)
-                }
+            if let asOf, row.lastEventAt > asOf.micros {
+                try refolded(row.user)
+            } else {
+                try body(row.value)
             }
         }
     }

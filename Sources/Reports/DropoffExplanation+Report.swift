@@ -12,8 +12,7 @@ extension DropoffExplanation {
     ///   - lastEvents: for a step and the users who dropped there, each one's last event on it
     ///     (`EventLogReading.lastEvents(onStep:flow:of:notAfter:)`).
     public static func explanations(of report: FunnelReport, definition: FlowDefinition, query: ReportQuery, limit: Int,
-                                    forEachGlance: (JourneyGlance.Request, _ parts: Int,
-                                                    _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws -> Void,
+                                    forEachGlance: DropoffTally.GlanceShares,
                                     lastEvents: (String, [DropoffTally.Dropped]) throws -> [String: RecordedEvent]) throws -> [DropoffExplanation] {
         let scopes = report.topDropoffs.compactMap { d -> DropoffScope? in
             guard d.lane != FunnelReport.undecidedLane else { return nil }

@@ -252,20 +252,23 @@ public struct DropoffTally: Sendable {
 }
 
 extension DropoffTally {
-    /// One tally per scope, filled in one pass over the journeys: `forEachGlance` hands what
-    /// the request asks of every journey of the flow to its argument, in at most the shares it
-    /// is asked for (each glance with its share's number), and each share is counted apart and
-    /// added up after, in share order.
+    /// How the journeys' glances come: what a request asks of every journey of the flow, in
+    /// at most the shares asked for, each share started (its tallies emptied) before its first
+    /// glance and again when it is read anew, each glance with its share's number.
+    public typealias GlanceShares = (JourneyGlance.Request, _ parts: Int, _ start: @escaping @Sendable (Int) -> Void,
+                                     _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws -> Void
+
+    /// One tally per scope, filled in one pass over the journeys (`forEachGlance`), each share
+    /// counted apart and added up after, in share order.
     public static func tallies(_ scopes: [DropoffScope], definition: FlowDefinition, query: ReportQuery,
-                               forEachGlance: (JourneyGlance.Request, _ parts: Int,
-                                               _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws -> Void) rethrows -> [DropoffTally] {
+                               forEachGlance: GlanceShares) rethrows -> [DropoffTally] {
         let request = request(for: scopes, query: query)
         let start = scopes.indices.map {
             DropoffTally(definition: definition, query: query, scope: scopes[$0], request: request, stepIndex: $0)
         }
         guard !start.isEmpty else { return [] }
         let shares = PartStates(repeating: start, count: Tuning.glanceShares)
-        try forEachGlance(request, shares.count) { part, g in
+        try forEachGlance(request, shares.count, { part in shares.update(part) { $0 = start } }) { part, g in
             shares.update(part) { tallies in
                 for i in tallies.indices { tallies[i].add(g) }
             }
@@ -281,9 +284,10 @@ extension DropoffTally {
     /// The glances of every journey of the flow in the source as of the query's as-of, in at
     /// most `parts` shares read at once.
     static func forEachGlance(_ definition: FlowDefinition, _ query: ReportQuery, _ source: any JourneySource,
-                              _ request: JourneyGlance.Request, _ parts: Int,
+                              _ request: JourneyGlance.Request, _ parts: Int, _ start: @escaping @Sendable (Int) -> Void,
                               _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
-        try source.forEachGlance(flow: definition.id, definition: definition, asOf: query.asOf, request: request, parts: parts, body)
+        try source.forEachGlance(flow: definition.id, definition: definition, asOf: query.asOf, request: request, parts: parts,
+                                 start: start, body)
     }
 
     /// The explanation, with the last events on the step of the users who dropped there

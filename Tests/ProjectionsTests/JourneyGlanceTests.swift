@@ -17,13 +17,15 @@ final class JourneyGlanceTests: XCTestCase {
         try ProjectionStore.forEachGlance(flow: "glp1", definition: definition, store: store, asOf: nil, request: request) { single.append($0) }
         XCTAssertGreaterThan(single.count, 100)
         for parts in [2, 3, 100_000] {
-            let shares = PartStates(repeating: [JourneyGlance](), count: parts)
+            let shares = PartStates(repeating: (starts: 0, glances: [JourneyGlance]()), count: parts)
             try ProjectionStore.forEachGlance(flow: "glp1", definition: definition, store: store, asOf: nil, request: request,
-                                              parts: parts) { part, g in shares.update(part) { $0.append(g) } }
-            let all = shares.all
-            XCTAssertEqual(all.flatMap { $0 }, single, "\(parts) shares")
-            XCTAssertGreaterThan(all[0].count, 0)
-            XCTAssertGreaterThan(all[1].count, 0)
+                                              parts: parts, start: { part in shares.update(part) { $0.starts += 1; $0.glances = [] } },
+                                              { part, g in shares.update(part) { $0.glances.append(g) } })
+            let all = shares.all.filter { $0.starts > 0 }
+            XCTAssertEqual(all.map(\.starts), Array(repeating: 1, count: all.count), "\(parts) shares")
+            XCTAssertEqual(all.flatMap(\.glances), single, "\(parts) shares")
+            XCTAssertGreaterThan(all[0].glances.count, 0)
+            XCTAssertGreaterThan(all[1].glances.count, 0)
         }
     }
 

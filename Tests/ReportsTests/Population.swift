@@ -134,8 +134,9 @@ struct Population {
         let journeys = all.compactMap { JourneyFold.journey(of: $0, definition: definition) }
         let asOf = self.asOf
         return try DropoffExplanation.explanations(of: report, definition: definition, query: ReportQuery(asOf: asOf), limit: 3,
-                                                   forEachGlance: { request, parts, body in
+                                                   forEachGlance: { request, parts, start, body in
             // The journeys in as many shares as asked for, as a store reads them on threads.
+            for part in 0..<parts { start(part) }
             for (k, j) in journeys.enumerated() { body(k * parts / max(journeys.count, 1), JourneyGlance(j, request: request)) }
         },
                                                    lastEvents: { step, dropped in

@@ -1,0 +1,43 @@
+import Foundation
+import EventStore
+import GRDB
+
+extension ProjectionStore {
+    /// Reads `count` shares at once, each on a thread of its own in a read transaction of its
+    /// own, and tells whether every share saw the same state of the store (the log's last seq
+    /// and the journeys' watermark, read first in each transaction). An ingest that commits
+    /// between the shares' transactions makes them differ: the caller then reads again in one
+    /// pass. The first error met is thrown once all shares are done.
+    static func readShares(_ count: Int, store: EventStore, doing: String,
+                           state: @escaping @Sendable (Int, Database) throws -> [Int64] = { _, db in try storeState(in: db) },
+                           _ read: @escaping @Sendable (Int, Database) throws -> Void) throws -> Bool {
+        let states = DisjointResults<Result<[Int64], StoreError>>(count: count)
+        defer { states.release() }
+        DispatchQueue.concurrentPerform(iterations: count) { part in
+            do {
+                let state = try store.writer.read { db -> [Int64] in
+                    let state = try state(part, db)
+                    try read(part, db)
+                    return state
+                }
+                states.set(part, .success(state))
+            } catch let e as StoreError {
+                states.set(part, .failure(e))
+            } catch {
+                states.set(part, .failure(StoreError(doing: doing, reason: "\(error)")))
+            }
+        }
+        var seen: Set<[Int64]> = []
+        for part in 0..<count {
+            guard let result = states.take(part) else { continue }
+            seen.insert(try result.get())
+        }
+        return seen.count <= 1
+    }
+
+    /// What changes with every commit that adds events or journeys: the log's last seq and
+    /// the journeys' watermark.
+    static func storeState(in db: Database) throws -> [Int64] {
+        [try EventStore.lastSeq(in: db), try watermark(in: db)]
+    }
+}

@@ -20,6 +20,13 @@ public final class PartStates<State>: @unchecked Sendable {
     /// Every share's state, in share order.
     public var all: [State] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
+    /// Share 0's state with every later share's added into it by `add`, in share order.
+    public func combined(_ add: (inout State, State) -> Void) -> State {
+        var out = base[0]
+        for part in 1..<count { add(&out, base[part]) }
+        return out
+    }
+
     deinit {
         base.deinitialize(count: count)
         base.deallocate()

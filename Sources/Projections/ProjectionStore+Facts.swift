@@ -24,7 +24,7 @@ extension ProjectionStore {
     /// warm report. `start` is called with a share's number before its first facts, `body`
     /// with each journey's facts and its share's number. When the shares' transactions saw
     /// different states of the store (an ingest committed between them), every share is
-    /// started again and the whole flow is read once more, as share 0.
+    /// started again and the whole flow is read once more, as share 0 (`readShares`).
     public static func forEachFacts(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp,
                                     parts: Int, start: @escaping @Sendable (Int) -> Void,
                                     _ body: @escaping @Sendable (Int, JourneyFacts) -> Void) throws -> Bool {
@@ -32,25 +32,18 @@ extension ProjectionStore {
         let context = FlowContext(definition)
         try refoldStale(flow: flow, context: context, store: store)
         let slots = context.slots
-        func readAll() throws {
-            start(0)
-            try store.writer.read { db in
-                try scanFacts(flow: flow, definition: definition, slots: slots, asOf: asOf, users: .all, in: db) { body(0, $0) }
-            }
+        func readAll(_ db: Database) throws {
+            try scanFacts(flow: flow, definition: definition, slots: slots, asOf: asOf, users: .all, in: db) { body(0, $0) }
         }
         guard parts > 1, let split = try store.writer.read({ db in try factsSplit(flow: flow, in: db) }) else {
-            try readAll()
+            start(0)
+            try store.writer.read(readAll)
             return true
         }
         let shares: [FactsUsers] = [.below(split), .from(split)]
-        let agreed = try readShares(shares.count, store: store, doing: "reading the journeys of \(flow)") { part, db in
-            start(part)
+        try readShares(shares.count, store: store, doing: "reading the journeys of \(flow)", start: start, { part, db in
             try scanFacts(flow: flow, definition: definition, slots: slots, asOf: asOf, users: shares[part], in: db) { body(part, $0) }
-        }
-        if !agreed {
-            for part in shares.indices { start(part) }
-            try readAll()
-        }
+        }, whole: readAll)
         return true
     }
 

@@ -59,7 +59,8 @@ extension ProjectionStore {
     /// with a connection of its own (the scan's decoding is most of `funnel explain`): `start`
     /// is called with a range's number before its first glance, `body` with each glance and
     /// its range's number. When the ranges' transactions saw different states of the store,
-    /// every range is started again and the whole flow is read once more, as range 0.
+    /// every range is started again and the whole flow is read once more, as range 0
+    /// (`readShares`).
     public static func forEachGlance(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp?,
                                      request: JourneyGlance.Request, parts: Int, start: @escaping @Sendable (Int) -> Void,
                                      _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
@@ -71,17 +72,12 @@ extension ProjectionStore {
         }
         let count = Int64(max(1, min(parts, Int(high - low) + 1)))
         let bounds = (0...count).map { low + (high - low + 1) * $0 / count }
-        let agreed = try readShares(Int(count), store: store, doing: "reading the journeys of \(flow)") { part, db in
-            start(part)
+        try readShares(Int(count), store: store, doing: "reading the journeys of \(flow)", start: start, { part, db in
             try scanGlances(flow: flow, context: context, asOf: asOf, request: request,
                             rows: bounds[part]..<bounds[part + 1], in: db) { body(part, $0) }
-        }
-        if !agreed {
-            for part in 0..<Int(count) { start(part) }
-            try store.writer.read { db in
-                try scanGlances(flow: flow, context: context, asOf: asOf, request: request, rows: nil, in: db) { body(0, $0) }
-            }
-        }
+        }, whole: { db in
+            try scanGlances(flow: flow, context: context, asOf: asOf, request: request, rows: nil, in: db) { body(0, $0) }
+        })
     }
 
     /// The glances of the rows in `rows` (nil: every row).

@@ -4,19 +4,23 @@ import GRDB
 
 extension ProjectionStore {
     /// Reads `count` shares at once, each on a thread of its own in a read transaction of its
-    /// own, and tells whether every share saw the same state of the store (the log's last seq
-    /// and the journeys' watermark, read first in each transaction). An ingest that commits
-    /// between the shares' transactions makes them differ: the caller then reads again in one
-    /// pass. The first error met is thrown once all shares are done.
+    /// own: `start(part)` and then `read(part, db)`. Each transaction first reads the store's
+    /// state (`state`: the log's last seq and the journeys' watermark); when the shares saw
+    /// different states (an ingest committed between their transactions), every share is
+    /// started again and `whole` reads everything in one transaction, as share 0. The first
+    /// error met is thrown once all shares are done.
     static func readShares(_ count: Int, store: EventStore, doing: String,
                            state: @escaping @Sendable (Int, Database) throws -> [Int64] = { _, db in try storeState(in: db) },
-                           _ read: @escaping @Sendable (Int, Database) throws -> Void) throws -> Bool {
+                           start: @escaping @Sendable (Int) -> Void,
+                           _ read: @escaping @Sendable (Int, Database) throws -> Void,
+                           whole: (Database) throws -> Void) throws {
         let states = DisjointResults<Result<[Int64], StoreError>>(count: count)
         defer { states.release() }
         DispatchQueue.concurrentPerform(iterations: count) { part in
             do {
                 let state = try store.writer.read { db -> [Int64] in
                     let state = try state(part, db)
+                    start(part)
                     try read(part, db)
                     return state
                 }
@@ -32,7 +36,9 @@ extension ProjectionStore {
             guard let result = states.take(part) else { continue }
             seen.insert(try result.get())
         }
-        return seen.count <= 1
+        guard seen.count > 1 else { return }
+        for part in 0..<count { start(part) }
+        try store.writer.read { db in try whole(db) }
     }
 
     /// What changes with every commit that adds events or journeys: the log's last seq and

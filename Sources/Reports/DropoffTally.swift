@@ -273,12 +273,9 @@ extension DropoffTally {
                 for i in tallies.indices { tallies[i].add(g) }
             }
         }
-        var all = shares.all
-        var tallies = all.removeFirst()
-        for share in all {
+        return shares.combined { tallies, share in
             for i in tallies.indices { tallies[i].merge(share[i]) }
         }
-        return tallies
     }
 
     /// The glances of every journey of the flow in the source as of the query's as-of, in at

@@ -230,10 +230,7 @@ public struct ReportRequest: Sendable {
             if try source.forEachFacts(flow: definition.id, definition: definition, asOf: query.asOf, parts: shares.count,
                                        start: { part in shares.update(part) { $0 = blank } },
                                        { part, facts in shares.update(part) { $0.add(facts) } }) {
-                var all = shares.all
-                var merged = all.removeFirst()
-                for share in all { merged.merge(share) }
-                return merged.report()
+                return shares.combined { $0.merge($1) }.report()
             }
         }
         try source.forEachJourney(flow: definition.id, definition: definition, asOf: query.asOf) { accumulator.add($0) }

@@ -25,8 +25,10 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDeflate", path: "Sources/CDeflate", pkgConfig: "libdeflate",
                        providers: [.apt(["libdeflate-dev"])]),
+        .systemLibrary(name: "CZstd", path: "Sources/CZstd", pkgConfig: "libzstd",
+                       providers: [.apt(["libzstd-dev"])]),
         .target(name: "FunnelModel"),
-        .target(name: "EventLog", dependencies: ["FunnelModel", "CZlib", "CDeflate"], swiftSettings: hotPath),
+        .target(name: "EventLog", dependencies: ["FunnelModel", "CZlib", "CDeflate", "CZstd"], swiftSettings: hotPath),
         .target(name: "Flows", dependencies: ["FunnelModel"]),
         .target(name: "Simulator", dependencies: ["FunnelModel", "EventLog"]),
         .target(name: "EventStore", dependencies: [
@@ -61,7 +63,7 @@ let package = Package(
         // Scratch folders the test targets share (removed when the test process exits).
         .target(name: "TestSupport", dependencies: ["FunnelModel", "EventStore", "ClickHouseStore", "Simulator"], path: "Tests/TestSupport"),
         .testTarget(name: "FunnelModelTests", dependencies: ["FunnelModel"]),
-        .testTarget(name: "EventLogTests", dependencies: ["TestSupport", "EventLog", "FunnelModel"]),
+        .testTarget(name: "EventLogTests", dependencies: ["TestSupport", "EventLog", "FunnelModel", "CZlib", "CZstd"]),
         .testTarget(name: "FlowsTests", dependencies: ["TestSupport", "Flows", "FunnelModel"]),
         .testTarget(name: "SimulatorTests", dependencies: ["TestSupport", "Simulator", "EventLog", "Flows", "FunnelModel"]),
         .testTarget(name: "EventStoreTests", dependencies: ["TestSupport", "EventStore", "EventLog", "FunnelModel",

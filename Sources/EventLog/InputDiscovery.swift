@@ -12,14 +12,14 @@ public struct InputSource: Sendable, Hashable {
     public init(path: String) { self.path = path }
 
     /// The file name extensions collected from directories.
-    public static let logExtensions = [".ndjson", ".jsonl", ".ndjson.gz", ".jsonl.gz"]
+    public static let logExtensions = [".ndjson", ".jsonl", ".ndjson.gz", ".jsonl.gz", ".ndjson.zst", ".jsonl.zst"]
 
     public static func isLogFile(_ name: String) -> Bool {
         logExtensions.contains { name.hasSuffix($0) } && !name.hasPrefix(".")
     }
 
     /// Expands command-line arguments into inputs: files as given (any name), directories
-    /// recursively (only `.ndjson`/`.jsonl` files and their `.gz` forms, in name order, hidden
+    /// recursively (only `.ndjson`/`.jsonl` files and their `.gz` and `.zst` forms, in name order, hidden
     /// entries skipped), `-` for standard input. A path that does not exist throws
     /// `InputError.unreadable`. The same path twice is read once.
     public static func discover(_ arguments: [String]) throws -> [InputSource] {

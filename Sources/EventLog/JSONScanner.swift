@@ -12,12 +12,15 @@ public struct JSONSyntaxError: Error, Sendable, Hashable {
 /// (see `UTF8Check`); the scanner only checks the JSON grammar.
 ///
 /// Rejected, as RFC 8259 demands: trailing commas, single quotes, comments, NaN/Infinity,
-/// leading zeros, control characters inside strings, unknown escapes, lone surrogates.
+/// leading zeros, control characters inside strings, unknown escapes. A lone surrogate
+/// escape (`"\ud83d"`) is accepted, as most parsers do, and decodes to U+FFFD.
 struct JSONScanner {
     let b: UnsafeBufferPointer<UInt8>
     var i: Int
     var depth = 0
     static let maxDepth = 512
+    /// What a lone surrogate escape decodes to: U+FFFD REPLACEMENT CHARACTER.
+    static let replacement: UInt32 = 0xFFFD
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int = 0) {
         b = bytes
@@ -139,18 +142,25 @@ struct JSONScanner {
         case 0x74: scalar = 0x09
         case 0x75:
             i += 1
-            let at = i - 2
             scalar = try hex4()
             if scalar >= 0xD800 && scalar <= 0xDBFF {
-                guard i + 6 <= b.count, b[i] == 0x5C, b[i + 1] == 0x75 else {
-                    throw fail("lone surrogate in \\u escape", at: at)
+                // A high surrogate pairs with the low one escaped right after it; alone (a
+                // string cut through an emoji, as JSON.stringify writes it) it decodes to
+                // U+FFFD, and whatever follows is read on its own.
+                let high = scalar
+                scalar = JSONScanner.replacement
+                if i + 6 <= b.count, b[i] == 0x5C, b[i + 1] == 0x75 {
+                    let resume = i
+                    i += 2
+                    let low = try hex4()
+                    if low >= 0xDC00 && low <= 0xDFFF {
+                        scalar = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+                    } else {
+                        i = resume
+                    }
                 }
-                i += 2
-                let low = try hex4()
-                guard low >= 0xDC00 && low <= 0xDFFF else { throw fail("lone surrogate in \\u escape", at: at) }
-                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
             } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
-                throw fail("lone surrogate in \\u escape", at: at)
+                scalar = JSONScanner.replacement
             }
             if let out { JSONScanner.appendUTF8(scalar, to: &out.pointee) }
             return
@@ -231,7 +241,7 @@ struct JSONScanner {
         switch c {
         case 0x7B:
             depth += 1
-            guard depth <= JSONScanner.maxDepth else { throw fail("nested too deep") }
+            guard depth <= JSONScanner.maxDepth else { throw fail("nested deeper than \(JSONScanner.maxDepth) levels") }
             i += 1
             skipWhitespace()
             if peek == 0x7D { i += 1; depth -= 1; return }
@@ -249,7 +259,7 @@ struct JSONScanner {
             depth -= 1
         case 0x5B:
             depth += 1
-            guard depth <= JSONScanner.maxDepth else { throw fail("nested too deep") }
+            guard depth <= JSONScanner.maxDepth else { throw fail("nested deeper than \(JSONScanner.maxDepth) levels") }
             i += 1
             skipWhitespace()
             if peek == 0x5D { i += 1; depth -= 1; return }
@@ -277,7 +287,7 @@ struct JSONScanner {
         switch c {
         case 0x7B:
             depth += 1
-            guard depth <= JSONScanner.maxDepth else { throw fail("nested too deep") }
+            guard depth <= JSONScanner.maxDepth else { throw fail("nested deeper than \(JSONScanner.maxDepth) levels") }
             i += 1
             var fields: [String: JSONValue] = [:]
             skipWhitespace()
@@ -297,7 +307,7 @@ struct JSONScanner {
             return .object(fields)
         case 0x5B:
             depth += 1
-            guard depth <= JSONScanner.maxDepth else { throw fail("nested too deep") }
+            guard depth <= JSONScanner.maxDepth else { throw fail("nested deeper than \(JSONScanner.maxDepth) levels") }
             i += 1
             var items: [JSONValue] = []
             skipWhitespace()

@@ -17,7 +17,8 @@ public struct LineInfo: Sendable, Hashable {
     public var isOversized: Bool
 }
 
-/// Splits a `ByteStream` into lines. A final line without a newline still counts; a `\r`
+/// Splits a `ByteStream` into lines, after a UTF-8 byte order mark at the start, which no
+/// line or count includes. A final line without a newline still counts; a `\r`
 /// before the `\n` is dropped (CRLF tolerated). Lines over `maxLineLength` (1 MiB) are
 /// delivered truncated to that length with `isOversized` set, so the reader's memory stays
 /// bounded. When the stream fails (truncated or corrupt gzip), the complete lines before the
@@ -92,7 +93,38 @@ public final class LineReader {
                      rawLength: raw, isOversized: oversize)
         }
 
+        var ended = false
+
+        /// Appends the stream's next bytes to the buffer; false at its end.
+        func readMore() throws -> Bool {
+            let want = min(chunk, capacity - end)
+            let n: Int
+            do {
+                n = try stream.read(into: UnsafeMutableRawBufferPointer(start: base + end, count: want))
+            } catch {
+                droppedTailBytes = (end - start) + (oversized ? seen : 0)
+                throw error
+            }
+            if n == 0 { ended = true }
+            end += n
+            return n > 0
+        }
+
+        // A UTF-8 byte order mark before the first line (RFC 8259 lets a reader skip it)
+        // is no part of any line: the first line's offset is after it.
+        var atStart = true
         while true {
+            if atStart {
+                if end < 3 && !ended {
+                    if try readMore() { continue }
+                }
+                atStart = false
+                if end >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF {
+                    start = 3
+                    scan = 3
+                    lineOffset = 3
+                }
+            }
             while scan < end {
                 guard let hit = memchr(base + scan, 0x0A, end - scan) else { scan = end; break }
                 let nl = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
@@ -123,21 +155,13 @@ public final class LineReader {
                 scan -= start
                 start = 0
             }
-            let want = min(chunk, capacity - end)
-            let n: Int
-            do {
-                n = try stream.read(into: UnsafeMutableRawBufferPointer(start: base + end, count: want))
-            } catch {
-                droppedTailBytes = (end - start) + (oversized ? seen : 0)
-                throw error
-            }
-            if n == 0 {
+            let more = ended ? false : try readMore()
+            if !more {
                 let unterminated = oversized || end > start
                 if unterminated { try finishLine(at: end) }
                 bytesConsumed = lineOffset - (unterminated ? 1 : 0)
                 return
             }
-            end += n
         }
     }
 }

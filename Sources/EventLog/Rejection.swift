@@ -55,7 +55,8 @@ public enum Rejection: Error, Sendable, Hashable, CustomStringConvertible {
         case .badTimestamp(let value):
             return "bad timestamp \(value.count > 80 ? String(value.prefix(80)) + "…" : value) in ts: expected RFC 3339 with an offset or Z"
         case .emptyField(let field): return "empty \(field)"
-        case .lineTooLong(let length): return "line over 1 MiB (\(length) bytes)"
+        case .lineTooLong(let length):
+            return "line over 1 MiB (\(length) bytes): its first \(LineReader.maxLineLength) bytes are kept"
         }
     }
 

@@ -6,6 +6,9 @@ enum Tuning {
     /// The largest gzip member (uncompressed) decompressed whole in one call; larger ones
     /// stream through zlib.
     @usableFromInline static let wholeMemberBytes = 1 << 20
+    /// Compressed bytes read, and uncompressed bytes produced, at a time while a streamed
+    /// member is checked before it is read.
+    static let checkChunk = 1 << 18
     /// Uncompressed bytes the line reader takes from its stream at a time.
     @usableFromInline static let lineChunk = 1 << 18
     /// Distinct strings, contexts and property sets an event cache shares before a table

@@ -42,15 +42,7 @@ extension IngestSummary {
 
     /// The human summary, within 80 columns.
     public func text(store: String) -> String {
-        func g(_ v: Int) -> String {
-            let s = String(v)
-            var out = ""
-            for (i, c) in s.enumerated() {
-                if i > 0 && (s.count - i) % 3 == 0 { out += "," }
-                out.append(c)
-            }
-            return out
-        }
+        let g = grouped
         func pad(_ label: String, _ v: Int, _ note: String = "") -> String {
             let value = g(v)
             let line = "  " + label + String(repeating: " ", count: max(1, 14 - label.count))
@@ -83,9 +75,21 @@ extension IngestSummary {
             lines.append("resumed \(r.path) after line \(g(r.afterLine)), where an earlier run stopped")
         }
         for f in failures {
-            lines.append(f.kind == .unreadable ? "unreadable: \(f.message)" : "partial: \(f.message) (kept \(g(f.linesKept)) lines)")
+            lines.append(f.text)
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension IngestSummary.Failure {
+    /// One line: what failed, where and why, and what of the input was kept.
+    public var text: String {
+        switch kind {
+        case .unreadable: return "unreadable: \(message)"
+        case .unsupported: return "not read: \(message) (nothing stored)"
+        case .truncated, .corrupt:
+            return "partial: \(message) (kept \(grouped(linesKept)) lines)"
+        }
     }
 }
 
@@ -133,4 +137,15 @@ extension IngestSummary {
         if !skipped.isEmpty { s += " (\(skipped.count) already in the store)" }
         return s
     }
+}
+
+/// A count with its thousands grouped by commas: 1,234,567.
+private func grouped(_ v: Int) -> String {
+    let s = String(v)
+    var out = ""
+    for (i, c) in s.enumerated() {
+        if i > 0 && (s.count - i) % 3 == 0 { out += "," }
+        out.append(c)
+    }
+    return out
 }

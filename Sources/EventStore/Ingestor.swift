@@ -64,7 +64,7 @@ public final class Ingestor {
                 // cannot be hashed now is reported when its turn comes.
                 let next = index + 1
                 guard options.parallel, next < inputs.count, !inputs[next].isStandardInput,
-                      let hash = try? Ingestor.hash(path: inputs[next].path) else { return }
+                      let hash = try? Ingestor.content(of: inputs[next]).0 else { return }
                 ahead = (next, hash, startParse(path: inputs[next].path))
             }, progress: progress)
             Ingestor.releaseFreeMemory()
@@ -139,10 +139,22 @@ public final class Ingestor {
     }
 
     /// An input's content hash; standard input is spooled to a temporary file first, whose
-    /// path is returned for the caller to read and remove.
+    /// path is returned for the caller to read and remove. Throws for an input compressed in
+    /// a format funnel does not read (`InputError.Kind.unsupported`), before anything of it
+    /// is written.
     package static func content(of input: InputSource) throws -> (ContentHash, spooled: String?) {
-        guard input.isStandardInput else { return (try hash(path: input.path), nil) }
+        guard input.isStandardInput else {
+            _ = try InputFormat.check(path: input.path)
+            return (try hash(path: input.path), nil)
+        }
         let (path, hash) = try spoolStandardInput()
+        do {
+            _ = try InputFormat.check(path: path)
+        } catch var e as InputError {
+            unlink(path)
+            e.path = "-"
+            throw e
+        }
         return (hash, path)
     }
 

@@ -16,7 +16,12 @@ enum IngestRun {
         let bar = isatty(2) == 1 ? ProgressBar() : nil
         defer { bar?.clear() }
         do {
-            return try store.ingest(sources, options: options, progress: bar.map { b in { b.update($0) } })
+            let summary = try store.ingest(sources, options: options, progress: bar.map { b in { b.update($0) } })
+            bar?.clear()
+            for failure in summary.failures {
+                FileHandle.standardError.write(Data("funnel \(command): \(failure.text)\n".utf8))
+            }
+            return summary
         } catch {
             bar?.clear()
             FileHandle.standardError.write(Data("funnel \(command): \(error)\n".utf8))
@@ -31,9 +36,11 @@ struct IngestCommand: ParsableCommand {
         abstract: "Ingest gzip NDJSON onboarding logs into the event store.",
         usage: "funnel ingest [<options>] <inputs> ...",
         discussion: """
-            INPUT: .ndjson/.jsonl files (or .gz), directories (recursively, in name order) or - \
-            for standard input. Exit status: 0 when every line is accounted for, 1 with --strict \
-            when a line was quarantined, 2 when an input is unreadable or partial.
+            INPUT: .ndjson/.jsonl files (plain, gzip or zstd, told by their first bytes), \
+            directories (recursively, in name order) or - for standard input. xz, bzip2, zlib, \
+            lz4 and zip data are refused by name, with nothing stored. Exit status: 0 when every \
+            line is accounted for, 1 with --strict when a line was quarantined, 2 when an input \
+            is unreadable, refused or partial.
             Examples:
               funnel ingest sample-data/glp1
               funnel ingest --store edge.sqlite sample-data/edge

@@ -162,6 +162,40 @@ final class ClickHouseIngestorTests: XCTestCase {
         }
     }
 
+    /// A gzip member that fails its CRC (a stored member of 1.9 MB with one user id's digit
+    /// changed) stores nothing on ClickHouse either; the intact file then stores every line,
+    /// with no conflict; data of another compressor is refused with nothing written. The same
+    /// summaries and rows as SQLite, on one server and on two shards.
+    func testADamagedMemberStoresNothingAsOnSQLite() throws {
+        let dir = Scratch.directory("ch-damaged")
+        let intact = dir.appendingPathComponent("log.ndjson.gz").path
+        let bodies = (0..<3).map { m in
+            (0..<(m == 1 ? 14_000 : 200)).map { n in
+                #"{"event_id":"m\#(m)-\#(n)","event":"onboarding.step_viewed","user_id":"u-000\#(n % 10)","ts":"2026-10-01T10:00:00Z","flow":"glp1","step":"signIn"}"# + "\n"
+            }.joined()
+        }
+        for (m, body) in bodies.enumerated() { try GzipWriter(path: intact, level: m == 1 ? 0 : 6, append: m > 0).writeMember(body) }
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: intact)))
+        let needle = Array(#""u-0009""#.utf8)
+        let at = try XCTUnwrap((200_000..<bytes.count).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) })
+        bytes[at + 6] ^= 0x01
+        let damaged = dir.appendingPathComponent("damaged.ndjson.gz").path
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        let xz = Self.root.appendingPathComponent("Tests/Fixtures/compressed/xz-named.ndjson.gz").path
+        let (sqliteStore, expected) = try sqlite([damaged, xz])
+        XCTAssertEqual(expected.failures.map(\.kind), [.corrupt, .unsupported])
+        XCTAssertEqual(expected.accepted, 200)
+        var expectedAfter = try Ingestor(store: sqliteStore, options: try options()).ingest(try InputSource.discover([intact]))
+        expectedAfter.elapsedSeconds = 0
+        XCTAssertEqual([expectedAfter.accepted, expectedAfter.duplicates, expectedAfter.conflicts], [14_200, 200, 0])
+        for address in [try running().single(ClickHouseServers.database("damaged")), try running().cluster(ClickHouseServers.database("damaged"))] {
+            let store = try ClickHouseStore(location: try ClickHouseLocation(address))
+            XCTAssertEqual(try ingest(store, [damaged, xz]), expected, address)
+            XCTAssertEqual(try ingest(store, [intact]), expectedAfter, address)
+            try assertSameRows(sqliteStore, store)
+        }
+    }
+
     /// A second ingest commits while the first writes: the first fails at its commit, its
     /// rows written but named by no ledger row. They stay invisible, and a re-run gives what
     /// the two ingests give one after the other.

@@ -68,7 +68,6 @@ final class EventDecoderTests: XCTestCase {
             ("{\(base),\"p\":-}", 87, "invalid number"),
             ("{\(base),\"p\":1.}", 88, "expected a digit after the decimal point"),
             ("{\(base),\"p\":\"\\x\"}", 88, "invalid escape"),
-            ("{\(base),\"p\":\"\\ud800\"}", 87, "lone surrogate in \\u escape"),
             ("{\(base),\"p\":\"a\tb\"}", 88, "control character in string"),
             ("{\(base),\"p\":[1,]}", 89, "expected a value"),
             ("{\(base),\"p\":tru}", 89, "invalid literal"),
@@ -82,6 +81,28 @@ final class EventDecoderTests: XCTestCase {
             XCTAssertNil(rejection("{\(base),\(extra)}"), extra)
         }
         XCTAssertEqual(try? decode("{\(base),\"properties\":{\"s\":\"\\ud83d\\ude00\"}}").get().properties["s"], .string("😀"))
+    }
+
+    /// A lone surrogate escape (a string cut through an emoji, as JavaScript writes it) is
+    /// accepted, as Python, Node and the event schema accept it: it decodes to U+FFFD, and
+    /// the escape after a lone high surrogate is read on its own.
+    func testLoneSurrogatesDecodeToTheReplacementCharacter() throws {
+        let base = #""event_id":"a","event":"x","ts":"2026-01-01T00:00:00Z","flow":"f""#
+        let cases: [(String, String)] = [
+            (#"ab\ud83d"#, "ab\u{FFFD}"),
+            (#"\ude00x"#, "\u{FFFD}x"),
+            (#"\ud83d\u0041"#, "\u{FFFD}A"),
+            (#"\ud83d\ud83d\ude00"#, "\u{FFFD}😀"),
+            (#"\ud83d\n"#, "\u{FFFD}\n"),
+        ]
+        for (escaped, decoded) in cases {
+            let event = try decode("{\(base),\"user_id\":\"\(escaped)\",\"properties\":{\"s\":\"\(escaped)\"}}").get()
+            XCTAssertEqual(event.userID, decoded, escaped)
+            XCTAssertEqual(event.properties["s"], .string(decoded), escaped)
+        }
+        let bad = "{\(base),\"user_id\":\"\\ud83d\\uZZZZ\"}"
+        guard case .notJSON(_, let detail)? = rejection(bad) else { return XCTFail(bad) }
+        XCTAssertEqual(detail, "invalid \\u escape")
     }
 
     /// Strings are scanned eight bytes at a time: a quote, backslash or control character at
@@ -121,7 +142,7 @@ final class EventDecoderTests: XCTestCase {
     func testRejectionCodesAreStable() {
         XCTAssertEqual(Rejection.Code.allCases.map(\.rawValue), ["invalid_utf8", "not_json", "not_object", "missing_field",
             "not_a_string", "not_an_object", "bad_timestamp", "empty_field", "line_too_long"])
-        XCTAssertEqual(Rejection.lineTooLong(length: 1_048_577).text, "line over 1 MiB (1048577 bytes)")
+        XCTAssertEqual(Rejection.lineTooLong(length: 1_048_577).text, "line over 1 MiB (1048577 bytes): its first 1048576 bytes are kept")
     }
 
     func testUTF8Validation() {

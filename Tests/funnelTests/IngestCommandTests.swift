@@ -2,6 +2,25 @@ import XCTest
 import Foundation
 
 final class IngestCommandTests: XCTestCase {
+    /// Every input failure is said on standard error as `funnel ingest: …`; data in a
+    /// compressor funnel does not read is refused by name; zstd reads, from stdin too.
+    func testInputFailuresAreSaidOnStandardError() throws {
+        let store = tempDir().appendingPathComponent("s.sqlite").path
+        let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures/compressed")
+        let xz = fixtures.appendingPathComponent("xz-named.ndjson.gz").path
+        let refused = try runFunnel(["ingest", "--store", store, xz])
+        XCTAssertEqual(refused.status, 2)
+        XCTAssertEqual(refused.stderr, "funnel ingest: not read: \(xz): xz data, not gzip: decompress it first (nothing stored)\n")
+        let corrupt = sampleData.appendingPathComponent("bad/corrupt.ndjson.gz").path
+        let partial = try runFunnel(["ingest", "--store", store, corrupt])
+        XCTAssertEqual(partial.status, 2)
+        XCTAssertTrue(partial.stderr.hasPrefix("funnel ingest: partial: \(corrupt): byte "), partial.stderr)
+        let zst = try runFunnel(["ingest", "--store", store, "--format", "json", "-"],
+                                stdin: fixtures.appendingPathComponent("events.ndjson.zst"))
+        XCTAssertEqual(zst.status, 0, zst.stderr)
+        XCTAssertEqual(try jsonObject(zst.stdout)["accepted"] as? Int, 20)
+    }
+
     func testExitCodesAndJSONInvariant() throws {
         let store = tempDir().appendingPathComponent("s.sqlite").path
         let bad = try runFunnel(["ingest", "--store", store, "--format", "json", sampleData.appendingPathComponent("bad").path])

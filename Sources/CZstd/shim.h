@@ -1,0 +1,4 @@
+#ifndef FUNNEL_CZSTD_SHIM_H
+#define FUNNEL_CZSTD_SHIM_H
+#include <zstd.h>
+#endif

@@ -1,0 +1,277 @@
+import CDeflate
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads a file (or standard input) as a stream of bytes, decompressing gzip or zstd when
+/// the data starts with that format's magic number (every member or frame of the file is
+/// read), and refusing the compressed formats funnel does not read. Memory stays bounded by
+/// the chunk size and the member limit, whatever the file size.
+///
+/// No byte of a member that fails its checks is handed on: a gzip member that lies whole in
+/// the input buffer and fits `memberLimit` is decompressed and checked in one call by
+/// libdeflate (collectors write members of about 100 KiB); any other member (a larger one,
+/// one libdeflate rejects, one with a header CRC, which libdeflate does not check, and every
+/// zstd frame) is first decompressed to nowhere from the file (`MemberCheck`) and streamed
+/// only once it passes. A member cut short by the end of the file cannot pass: none of its
+/// bytes are handed on either, and the stream throws `truncated` at the end of the file
+/// (standard input read directly, which cannot be read twice, is streamed unchecked: ingest
+/// spools it to a file first). Zero bytes after the last member are padding, as gzip reads
+/// them; other bytes there are `corrupt`, at their offset.
+public final class ByteStream {
+    public let path: String
+    private let fd: Int32
+    private let ownsFD: Bool
+    private var input: [UInt8]
+    private var inputStart = 0
+    private var inputEnd = 0
+    /// Compressed bytes of the file before `input[0]`.
+    private var fileOffset: Int64 = 0
+    private var sawEOF = false
+    private var started = false
+    private var memberOpen = false
+    private var finished = false
+    private let chunkSize: Int
+    /// Whole-member decompression (see the type's comment); nil until the first member.
+    private var decompressor: OpaquePointer?
+    private let memberLimit: Int
+    private var staged: UnsafeMutableRawPointer?
+    private var stagedStart = 0
+    private var stagedEnd = 0
+    /// False once a member did not fit or failed: the rest are streamed.
+    private var wholeMembers = true
+    /// The streaming decoder and the one that checks each streamed member first.
+    private var decoder: (any MemberDecoder)?
+    private var checker: MemberCheck?
+    /// Bytes read from the file so far (compressed size when compressed).
+    public private(set) var bytesRead: Int64 = 0
+    /// What the input holds, known after the first read.
+    public private(set) var format = InputFormat.text
+    /// True once the input was found to be gzip.
+    public var isGzip: Bool { format == .gzip }
+    /// Members (gzip) or frames (zstd) completed so far.
+    public private(set) var members = 0
+    /// Of `members`, those decompressed whole by libdeflate.
+    public private(set) var wholeMembersRead = 0
+
+    /// Opens `path`; `-` is standard input. `memberLimit` is the largest gzip member
+    /// (uncompressed) decompressed in one call; 0 streams every member.
+    public init(path: String, chunkSize: Int = Tuning.readChunk, memberLimit: Int = Tuning.wholeMemberBytes) throws {
+        self.path = path
+        self.chunkSize = chunkSize
+        self.memberLimit = memberLimit
+        wholeMembers = memberLimit > 0
+        self.input = [UInt8](repeating: 0, count: chunkSize)
+        if path == "-" {
+            fd = 0
+            ownsFD = false
+        } else {
+            let f = open(path, O_RDONLY)
+            guard f >= 0 else {
+                throw InputError(kind: .unreadable, path: path, offset: 0, reason: String(cString: strerror(errno)))
+            }
+            fd = f
+            ownsFD = true
+        }
+    }
+
+    deinit {
+        if let decompressor { libdeflate_free_decompressor(decompressor) }
+        staged?.deallocate()
+        if ownsFD { close(fd) }
+    }
+
+    private var position: Int64 { fileOffset + Int64(inputStart) }
+
+    private func fault(_ kind: InputError.Kind, at offset: Int64, _ reason: String) -> InputError {
+        finished = true
+        return InputError(kind: kind, path: path, offset: offset, reason: reason, stream: format.streamName)
+    }
+
+    private func fill() throws {
+        if inputStart > 0 {
+            let remaining = inputEnd - inputStart
+            if remaining > 0 {
+                input.withUnsafeMutableBufferPointer { buf in
+                    guard let base = buf.baseAddress else { return }
+                    memmove(base, base + inputStart, remaining)
+                }
+            }
+            fileOffset += Int64(inputStart)
+            inputStart = 0
+            inputEnd = remaining
+        }
+        guard !sawEOF, inputEnd < input.count else { return }
+        let n = input.withUnsafeMutableBufferPointer { buf -> Int in
+            guard let base = buf.baseAddress else { return 0 }
+            var r: Int
+            repeat { r = Glibc.read(fd, base + inputEnd, buf.count - inputEnd) } while r < 0 && errno == EINTR
+            return r
+        }
+        if n < 0 {
+            throw InputError(kind: .unreadable, path: path, offset: fileOffset + Int64(inputEnd),
+                             reason: String(cString: strerror(errno)))
+        }
+        if n == 0 { sawEOF = true }
+        inputEnd += n
+        bytesRead += Int64(n)
+    }
+
+    /// Reads until `input` holds `count` unread bytes or the file ends.
+    private func fill(atLeast count: Int) throws {
+        while inputEnd - inputStart < count && !sawEOF { try fill() }
+    }
+
+    /// Reads until `input` is full (its unread bytes moved to the front) or the file ends.
+    private func fillAll() throws {
+        repeat { try fill() } while !sawEOF && inputEnd < input.count
+    }
+
+    // MARK: between members
+
+    /// At a member boundary: true when another member starts here; false at the end of the
+    /// input, or when only zero bytes are left (padding). Throws for any other bytes.
+    private func nextMemberFollows() throws -> Bool {
+        try fill(atLeast: 4)
+        if inputStart == inputEnd { return false }
+        let starts = input.withUnsafeBytes { format.startsMember(UnsafeRawBufferPointer(rebasing: $0[inputStart..<inputEnd])) }
+        if starts == true { return true }
+        let at = position
+        if starts == nil && sawEOF && input[inputStart..<inputEnd].contains(where: { $0 != 0 }) {
+            throw fault(.truncated, at: at + Int64(inputEnd - inputStart),
+                        "the stream ends inside the header of \(format.memberName) \(members + 1)")
+        }
+        while true {
+            if let nonZero = input[inputStart..<inputEnd].firstIndex(where: { $0 != 0 }) {
+                let offset = fileOffset + Int64(nonZero)
+                throw fault(.corrupt, at: offset, "the bytes after \(format.memberName) \(members) (from byte \(at)) are not \(format.streamName) data")
+            }
+            inputStart = inputEnd
+            if sawEOF { return false }
+            try fill()
+        }
+    }
+
+    /// Checks the member starting here before any of its bytes are streamed (see the type).
+    private func checkMember(with decoder: any MemberDecoder) throws {
+        if checker == nil { checker = MemberCheck(decoder: format == .zstd ? ZstdMemberDecoder() : ZlibMemberDecoder()) }
+        guard let checker else { return }
+        switch checker.check(fd: fd, at: position) {
+        case .good, .unseekable: return
+        case .failed(let offset, let reason):
+            throw fault(.corrupt, at: offset, "\(reason) in \(format.memberName) \(members + 1)")
+        case .truncated(let offset):
+            throw fault(.truncated, at: offset, "the stream ends inside \(format.memberName) \(members + 1)")
+        }
+    }
+
+    // MARK: whole gzip members
+
+    /// Decompresses the member at `inputStart` into `staged` in one call; false, with nothing
+    /// consumed and the fast path off for the rest of the stream, when it is not whole in
+    /// `input`, does not fit `staged`, or fails (it is then checked and streamed).
+    private func decompressWholeMember() throws -> Bool {
+        if !sawEOF && inputEnd - inputStart < input.count / 2 { try fillAll() }
+        if wholeMember() { return true }
+        // The member may run past what the buffer held: once more with the buffer full.
+        if !sawEOF && (inputStart > 0 || inputEnd < input.count) {
+            try fillAll()
+            if wholeMember() { return true }
+        }
+        wholeMembers = false
+        return false
+    }
+
+    /// True when the gzip member here has a header CRC (FLG.FHCRC), which libdeflate skips.
+    private var hasHeaderCRC: Bool {
+        inputEnd - inputStart >= 4 && input[inputStart + 3] & 0x02 != 0
+    }
+
+    private func wholeMember() -> Bool {
+        if decompressor == nil {
+            decompressor = libdeflate_alloc_decompressor()
+            staged = UnsafeMutableRawPointer.allocate(byteCount: memberLimit, alignment: 16)
+        }
+        guard let decompressor, let staged else { return false }
+        var consumed = 0
+        var produced = 0
+        let available = inputEnd - inputStart
+        let result = input.withUnsafeBufferPointer { src -> libdeflate_result in
+            guard let base = src.baseAddress else { return LIBDEFLATE_BAD_DATA }
+            return libdeflate_gzip_decompress_ex(decompressor, base + inputStart, available, staged, memberLimit,
+                                                 &consumed, &produced)
+        }
+        guard result == LIBDEFLATE_SUCCESS else { return false }
+        inputStart += consumed
+        members += 1
+        wholeMembersRead += 1
+        stagedStart = 0
+        stagedEnd = produced
+        return true
+    }
+
+    // MARK: reading
+
+    /// Fills `buffer` with the next decompressed bytes; returns how many (0 at the end).
+    /// Throws `InputError` for a truncated, corrupt or unsupported stream: the bytes returned
+    /// before the error are good.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard !finished, let out = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        if !started {
+            try fill(atLeast: InputFormat.magicLength)
+            started = true
+            format = input.withUnsafeBufferPointer { InputFormat.sniff(UnsafeBufferPointer(rebasing: $0[inputStart..<inputEnd])) }
+            if case .refused(let name) = format { finished = true; throw InputError.unsupported(path: path, format: name) }
+            if format == .zstd { wholeMembers = false }
+        }
+        if format == .text { return try copyText(into: buffer) }
+        while true {
+            if stagedStart < stagedEnd, let staged {
+                let n = min(buffer.count, stagedEnd - stagedStart)
+                memcpy(out, staged + stagedStart, n)
+                stagedStart += n
+                return n
+            }
+            let decoder = self.decoder ?? (format == .zstd ? ZstdMemberDecoder() : ZlibMemberDecoder())
+            self.decoder = decoder
+            if !memberOpen {
+                guard try nextMemberFollows() else { finished = true; return 0 }
+                if wholeMembers, !hasHeaderCRC, try decompressWholeMember() { continue }
+                try checkMember(with: decoder)
+                guard decoder.reset() else { throw fault(.corrupt, at: position, "cannot start decompressing") }
+                memberOpen = true
+            }
+            if inputStart == inputEnd { try fill() }
+            let step = input.withUnsafeBytes { src in
+                decoder.step(UnsafeRawBufferPointer(rebasing: src[inputStart..<inputEnd]), buffer)
+            }
+            inputStart += step.consumed
+            switch step.outcome {
+            case .end:
+                memberOpen = false
+                members += 1
+            case .more:
+                if step.produced == 0 && sawEOF && inputStart == inputEnd {
+                    throw fault(.truncated, at: position, "the stream ends inside \(format.memberName) \(members + 1)")
+                }
+            case .failed(let reason):
+                throw fault(.corrupt, at: position, "\(reason) in \(format.memberName) \(members + 1)")
+            }
+            if step.produced > 0 { return step.produced }
+        }
+    }
+
+    /// Uncompressed input: the bytes as they are.
+    private func copyText(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if inputStart == inputEnd { try fill() }
+        let n = min(buffer.count, inputEnd - inputStart)
+        if n == 0 { finished = true; return 0 }
+        input.withUnsafeBufferPointer { src in
+            if let base = src.baseAddress, let out = buffer.baseAddress { memcpy(out, base + inputStart, n) }
+        }
+        inputStart += n
+        return n
+    }
+}

@@ -1,0 +1,64 @@
+import CZlib
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes gzip: each `writeMember` call adds one complete gzip member, as collectors that
+/// append batches to a daily file do. The file is the concatenation of the members.
+public final class GzipWriter {
+    public let path: String
+    private let fd: Int32
+    private var out: [UInt8]
+    private let level: Int32
+
+    public init(path: String, level: Int32 = 6, append: Bool = false) throws {
+        self.path = path
+        self.level = level
+        out = [UInt8](repeating: 0, count: Tuning.gzipOutputBytes)
+        let flags = O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC)
+        let f = open(path, flags, 0o644)
+        guard f >= 0 else {
+            throw InputError(kind: .unreadable, path: path, offset: 0, reason: "cannot create: " + String(cString: strerror(errno)))
+        }
+        fd = f
+    }
+
+    deinit { close(fd) }
+
+    /// Compresses `bytes` as one gzip member and appends it to the file.
+    public func writeMember(_ bytes: [UInt8]) throws {
+        var stream = z_stream()
+        guard funnel_deflateInit2(&stream, level, 16 + MAX_WBITS) == Z_OK else {
+            throw InputError(kind: .corrupt, path: path, offset: 0, reason: "zlib could not start deflating")
+        }
+        defer { deflateEnd(&stream) }
+        var input = bytes
+        try input.withUnsafeMutableBufferPointer { src in
+            stream.next_in = src.baseAddress
+            stream.avail_in = UInt32(src.count)
+            var status: Int32 = Z_OK
+            while status != Z_STREAM_END {
+                let produced: Int = out.withUnsafeMutableBufferPointer { dst in
+                    stream.next_out = dst.baseAddress
+                    stream.avail_out = UInt32(dst.count)
+                    status = deflate(&stream, Z_FINISH)
+                    return dst.count - Int(stream.avail_out)
+                }
+                guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
+                    throw InputError(kind: .corrupt, path: path, offset: 0, reason: "deflate failed (\(status))")
+                }
+                try writeAll(produced)
+            }
+        }
+    }
+
+    public func writeMember(_ text: String) throws { try writeMember(Array(text.utf8)) }
+
+    private func writeAll(_ count: Int) throws {
+        if let reason = out.withUnsafeBytes({ EventLog.writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[0..<count])) }) {
+            throw InputError(kind: .unreadable, path: path, offset: 0, reason: "cannot write: " + reason)
+        }
+    }
+}

@@ -26,11 +26,14 @@ public struct OutputTarget: Sendable {
     /// The first bytes of every SQLite database file.
     static let sqliteHeader: [UInt8] = Array("SQLite format 3\0".utf8)
 
-    /// Throws `OutputRefused` when `path` is a folder, the store at `store` (or its journal,
-    /// WAL, shared memory or lock file), one of `reads`, or a SQLite database.
+    /// Throws `OutputRefused` when `path` is a folder or in a folder that does not exist, the
+    /// store at `store` (or its journal, WAL, shared memory or lock file), one of `reads`, or a
+    /// SQLite database.
     public func check(store: String?, reads: [String]) throws {
         let mine = FileIdentity(path)
         if mine.isFolder { throw refused("it is a folder") }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if !mine.exists, !FileIdentity(folder).isFolder { throw refused("its folder \(folder) does not exist") }
         if let store {
             for suffix in ["", "-wal", "-shm", "-journal", ".lock"] where mine == FileIdentity(store + suffix) {
                 throw refused(suffix.isEmpty ? "it is the store" : "it is the store's \(suffix.dropFirst()) file (\(store + suffix))")

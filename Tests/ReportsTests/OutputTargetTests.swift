@@ -33,6 +33,8 @@ final class OutputTargetTests: XCTestCase {
         XCTAssertEqual(refusal(OutputTarget(path: store + "-wal"), store: store),
                        "refusing to write --output \(store)-wal: it is the store's wal file (\(store)-wal); nothing was written (choose another file)")
         XCTAssertNil(refusal(OutputTarget(path: dir.appendingPathComponent("report.txt").path), store: store))
+        XCTAssertEqual(refusal(OutputTarget(path: dir.path + "/missing/r.html"), store: store),
+                       "refusing to write --output \(dir.path)/missing/r.html: its folder \(dir.path)/missing does not exist; nothing was written (choose another file)")
         XCTAssertEqual(refusal(OutputTarget(path: dir.path), store: store),
                        "refusing to write --output \(dir.path): it is a folder; nothing was written (choose another file)")
     }

@@ -38,6 +38,28 @@ final class ReplacingFileTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).count, 3)
     }
 
+    /// A gzip file written in place of another (`funnel sample --force`): the old bytes
+    /// until `commit`, then the new members.
+    func testGzipWriterReplacing() throws {
+        let dir = Scratch.directory("replacing")
+        let path = dir.appendingPathComponent("events-2026-10-01.ndjson.gz").path
+        try "collector data\n".write(toFile: path, atomically: false, encoding: .utf8)
+        do {
+            let w = try GzipWriter(replacing: path)
+            try w.writeMember("{\"a\":1}\n")
+            XCTAssertEqual(try contents(path), "collector data\n")
+        }
+        XCTAssertEqual(try contents(path), "collector data\n")
+        let w = try GzipWriter(replacing: path)
+        try w.writeMember("{\"a\":1}\n")
+        try w.writeMember("{\"b\":2}\n")
+        try w.commit()
+        let (lines, error, _) = readLines(path)
+        XCTAssertNil(error)
+        XCTAssertEqual(lines.map { String(decoding: $0.1, as: UTF8.self) }, ["{\"a\":1}", "{\"b\":2}"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["events-2026-10-01.ndjson.gz"])
+    }
+
     func testAMissingFolderIsNamed() {
         XCTAssertThrowsError(try ReplacingFile.write([1], to: "/nonexistent/dir/x.txt")) { error in
             XCTAssertEqual("\(error)", "cannot write /nonexistent/dir/x.txt: No such file or directory")

@@ -154,6 +154,7 @@ final class OutputSafetyTests: XCTestCase {
         // With --force it writes; into a new folder or one without logs it needs none.
         XCTAssertEqual(try runFunnel(args + ["--force"]).status, 0)
         XCTAssertNotEqual(try bytes(day), Data("real collector data\n".utf8))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix(".") }, [], "a temporary file left")
         let other = dir.appendingPathComponent("notes")
         try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
         try Data("x".utf8).write(to: other.appendingPathComponent("README.txt"))

@@ -6,12 +6,26 @@ import Darwin
 #endif
 
 /// Writes gzip: each `writeMember` call adds one complete gzip member, as collectors that
-/// append batches to a daily file do. The file is the concatenation of the members.
+/// append batches to a daily file do. The file is the concatenation of the members. With
+/// `replacing`, the members go to a `ReplacingFile`, which `commit()` renames over `path`:
+/// until then an old file of that name stays whole.
 public final class GzipWriter {
     public let path: String
     private let fd: Int32
+    private let replacement: ReplacingFile?
     private var out: [UInt8]
     private let level: Int32
+
+    public init(replacing path: String, level: Int32 = 6) throws {
+        self.path = path
+        self.level = level
+        out = [UInt8](repeating: 0, count: Tuning.gzipOutputBytes)
+        replacement = try ReplacingFile(path: path)
+        fd = -1
+    }
+
+    /// Gives the members written the file's name (`replacing`); nothing otherwise.
+    public func commit() throws { try replacement?.commit() }
 
     public init(path: String, level: Int32 = 6, append: Bool = false) throws {
         self.path = path
@@ -23,9 +37,10 @@ public final class GzipWriter {
             throw InputError(kind: .unreadable, path: path, offset: 0, reason: "cannot create: " + String(cString: strerror(errno)))
         }
         fd = f
+        replacement = nil
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
 
     /// Compresses `bytes` as one gzip member and appends it to the file.
     public func writeMember(_ bytes: [UInt8]) throws {
@@ -57,6 +72,7 @@ public final class GzipWriter {
     public func writeMember(_ text: String) throws { try writeMember(Array(text.utf8)) }
 
     private func writeAll(_ count: Int) throws {
+        if let replacement { return try out.withUnsafeBytes { try replacement.write(UnsafeRawBufferPointer(rebasing: $0[0..<count])) } }
         if let reason = out.withUnsafeBytes({ EventLog.writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[0..<count])) }) {
             throw InputError(kind: .unreadable, path: path, offset: 0, reason: "cannot write: " + reason)
         }

@@ -19,8 +19,8 @@ public struct OutputError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// Writes lines, each followed by a newline, to standard output or to a file: plain, or gzip
 /// as a collector writes it (one member per `memberBytes` of lines, each compressed whole by
-/// libdeflate). A file is written under a temporary name and renamed when `finish()`
-/// succeeds, so a failed or killed export never leaves a file that looks whole.
+/// libdeflate). A file is written as a `ReplacingFile`, renamed when `finish()` succeeds,
+/// so a failed or killed export never leaves a file that looks whole nor spoils an old one.
 public final class LineWriter {
     /// Uncompressed bytes held before a write, and in each gzip member.
     public static let memberBytes = 1 << 20
@@ -28,8 +28,7 @@ public final class LineWriter {
     static let gzipLevel: Int32 = 6
 
     private let path: String?
-    private let partial: String?
-    private let fd: Int32
+    private let file: ReplacingFile?
     private let compressor: GzipMember?
     private var buffer: [UInt8] = []
 
@@ -38,14 +37,11 @@ public final class LineWriter {
         buffer.reserveCapacity(LineWriter.memberBytes + 4096)
         guard let path, path != "-" else {
             self.path = nil
-            partial = nil
-            fd = 1
+            file = nil
             compressor = nil
             return
         }
         self.path = path
-        let partial = path + ".partial"
-        self.partial = partial
         if gzip {
             guard let c = GzipMember(level: LineWriter.gzipLevel) else {
                 throw OutputError(path: path, reason: "libdeflate could not allocate a compressor")
@@ -54,16 +50,7 @@ public final class LineWriter {
         } else {
             compressor = nil
         }
-        let f = open(partial, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard f >= 0 else {
-            throw OutputError(path: path, reason: String(cString: strerror(errno)))
-        }
-        fd = f
-    }
-
-    deinit {
-        if fd > 2 { close(fd) }
-        if let partial { unlink(partial) }
+        file = try ReplacingFile(path: path)
     }
 
     public var label: String { path ?? "standard output" }
@@ -78,10 +65,7 @@ public final class LineWriter {
     /// Writes what is held and, for a file, syncs it and gives it its name.
     public func finish() throws {
         try flush()
-        guard let path, let partial else { return }
-        guard fsync(fd) == 0, rename(partial, path) == 0 else {
-            throw OutputError(path: path, reason: String(cString: strerror(errno)))
-        }
+        try file?.commit()
     }
 
     private func flush() throws {
@@ -93,6 +77,7 @@ public final class LineWriter {
     }
 
     private func send(_ b: UnsafeRawBufferPointer) throws {
-        if let reason = writeAll(fd, b) { throw OutputError(path: label, reason: reason) }
+        if let file { return try file.write(b) }
+        if let reason = writeAll(1, b) { throw OutputError(path: label, reason: reason) }
     }
 }

@@ -40,9 +40,11 @@ extension IngestSummary {
         ])
     }
 
-    /// The human summary, within 80 columns.
+    /// The human summary, within 80 columns; names from the logs (events, steps, paths)
+    /// escaped for a terminal (`TerminalText`).
     public func text(store: String) -> String {
         let g = grouped
+        let t = TerminalText.escape
         func pad(_ label: String, _ v: Int, _ note: String = "") -> String {
             let value = g(v)
             let line = "  " + label + String(repeating: " ", count: max(1, 14 - label.count))
@@ -52,7 +54,7 @@ extension IngestSummary {
         var lines: [String] = []
         let ingested = files - skipped.count
         lines.append("ingested \(ingested) of \(files) input\(files == 1 ? "" : "s")")
-        lines.append("  store \(store)")
+        lines.append("  store \(t(store))")
         lines.append(String(format: "  in %.2f s, %@ lines/s", elapsedSeconds, g(Int(eventsPerSecond.rounded()))))
         lines.append(pad("lines", self.lines))
         lines.append(pad("accepted", accepted))
@@ -65,17 +67,17 @@ extension IngestSummary {
         lines.append(pad("unplanned", unplanned, flowsChecked ? "" : "(names only: needs flow definitions)"))
         for u in unplannedBy.prefix(5) {
             let what = "\(u.flow)/\(u.step ?? "-") \(u.event)"
-            lines.append("    " + String(what.prefix(60)) + "  " + g(u.count))
+            lines.append("    " + TerminalText.fit(what, width: 60) + "  " + g(u.count))
         }
         for s in skipped {
             let same = s.previousPath == s.path ? "" : " as \(s.previousPath)"
-            lines.append("skipped \(s.path): already ingested\(same) (\(s.previousOutcome.rawValue))")
+            lines.append(t("skipped \(s.path): already ingested\(same) (\(s.previousOutcome.rawValue))"))
         }
         for r in resumed {
-            lines.append("resumed \(r.path) after line \(g(r.afterLine)), where an earlier run stopped")
+            lines.append("resumed \(t(r.path)) after line \(g(r.afterLine)), where an earlier run stopped")
         }
         for f in failures {
-            lines.append(f.text)
+            lines.append(t(f.text))
         }
         return lines.joined(separator: "\n")
     }
@@ -105,7 +107,8 @@ extension QuarantineEntry {
         ])
     }
 
-    /// A printable preview of the raw bytes: invalid UTF-8 and control bytes as \xNN.
+    /// A printable preview of the raw bytes, at most `limit` characters and an escape never
+    /// cut: invalid UTF-8 as \xNN, control characters as `TerminalText` writes them.
     public func preview(limit: Int) -> String {
         var out = ""
         var count = 0
@@ -116,7 +119,9 @@ extension QuarantineEntry {
                 if c >= 0x20 && c < 0x7F {
                     out.append(Character(Unicode.Scalar(c))); i += 1
                 } else if c >= 0x80, let len = UTF8Check.sequenceLength(b, at: i) {
-                    out += String(decoding: UnsafeBufferPointer(rebasing: b[i..<(i + len)]), as: UTF8.self); i += len
+                    out += TerminalText.escape(String(decoding: UnsafeBufferPointer(rebasing: b[i..<(i + len)]), as: UTF8.self)); i += len
+                } else if c < 0x80, let e = TerminalText.escaped(Unicode.Scalar(c)) {
+                    out += e; i += 1
                 } else {
                     out += String(format: "\\x%02X", c); i += 1
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import FunnelModel
 
 /// The output formats of `funnel explain`.
 public enum ExplainFormat: String, Sendable, CaseIterable {
@@ -104,10 +105,11 @@ extension DropoffExplanation {
         out += "\n"
         let shown = attributes.enumerated().filter { $0.offset < Self.textRows || $0.element.versusRest.isSignificant }.map(\.element)
         for a in shown {
-            let cells = [a.label, String(a.users), String(a.dropped), Format.percent(a.dropRate), a.pointsCell, a.intervalCell, a.pCell]
-            if a.label.count > widths[0] { out += a.label + "\n" }
+            let label = TerminalText.escape(a.label)
+            let cells = [label, String(a.users), String(a.dropped), Format.percent(a.dropRate), a.pointsCell, a.intervalCell, a.pCell]
+            if label.count > widths[0] { out += label + "\n" }
             for (k, (c, w)) in zip(cells, widths).enumerated() {
-                out += k == 0 ? Format.pad(a.label.count > w ? "" : c, w) : Format.pad(c, w, right: true)
+                out += k == 0 ? Format.pad(label.count > w ? "" : c, w) : Format.pad(c, w, right: true)
             }
             out += "\n"
         }
@@ -125,7 +127,7 @@ extension DropoffExplanation {
         guard !lastEvents.isEmpty else { return "" }
         var out = "\n" + Format.wrapped("what the \(users.dropped) users who dropped there did last on \(step)", indent: 0)
         for e in lastEvents {
-            let label = e.text
+            let label = TerminalText.escape(e.text)
             if label.count > 60 { out += "  " + label + "\n" }
             out += "  " + Format.pad(label.count > 60 ? "" : label, 60) + Format.pad(String(e.users), 8, right: true)
                 + Format.pad(Format.percent(e.share), 8, right: true) + "\n"
@@ -135,9 +137,9 @@ extension DropoffExplanation {
 
     /// Markdown for pasting into docs: every attribute value.
     public func markdown() -> String {
-        var out = "# What explains the drop-off at `\(step)`" + (lane.map { " (lane \($0))" } ?? "") + "\n\n"
-        out += "_\(selectionText) · \(scopeText)_\n\n"
-        if summed { out += "Users of lanes \(lanes.joined(separator: ", ")), summed.\n\n" }
+        var out = "# What explains the drop-off at \(Markdown.code(step))" + (lane.map { " (lane \(Markdown.text($0)))" } ?? "") + "\n\n"
+        out += "_\(Markdown.text(selectionText + " · " + scopeText))_\n\n"
+        if summed { out += "Users of lanes \(lanes.map(Markdown.text).joined(separator: ", ")), summed.\n\n" }
         out += usersText.prefix(1).uppercased() + usersText.dropFirst() + ".\n\n"
         out += rateText.prefix(1).uppercased() + rateText.dropFirst() + ".\n\n"
         if !attributes.isEmpty {
@@ -145,7 +147,8 @@ extension DropoffExplanation {
             out += "|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
             for a in attributes {
                 let p = a.versusRest.pValue.map { $0 < 0.001 ? "<0.001" : String(format: "%.3f", $0) } ?? "—"
-                out += "| \(a.kind)\(a.key.map { " `\($0)`" } ?? "") | `\(a.value)` | \(a.users) | \(a.dropped) | "
+                out += "| \(Markdown.text(a.kind))\(a.key.map { " " + Markdown.code($0, inTable: true) } ?? "") | "
+                out += "\(Markdown.code(a.value, inTable: true)) | \(a.users) | \(a.dropped) | "
                 out += "\(Format.percent(a.dropRate)) | \(a.pointsCell) | \(a.intervalCell) | \(p) | \(a.pCell) |\n"
             }
             out += "\nvs rest: the drop rate minus that of the other users compared (Newcombe's 95% interval); "
@@ -153,9 +156,9 @@ extension DropoffExplanation {
             out += "\\* below \(Statistics.significanceLevel); — under \(Statistics.minimumUsersForTest) users on a side.\n"
         }
         if !lastEvents.isEmpty {
-            out += "\n## What the \(users.dropped) users who dropped there did last on `\(step)`\n\n"
+            out += "\n## What the \(users.dropped) users who dropped there did last on \(Markdown.code(step))\n\n"
             out += "| last event | users | share |\n|---|---:|---:|\n"
-            for e in lastEvents { out += "| `\(e.text)` | \(e.users) | \(Format.percent(e.share)) |\n" }
+            for e in lastEvents { out += "| \(Markdown.code(e.text, inTable: true)) | \(e.users) | \(Format.percent(e.share)) |\n" }
         }
         return out
     }

@@ -1,4 +1,5 @@
 import Foundation
+import FunnelModel
 
 /// Small formatting helpers shared by the renderers.
 public enum Format {
@@ -22,7 +23,9 @@ public enum Format {
     /// Words filled into lines of at most `width` columns, each line after the first (or
     /// every line, with `indentFirst`) starting with `indent`; spaces inside a line are kept.
     /// A word longer than a line stands alone on its line, whole: a value is never cut.
+    /// Control characters are written out (`TerminalText`): the text is for a terminal.
     public static func wrap(_ text: String, width: Int = 80, indent: String = "  ", indentFirst: Bool = false) -> [String] {
+        let text = TerminalText.escape(text)
         var lines: [String] = []
         var start = indentFirst ? indent : ""
         var current = start
@@ -42,9 +45,10 @@ public enum Format {
     }
 
     /// Every line of `text` longer than `width` wrapped at spaces, its continuation lines
-    /// indented past the line's own indentation; shorter lines as they are.
+    /// indented past the line's own indentation; shorter lines as they are. Control
+    /// characters are written out (`TerminalText`), the newlines kept.
     public static func wrapLines(_ text: String, width: Int = 80, indent: String = "    ") -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+        TerminalText.escapeLines(text).split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
             guard line.count > width else { return String(line) }
             let leading = String(line.prefix { $0 == " " })
             return wrap(String(line.dropFirst(leading.count)), width: width - leading.count, indent: indent)
@@ -52,9 +56,12 @@ public enum Format {
         }.joined(separator: "\n")
     }
 
+    /// A cell of `width` columns: `s` with its control characters written out
+    /// (`TerminalText`), padded with spaces, or cut with `…` (never inside an escape).
     public static func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
+        let s = TerminalText.fit(s, width: width)
         let n = s.count
-        if n >= width { return n > width ? String(s.prefix(max(0, width - 1))) + "…" : s }
+        if n >= width { return s }
         let fill = String(repeating: " ", count: width - n)
         return right ? fill + s : s + fill
     }

@@ -91,20 +91,21 @@ extension FunnelReport {
         var out = "## Drift: the logs and the definition disagree\n\n"
         out += "| finding | users | left out | first seen | last seen | app versions |\n|---|---:|---:|---|---|---|\n"
         for d in drift {
-            out += "| \(d.summary) | \(d.users) | \(d.usersLeftOut) | \(d.firstSeen) | \(d.lastSeen) | "
-            out += d.appVersions.joined(separator: ", ") + " |\n"
+            out += "| \(Markdown.text(d.summary)) | \(d.users) | \(d.usersLeftOut) | \(Markdown.text(d.firstSeen)) | "
+            out += "\(Markdown.text(d.lastSeen)) | " + d.appVersions.map(Markdown.text).joined(separator: ", ") + " |\n"
         }
         return out + "\n"
     }
 
-    /// The drift findings as CSV: one row each.
-    public func driftCSV() -> String {
+    /// The drift findings as CSV: one row each; cells safe to open in a spreadsheet unless
+    /// `raw` (`CSV`).
+    public func driftCSV(raw: Bool = false) -> String {
         var out = "kind,key,value,step,lane,event,flag,users,users_left_out,first_seen,last_seen,app_versions,summary,fix\n"
         for d in drift ?? [] {
             let cells = [d.kind, d.key ?? "", d.value ?? "", d.step ?? "", d.lane ?? "", d.event ?? "", d.flag ?? "",
                          String(d.users), String(d.usersLeftOut), d.firstSeen, d.lastSeen,
                          d.appVersions.joined(separator: " "), d.summary, d.fix]
-            out += cells.map(FunnelReport.csvField).joined(separator: ",") + "\n"
+            out += CSV.row(cells, raw: raw)
         }
         return out
     }

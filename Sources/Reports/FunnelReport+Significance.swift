@@ -75,8 +75,9 @@ extension FunnelReport {
     }
 
     /// One sentence on a group against the rest, for text and Markdown: its completion, then
-    /// the steps that differ (adjusted p below the significance level).
-    func versusRestText(_ group: Group) -> [String] {
+    /// the steps that differ (adjusted p below the significance level); step names through
+    /// `shown` (escaped for the output).
+    func versusRestText(_ group: Group, shown: (String) -> String = { $0 }) -> [String] {
         var out: [String] = []
         if let c = group.versusRest {
             out.append("against the rest of the selection: completion \(c.points) (\(c.pText)\(c.isSignificant ? ", significant" : ""))")
@@ -84,7 +85,7 @@ extension FunnelReport {
         let steps = group.report.significantSteps
         if !steps.isEmpty {
             out.append("steps that differ from the rest (of eligible, adjusted p < \(Statistics.significanceLevel)): "
-                + steps.map { "\($0.row.step) \($0.comparison.points) (\($0.comparison.pText))" }.joined(separator: "; "))
+                + steps.map { "\(shown($0.row.step)) \($0.comparison.points) (\($0.comparison.pText))" }.joined(separator: "; "))
         }
         return out
     }

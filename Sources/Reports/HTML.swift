@@ -1,7 +1,12 @@
 import Foundation
+import FunnelModel
 
 /// HTML escaping for text and attribute values.
 enum HTML {
+    /// `s` as text or an attribute value: markup characters as entities, control characters
+    /// written out as on a terminal (`TerminalText`; line breaks and tabs are
+    /// white space to HTML and kept), so that the page shows them and a page
+    /// printed to a terminal cannot drive it.
     static func escape(_ s: String) -> String {
         var out = ""
         out.reserveCapacity(s.utf8.count)
@@ -12,7 +17,9 @@ enum HTML {
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&#39;"
-            default: out.unicodeScalars.append(c)
+            case "\n", "\t": out.unicodeScalars.append(c)
+            default:
+                if let e = TerminalText.escaped(c) { out += e } else { out.unicodeScalars.append(c) }
             }
         }
         return out

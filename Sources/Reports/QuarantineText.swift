@@ -1,11 +1,12 @@
 import EventStore
 import Foundation
+import FunnelModel
 
 extension QuarantineEntry {
     /// Three lines within 80 columns: where (file, line, byte offset, code), why (wrapped),
     /// and a preview of the bytes.
     public var text: String {
-        var lines = ["\(inputPath):\(line) (byte \(byteOffset)) [\(code.rawValue)]"]
+        var lines = ["\(TerminalText.escape(inputPath)):\(line) (byte \(byteOffset)) [\(code.rawValue)]"]
         lines += Format.wrap(reason, width: 80, indent: "    ", indentFirst: true)
         lines.append("    " + preview(limit: 72))
         return lines.joined(separator: "\n")

@@ -1,4 +1,5 @@
 import Foundation
+import FunnelModel
 
 /// The output formats of `funnel report`.
 public enum ReportFormat: String, Sendable, CaseIterable {
@@ -16,36 +17,38 @@ extension FunnelReport {
         return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
     }
 
-    private var heading: String {
-        var parts = ["\(flowTitle) (\(flow))"]
-        if let cohort { parts.append("cohort \(cohort)") }
-        if !filters.isEmpty { parts.append("where " + filters.joined(separator: ", ")) }
+    /// The flow and selection, each name shown through `shown` (escaped for the output).
+    private func heading(_ shown: (String) -> String) -> String {
+        var parts = ["\(shown(flowTitle)) (\(shown(flow)))"]
+        if let cohort { parts.append("cohort \(shown(cohort))") }
+        if !filters.isEmpty { parts.append("where " + filters.map(shown).joined(separator: ", ")) }
         return parts.joined(separator: " · ")
     }
 
-    private var scope: String {
-        var parts = ["as of \(asOf)", "idle \(Format.duration(idleSeconds))"]
-        if let since { parts.append("since \(since)") }
-        if let until { parts.append("until \(until)") }
+    private func scope(_ shown: (String) -> String) -> String {
+        var parts = ["as of \(shown(asOf))", "idle \(Format.duration(idleSeconds))"]
+        if let since { parts.append("since \(shown(since))") }
+        if let until { parts.append("until \(shown(until))") }
         return parts.joined(separator: " · ")
     }
 
     /// Text for a terminal: 80 columns, bars for conversion from eligible.
     public func text() -> String {
         var out = ""
+        let t = TerminalText.escape
         if let groups, let by {
-            out += heading + "\n" + scope + "\nby \(by)\n\n"
+            out += heading(t) + "\n" + scope(t) + "\nby \(t(by))\n\n"
             out += driftText()
             out += groupTable(groups)
             for g in groups {
-                out += "\n" + String(repeating: "═", count: 78) + "\n\(by) = \(g.value)"
+                out += "\n" + String(repeating: "═", count: 78) + "\n\(t(by)) = \(t(g.value))"
                 out += g.settled == false ? " (unsettled: its users may still complete)\n" : "\n"
                 for line in versusRestText(g) { out += Format.wrapped(line, indent: 0) }
                 out += g.report.textBody()
             }
             return out
         }
-        return heading + "\n" + scope + "\n\n" + driftText() + textBody()
+        return heading(t) + "\n" + scope(t) + "\n\n" + driftText() + textBody()
     }
 
     /// The groups side by side. Time buckets (`--by day`, `--by week`) show their interval and
@@ -104,7 +107,7 @@ extension FunnelReport {
                 let members = steps.filter { $0.lane == row.lane }
                 emptyLane = row.lane != nil && members.allSatisfy { $0.reached == 0 && $0.eligible == 0 && $0.skipped == 0 }
                 let count = row.lane.flatMap { l in lanes?.first { $0.lane == l } }.map { " · \($0.users) users" } ?? ""
-                let title = "── " + (row.lane.map { $0 == FunnelReport.undecidedLane ? "no lane decided" : "lane \($0)" } ?? "every lane")
+                let title = "── " + TerminalText.escape(row.lane.map { $0 == FunnelReport.undecidedLane ? "no lane decided" : "lane \($0)" } ?? "every lane")
                     + (emptyLane ? (count.isEmpty || count == " · 0 users" ? ": no users of this selection on it " : count + ", no lane step reached ")
                         : count + " ")
                 out += title + String(repeating: "─", count: max(3, 58 - title.count)) + "\n"
@@ -138,14 +141,14 @@ extension FunnelReport {
 
     /// Markdown for pasting into docs.
     public func markdown() -> String {
-        var out = "# \(heading)\n\n_\(scope)_\n\n"
+        var out = "# \(heading(Markdown.text))\n\n_\(scope(Markdown.text))_\n\n"
         out += driftMarkdown()
         out += markdownBody()
         if let groups, let by {
             for g in groups {
-                out += "\n## \(by) = \(g.value)\n\n"
+                out += "\n## \(Markdown.text(by)) = \(Markdown.text(g.value))\n\n"
                 if g.settled == false { out += "_Unsettled: this bucket ended less than the idle window before as-of, so its users may still complete._\n\n" }
-                for line in versusRestText(g) { out += line.prefix(1).uppercased() + line.dropFirst() + ".\n\n" }
+                for line in versusRestText(g, shown: Markdown.text) { out += line.prefix(1).uppercased() + line.dropFirst() + ".\n\n" }
                 out += g.report.markdownBody()
             }
         }
@@ -164,7 +167,8 @@ extension FunnelReport {
         out += "| lane | step | shown when | reached | eligible | skipped | dropped | from previous | from eligible | median time on step |\n"
         out += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
         for r in steps {
-            out += "| \(r.lane ?? "every lane") | `\(r.step)` | \(r.condition.map { "`\($0)`" } ?? "") | "
+            out += "| \(Markdown.text(r.lane ?? "every lane")) | \(Markdown.code(r.step, inTable: true)) | "
+            out += "\(r.condition.map { Markdown.code($0, inTable: true) } ?? "") | "
             if !r.tracked {
                 out += "— | — | — | — | — | — | before tracking starts |\n"
                 continue
@@ -175,15 +179,16 @@ extension FunnelReport {
         if !topDropoffs.isEmpty {
             out += "\nTop drop-off points:\n\n"
             for (i, d) in topDropoffs.enumerated() {
-                out += "\(i + 1). `\(d.step)`\(d.lane.map { " (\($0))" } ?? ""): \(d.dropped) users, \(Format.percent(d.shareOfAbandoned)) of abandoned\n"
+                out += "\(i + 1). \(Markdown.code(d.step))\(d.lane.map { " (\(Markdown.text($0)))" } ?? ""): "
+                out += "\(d.dropped) users, \(Format.percent(d.shareOfAbandoned)) of abandoned\n"
             }
         }
         return out
     }
 
     /// CSV: one row per step (and per group with `--by`), with the user counts repeated so
-    /// each row stands alone in a spreadsheet.
-    public func csv() -> String {
+    /// each row stands alone in a spreadsheet; cells safe to open in one unless `raw` (`CSV`).
+    public func csv(raw: Bool = false) -> String {
         var out = "group,lane,step,kind,condition,tracked,reached,eligible,eligible_reached,skipped,dropped,"
         out += "conversion_from_previous,conversion_from_eligible,median_seconds_on_step,"
         out += "users_started,users_completed,users_in_progress,users_abandoned,completion_rate\n"
@@ -197,7 +202,7 @@ extension FunnelReport {
                     String(r.users.started), String(r.users.completed), String(r.users.inProgress), String(r.users.abandoned),
                     Format.number(r.completionRate, digits: 6),
                 ]
-                out += cells.map(FunnelReport.csvField).joined(separator: ",") + "\n"
+                out += CSV.row(cells, raw: raw)
             }
         }
         if let groups {
@@ -212,15 +217,8 @@ extension FunnelReport {
                 ?? d.flag.map { "flag \($0)" } ?? ""
             var cells = ["drift", d.lane ?? "", d.step ?? "", d.kind, subject, "", String(d.users)]
             cells += [String](repeating: "", count: 12)
-            out += cells.map(FunnelReport.csvField).joined(separator: ",") + "\n"
+            out += CSV.row(cells, raw: raw)
         }
         return out
-    }
-
-    static func csvField(_ s: String) -> String {
-        if s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) {
-            return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        }
-        return s
     }
 }

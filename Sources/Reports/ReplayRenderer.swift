@@ -28,29 +28,30 @@ extension Replay {
     public func text(palette: Palette = Palette(enabled: false)) -> String {
         let p = palette
         var out = ""
-        out += p.bold("\(userID)") + " · " + (flowTitle.map { "\($0) (\(flow))" } ?? flow) + "\n"
-        out += "as of \(Replay.utcClock(asOf)) UTC · idle window \(Replay.durationText(idleSeconds))\n"
-        out += "lane  " + (lane ?? "undecided") + " — " + laneReason + "\n"
+        let t = TerminalText.escape
+        out += p.bold(t(userID)) + " · " + t(flowTitle.map { "\($0) (\(flow))" } ?? flow) + "\n"
+        out += "as of \(t(Replay.utcClock(asOf))) UTC · idle window \(Replay.durationText(idleSeconds))\n"
+        out += t("lane  " + (lane ?? "undecided") + " — " + laneReason) + "\n"
         out += Format.wrapped(timesNote, indent: 0)
         out += "\n" + p.dim(Format.pad("since", 9) + Format.pad("time (UTC)", 20) + Format.pad("event", 22) + "step") + "\n"
         for e in events {
             if let gap = e.gap { out += p.yellow("        ⋯ \(gap) ⋯") + "\n" }
             let since = e.sinceStartSeconds.map { "+" + Replay.compact($0) } ?? ""
             let name = e.event.hasPrefix("onboarding.") ? String(e.event.dropFirst(11)) : e.event
-            var line = Format.pad(since, 9) + Format.pad(Replay.utcClock(e.ts), 20) + Format.pad(name, 22) + (e.step ?? "")
-            if line.count > 79 { line = String(line.prefix(78)) + "…" }
+            let line = Format.pad(since, 9) + Format.pad(Replay.utcClock(e.ts), 20) + Format.pad(name, 22)
+                + TerminalText.fit(e.step ?? "", width: 79 - 51)
             out += (e.folded ? line : p.dim(line)) + "\n"
             for n in e.notes { out += Format.wrapped(n, indent: 9, style: { p.cyan($0) }) }
             for f in e.flags { out += Format.wrapped("! " + f, indent: 9, style: { p.red($0) }) }
         }
-        out += "\npath (" + (lane.map { "lane \($0)" } ?? "lane undecided") + ")\n"
+        out += "\npath (" + t(lane.map { "lane \($0)" } ?? "lane undecided") + ")\n"
         for s in path {
+            let plainMark = markCharacter(s)
             let mark: String
             switch s.status {
-            case .shown: mark = s.reached ? p.green("✓") : (s.eligible ? p.red("✗") : "·")
-            case .skipped: mark = p.dim("–")
-            case .undetermined: mark = "?"
-            case .beforeStart: mark = p.dim("○")
+            case .shown: mark = s.reached ? p.green(plainMark) : (s.eligible ? p.red(plainMark) : plainMark)
+            case .skipped, .beforeStart: mark = p.dim(plainMark)
+            case .undetermined: mark = plainMark
             }
             var detail = ""
             switch s.status {
@@ -59,7 +60,9 @@ extension Replay {
             case .undetermined: detail = "undetermined: " + (s.reason ?? "")
             case .beforeStart: detail = "before tracking starts"
             }
-            out += Format.wrapped("\(mark) " + Format.pad(s.step, 24) + detail, indent: 2, style: { $0 })
+            // Wrapped with the mark's plain character, so that colour never changes the lines.
+            let plain = Format.wrapped("\(plainMark) " + Format.pad(s.step, 24) + detail, indent: 2, style: { $0 })
+            out += "  " + mark + plain.dropFirst(3)
         }
         if !deviations.isEmpty {
             out += "\ndeviations from the flow graph\n"
@@ -69,6 +72,16 @@ extension Replay {
         out += "\n" + p.bold("verdict") + "\n"
         out += Format.wrapped(verdict + (currentStep.map { " · current step \($0)" } ?? ""), indent: 2, style: { $0 })
         return out
+    }
+
+    /// The path mark of a step, without colour.
+    func markCharacter(_ s: Journey.PathStep) -> String {
+        switch s.status {
+        case .shown: return s.reached ? "✓" : (s.eligible ? "✗" : "·")
+        case .skipped: return "–"
+        case .undetermined: return "?"
+        case .beforeStart: return "○"
+        }
     }
 
     /// Which clock the times are on: UTC, and the offsets the events were written with, so

@@ -82,24 +82,28 @@ public struct UserList: Sendable, Hashable, Codable {
         return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
     }
 
-    public func csv() -> String {
+    /// One row per user, full ids; cells safe to open in a spreadsheet unless `raw` (`CSV`).
+    public func csv(raw: Bool = false) -> String {
         var out = "user_id,state,current_step,lane,started_at,completed_at,last_event_at,seconds_to_complete,app_version\n"
         for r in users {
             let cells = [r.userID, r.state, r.currentStep ?? "", r.lane ?? "", r.startedAt ?? "", r.completedAt ?? "",
                          r.lastEventAt, Format.number(r.secondsToComplete), r.appVersion ?? ""]
-            out += cells.map(FunnelReport.csvField).joined(separator: ",") + "\n"
+            out += CSV.row(cells, raw: raw)
         }
         return out
     }
 
     /// 80 columns: user, state, current step, last event (UTC). Columns are as wide as their
-    /// longest value, never cut; the heading wraps.
+    /// longest value; when that is wider than 80 columns the current step and then the user
+    /// ids are cut (with `…`, said below the table: CSV and JSON have them whole). Values are
+    /// escaped for a terminal (`TerminalText`); the heading wraps.
     public func text() -> String {
-        var parts = ["\(users.count) user\(users.count == 1 ? "" : "s")", flow]
-        if let cohort { parts.append("cohort \(cohort)") }
-        if let state { parts.append(state) }
-        if let step { parts.append("at \(step)") }
-        parts.append("as of \(asOf)")
+        let t = TerminalText.escape
+        var parts = ["\(users.count) user\(users.count == 1 ? "" : "s")", t(flow)]
+        if let cohort { parts.append("cohort \(t(cohort))") }
+        if let state { parts.append(t(state)) }
+        if let step { parts.append("at \(t(step))") }
+        parts.append("as of \(t(asOf))")
         var out = ""
         var line = ""
         for part in parts {
@@ -110,17 +114,31 @@ public struct UserList: Sendable, Hashable, Codable {
             line += (line.isEmpty ? "" : " · ") + part
         }
         out += line + "\n"
-        let userWidth = max(4, users.map(\.userID.count).max() ?? 0) + 2
-        let stateWidth = max(5, users.map(\.state.count).max() ?? 0) + 2
-        let stepWidth = max(12, users.map { ($0.currentStep ?? "—").count }.max() ?? 0) + 2
+        let lastWidth = max(16, users.map { t($0.lastEventAt).count }.max() ?? 0)
+        let stateWidth = max(5, users.map { t($0.state).count }.max() ?? 0) + 2
+        let stepNeeded = max(12, users.map { t($0.currentStep ?? "—").count }.max() ?? 0) + 2
+        let userNeeded = max(4, users.map { t($0.userID).count }.max() ?? 0) + 2
+        let room = UserList.textWidth - lastWidth - stateWidth
+        let stepWidth = min(stepNeeded, max(UserList.minimumStepColumn, room - userNeeded))
+        let userWidth = min(userNeeded, max(UserList.minimumUserColumn, room - stepWidth))
         out += Format.pad("user", userWidth) + Format.pad("state", stateWidth) + Format.pad("current step", stepWidth)
             + "last event (UTC)\n"
         for r in users {
-            out += Format.pad(r.userID, userWidth) + Format.pad(r.state, stateWidth)
-                + Format.pad(r.currentStep ?? "—", stepWidth) + r.lastEventAt + "\n"
+            out += Format.pad(TerminalText.fit(r.userID, width: userWidth - 2), userWidth) + Format.pad(r.state, stateWidth)
+                + Format.pad(TerminalText.fit(r.currentStep ?? "—", width: stepWidth - 2), stepWidth) + t(r.lastEventAt) + "\n"
+        }
+        let cut = (userWidth < userNeeded ? ["user ids"] : []) + (stepWidth < stepNeeded ? ["steps"] : [])
+        if !cut.isEmpty {
+            out += Format.wrapped("(\(cut.joined(separator: " and ")) cut to fit \(UserList.textWidth) columns: "
+                                  + "--format csv or json lists them whole)", indent: 0)
         }
         return out
     }
+
+    /// The width of `text()`, and the least its user and current step columns get.
+    static let textWidth = 80
+    static let minimumUserColumn = 12
+    static let minimumStepColumn = 14
 }
 
 extension ReportRequest {

@@ -116,17 +116,20 @@ public struct CollectorWriter: Sendable {
         }
         if layout == .single {
             let path = directory + "/events.ndjson.gz"
-            try GzipWriter(path: path, level: compressionLevel).writeMember(single)
+            let writer = try GzipWriter(replacing: path, level: compressionLevel)
+            try writer.writeMember(single)
+            try writer.commit()
             summary.members += 1
             summary.files.append(path)
         }
         return summary
     }
 
-    /// One multi-member file: a member per batch that has lines.
+    /// One multi-member file: a member per batch that has lines, written whole or not at all
+    /// (`GzipWriter(replacing:)`).
     private func writeFile(_ path: String, _ batches: [[Int]], _ events: SimulatedEvents,
                            _ summary: inout CollectorSummary) throws {
-        let writer = try GzipWriter(path: path, level: compressionLevel)
+        let writer = try GzipWriter(replacing: path, level: compressionLevel)
         var chunk: [UInt8] = []
         for batch in batches where !batch.isEmpty {
             chunk.removeAll(keepingCapacity: true)
@@ -135,6 +138,7 @@ public struct CollectorWriter: Sendable {
             summary.members += 1
             summary.lines += batch.count
         }
+        try writer.commit()
         summary.files.append(path)
     }
 }

@@ -23,15 +23,22 @@ struct ExplainCommand: ParsableCommand {
     @OptionGroup var selection: SelectionOptions
     @Option(help: "The step whose drop-off to explain.") var step: String
     @Option(help: "Only this lane's users (default: every lane that has the step, summed).") var lane: String?
-    @Option(help: "text, json or markdown.") var format: ExplainFormat = .text
+    @Option(help: "text, json or markdown (default: by --output's extension, else text).") var format: ExplainFormat?
     @OptionGroup var output: OutputOption
+
+    func validate() throws {
+        _ = try output.format(format, default: .text)
+    }
 
     func run() throws {
         try reportingErrors("explain") {
+            let format = try output.format(self.format, default: ExplainFormat.text)
             let catalog = try flows.catalog()
             let request = ExplainRequest(selection: selection.request(), step: step, lane: lane)
             try request.validate(definitions: catalog.all)
+            try output.check(store: storeOptions, reads: catalog.files)
             let store = try storeOptions.openExisting()
+            try output.check(ledger: store)
             let explanation = try request.run(source: store.journeys, definitions: catalog.all, now: now())
             switch format {
             case .text: try output.write(explanation.text())

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ClickHouseStore
 import EventLog
 import EventStore
 import Foundation
@@ -12,7 +13,9 @@ struct ExportCommand: ParsableCommand {
         discussion: """
             Duplicates, conflicting copies and quarantined lines are not events and are never
             written. --since and --until select by event time (ts), from --since up to but not
-            including --until. An --output ending in .gz is written as gzip.
+            including --until. An --output ending in .gz is written as gzip; it is written whole \
+            or not at all, and never over the store, a SQLite database or a log the store has \
+            ingested (docs/security.md).
             Examples:
               funnel export --output all.ndjson.gz
               funnel export --flow glp1 --since 2026-10-03 --until 2026-10-04 | wc -l
@@ -31,7 +34,10 @@ struct ExportCommand: ParsableCommand {
             let selection = EventSelection(flow: flow, user: user,
                                            since: try since.map { try Inputs.time($0, option: "--since") },
                                            until: try until.map { try Inputs.time($0, option: "--until") })
+            let target = output.map { OutputTarget(path: $0) }
+            try target?.check(store: ClickHouseLocation.names(storeOptions.path) ? nil : storeOptions.path, reads: [])
             let store = try storeOptions.openExisting()
+            try target?.check(ledger: try store.log.inputs())
             try check(selection, in: store.log)
             let writer = try LineWriter(path: output, gzip: output?.hasSuffix(".gz") ?? false)
             let count = try store.forEachLine(selection) { try writer.write($0) }

@@ -20,26 +20,34 @@ extension FlowsCommand {
         @OptionGroup var flows: FlowsDirectoryOption
         @Option(help: "The flow id.") var flow: String?
         @OptionGroup var time: TimeOptions
-        @Option(help: "text, json or csv.") var format: DriftFormat = .text
+        @Option(help: "text, json or csv (default: by --output's extension, else text).") var format: DriftFormat?
         @OptionGroup var output: OutputOption
+        @OptionGroup var csv: RawCSVOption
 
         enum DriftFormat: String, ExpressibleByArgument, CaseIterable {
             case text, json, csv
         }
 
+        func validate() throws {
+            _ = try output.format(format, default: .text)
+        }
+
         func run() throws {
             let report = try reportingErrors("flows drift") { () -> FunnelReport in
+                let format = try output.format(self.format, default: DriftFormat.text)
                 let catalog = try flows.catalog()
                 let request = ReportRequest(flow: flow, cohort: nil, filters: [], by: nil, since: nil, until: nil,
                                             idle: time.idle, asOf: time.asOf)
                 try request.validate(definitions: catalog.all)
+                try output.check(store: storeOptions, reads: catalog.files)
                 let store = try storeOptions.openExisting()
+                try output.check(ledger: store)
                 let report = try request.run(source: store.journeys, definitions: catalog.all, now: now())
                 let text: String
                 switch format {
                 case .text: text = report.driftListing()
                 case .json: text = try FunnelReport.driftJSON(report)
-                case .csv: text = report.driftCSV()
+                case .csv: text = report.driftCSV(raw: csv.raw)
                 }
                 try output.write(text)
                 return report

@@ -19,12 +19,12 @@ enum IngestRun {
             let summary = try store.ingest(sources, options: options, progress: bar.map { b in { b.update($0) } })
             bar?.clear()
             for failure in summary.failures {
-                FileHandle.standardError.write(Data("funnel \(command): \(failure.text)\n".utf8))
+                FileHandle.standardError.write(Data("funnel \(command): \(TerminalText.escape(failure.text))\n".utf8))
             }
             return summary
         } catch {
             bar?.clear()
-            FileHandle.standardError.write(Data("funnel \(command): \(error)\n".utf8))
+            FileHandle.standardError.write(Data("funnel \(command): \(TerminalText.escapeLines("\(error)"))\n".utf8))
             throw ExitCode(2)
         }
     }
@@ -93,7 +93,7 @@ final class ProgressBar {
         let name = (p.path as NSString).lastPathComponent
         let text = String(format: "\r[%@%@] %3d%% %d/%d %@ %d lines", String(repeating: "#", count: filled),
                           String(repeating: " ", count: width - filled), Int(fraction * 100), p.inputIndex + 1,
-                          p.inputCount, String(name.prefix(24)), p.lines)
+                          p.inputCount, TerminalText.fit(name, width: 24), p.lines)
         FileHandle.standardError.write(Data((text.padding(toLength: 79, withPad: " ", startingAt: 0)).utf8))
     }
 

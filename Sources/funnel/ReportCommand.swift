@@ -2,6 +2,7 @@ import ArgumentParser
 import EventStore
 import EventLog
 import Foundation
+import FunnelModel
 import Reports
 
 struct ReportCommand: ParsableCommand {
@@ -15,32 +16,42 @@ struct ReportCommand: ParsableCommand {
               funnel report --flow glp1 --where weightGoal=maintain --format json
               funnel report --flow glp1 --format html --output glp1.html
             --flow may be left out when the store holds one flow or one flow has the cohort.
-            The JSON fields are documented in docs/report-json.md.
+            The JSON fields are documented in docs/report-json.md. --output never replaces the \
+            store, an input, a SQLite database or an ingested log (docs/security.md).
             """)
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var flows: FlowsDirectoryOption
     @OptionGroup var selection: SelectionOptions
     @Option(help: "Break down by cohort, lane, app_version, day, week or flag:NAME.") var by: String?
-    @Option(help: "text, json, csv, markdown or html.") var format: ReportFormat = .text
+    @Option(help: "text, json, csv, markdown or html (default: by --output's extension, else text).") var format: ReportFormat?
     @OptionGroup var output: OutputOption
+    @OptionGroup var csv: RawCSVOption
     @OptionGroup var wait: WaitOption
     @Flag(help: "Print the time spent answering (after the store is open) on standard error.") var timing = false
     @Argument(help: "Log files or directories to ingest first (idempotent through the ledger).") var inputs: [String] = []
 
+    func validate() throws {
+        _ = try output.format(format, default: .text)
+    }
+
     func run() throws {
         try reportingErrors("report") {
+            let format = try output.format(self.format, default: ReportFormat.text)
             let catalog = try flows.catalog()
             let request = selection.request(by: by)
             // Every option is checked before a log is ingested: a typo costs nothing.
             try request.validate(definitions: catalog.all)
             let sources = try inputs.isEmpty ? [] : InputSource.discover(inputs)
+            try output.check(store: storeOptions, reads: inputs + sources.map(\.path) + catalog.files)
             let store: OpenedStore
             if inputs.isEmpty {
                 store = try storeOptions.openExisting()
+                try output.check(ledger: store)
             } else {
                 let (opened, lock) = try storeOptions.openForIngest(wait, command: "report")
                 store = opened
+                try output.check(ledger: store)
                 let summary = try withExtendedLifetime(lock) {
                     try IngestRun.run(sources, store: store, definitions: catalog.all, strict: false, command: "report")
                 }
@@ -60,13 +71,13 @@ struct ReportCommand: ParsableCommand {
                 FileHandle.standardError.write(Data(String(format: "report: %.4f s\n", seconds).utf8))
             }
             for warning in try request.warnings(for: report, source: store.journeys, definitions: catalog.all, now: clock) {
-                FileHandle.standardError.write(Data("funnel report: warning: \(warning)\n".utf8))
+                FileHandle.standardError.write(Data("funnel report: warning: \(TerminalText.escapeLines(warning))\n".utf8))
             }
             let text: String
             switch format {
             case .text: text = report.text()
             case .json: text = try report.json()
-            case .csv: text = report.csv()
+            case .csv: text = report.csv(raw: csv.raw)
             case .markdown: text = report.markdown()
             case .html: text = report.html(command: commandLine(), generatedAt: nil)
             }

@@ -1,24 +1,68 @@
 import ArgumentParser
+import ClickHouseStore
+import Flows
 import Foundation
 import FunnelModel
 import Reports
+import EventLog
 import EventStore
 
-/// Writes a command's output to standard output or to `--output FILE`.
+/// `--output FILE`: where a command writes its output (standard output without it). The
+/// file is checked before the command reads anything (`OutputTarget`: never the store, an
+/// input, a SQLite database or an ingested log) and written whole or not at all
+/// (`ReplacingFile`). Its extension gives the format when `--format` is not given.
 struct OutputOption: ParsableArguments {
-    @Option(name: .long, help: "Write to this file instead of standard output.") var output: String?
+    @Option(name: .long, help: "Write to this file (never over an input), in the format its extension names (.txt, .json, .csv, .md, .html) unless --format says; - or none: standard output.")
+    var output: String?
+
+    /// The format asked for: `--format`, else the output's extension, else `fallback`. A
+    /// `--format` the extension disagrees with, or an extension the command cannot write, is
+    /// a usage error.
+    func format<F: RawRepresentable & CaseIterable & Equatable>(_ given: F?, default fallback: F) throws -> F where F.RawValue == String {
+        guard let output, let name = OutputTarget(path: output).formatByExtension else { return given ?? fallback }
+        let implied = F(rawValue: name)
+        if let given, given != implied {
+            throw ValidationError("--format \(given.rawValue) and --output \(output) (a \(name) file) disagree: give one of them, or make them match")
+        }
+        guard let implied else {
+            let known = F.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("--output \(output) names a \(name) file, a format this command does not write (\(known)): give another name")
+        }
+        return implied
+    }
+
+    /// Refuses an output that is a folder, the store, a file the command reads or a SQLite
+    /// database: before the store is opened.
+    func check(store: StoreOptions, reads: [String] = []) throws {
+        guard let output, output != "-" else { return }
+        try OutputTarget(path: output).check(store: ClickHouseLocation.names(store.path) ? nil : store.path, reads: reads)
+    }
+
+    /// Refuses an output that is a log the store has ingested.
+    func check(ledger store: OpenedStore) throws {
+        guard let output, output != "-" else { return }
+        try OutputTarget(path: output).check(ledger: try store.log.inputs())
+    }
 
     func write(_ text: String) throws {
-        guard let output else {
+        guard let output, output != "-" else {
             FileHandle.standardOutput.write(Data(text.utf8))
             return
         }
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: output))
-        } catch {
-            throw CLIError("cannot write \(output): \(error.localizedDescription)")
-        }
+        try ReplacingFile.write(Array(text.utf8), to: output)
     }
+}
+
+/// `--raw-csv`: CSV cells exactly as the values are, for pipelines; without it a cell that a
+/// spreadsheet would run as a formula gets a leading `'` (`CSV`).
+struct RawCSVOption: ParsableArguments {
+    @Flag(name: .customLong("raw-csv"), help: "CSV cells as they are: no leading ' before a cell starting with =, +, -, @, tab or CR, control characters kept (docs/security.md).")
+    var raw = false
+}
+
+extension FlowCatalog {
+    /// The flow definition files it read (`--flows DIR`): files a command's output must not replace.
+    var files: [String] { entries.map(\.source).filter { $0 != "built-in" } }
 }
 
 /// The as-of and idle window of the states a command counts (`SelectionOptions`).
@@ -43,7 +87,7 @@ func reportingErrors<T>(_ command: String, _ body: () throws -> T) throws -> T {
     } catch let e as ValidationError {
         throw e
     } catch {
-        FileHandle.standardError.write(Data("funnel \(command): \(error)\n".utf8))
+        FileHandle.standardError.write(Data("funnel \(command): \(TerminalText.escapeLines("\(error)"))\n".utf8))
         throw ExitCode(2)
     }
 }

@@ -32,6 +32,8 @@ struct SampleCommand: ParsableCommand {
     @Option(name: .customLong("files-per-day"), help: "Split each day's users over N files.") var filesPerDay: Int = 1
     @Flag(name: .customLong("single-file"), help: "All lines in one single-member gzip file, events.ndjson.gz.")
     var singleFile = false
+    @Flag(help: "Write into --out even when it already holds logs (files of the same names are replaced).")
+    var force = false
 
     func validate() throws {
         guard users >= 1 else { throw ValidationError("--users must be at least 1") }
@@ -43,6 +45,7 @@ struct SampleCommand: ParsableCommand {
     }
 
     func run() throws {
+        try reportingErrors("sample") { try checkOutFolder() }
         let definition = try flows.catalog().flow(flow)
         let options = SimulationOptions(users: users, seed: seed, days: days, startDay: start, firstUser: firstUser, eventIDs: ids)
         let result = try Simulation(flow: definition, options: options).run()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import FunnelModel
 import Reports
 
 struct UsersCommand: ParsableCommand {
@@ -11,6 +12,8 @@ struct UsersCommand: ParsableCommand {
             Examples:
               funnel users --flow glp1 --state abandoned --step notificationsPermission
               funnel users --flow glp1 --state in_progress --format csv
+            Text cuts user ids to fit 80 columns; CSV and JSON have them whole. CSV cells that \
+            a spreadsheet would run as formulas start with ' unless --raw-csv (docs/security.md).
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, csv, json }
@@ -20,22 +23,30 @@ struct UsersCommand: ParsableCommand {
     @OptionGroup var selection: SelectionOptions
     @Option(help: "completed, in_progress or abandoned.") var state: String?
     @Option(help: "Only users whose current step is this one.") var step: String?
-    @Option(help: "text, csv or json.") var format: Format = .text
+    @Option(help: "text, csv or json (default: by --output's extension, else text).") var format: Format?
     @OptionGroup var output: OutputOption
+    @OptionGroup var csv: RawCSVOption
+
+    func validate() throws {
+        _ = try output.format(format, default: .text)
+    }
 
     func run() throws {
         try reportingErrors("users") {
+            let format = try output.format(self.format, default: Format.text)
             let catalog = try flows.catalog()
+            try output.check(store: storeOptions, reads: catalog.files)
             let store = try storeOptions.openExisting()
+            try output.check(ledger: store)
             let request = selection.request()
             let clock = now()
             let list = try request.users(source: store.journeys, definitions: catalog.all, now: clock, state: state, step: step)
             for warning in try request.warnings(for: list, source: store.journeys, definitions: catalog.all, now: clock) {
-                FileHandle.standardError.write(Data("funnel users: warning: \(warning)\n".utf8))
+                FileHandle.standardError.write(Data("funnel users: warning: \(TerminalText.escapeLines(warning))\n".utf8))
             }
             switch format {
             case .text: try output.write(list.text())
-            case .csv: try output.write(list.csv())
+            case .csv: try output.write(list.csv(raw: csv.raw))
             case .json: try output.write(try list.json())
             }
         }

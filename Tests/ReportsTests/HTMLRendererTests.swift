@@ -255,6 +255,7 @@ final class HTMLRendererTests: XCTestCase {
             ("report-by-cohort", population.report(by: .cohort)),
             ("report-with-drift", population.report(definition: Self.driftedMiniFlow)),
             ("report-with-explanations", explained),
+            ("report-hostile", Self.hostile(population.report(definition: Self.driftedMiniFlow))),
         ]
         XCTAssertEqual(pages[2].1.drift?.map(\.kind), ["unlisted_value", "undeclared_flag"])
         XCTAssertEqual(explained.explanations?.map(\.step), explained.topDropoffs.prefix(3).map(\.step))
@@ -276,6 +277,14 @@ final class HTMLRendererTests: XCTestCase {
             XCTAssertGreaterThan(stats.accentPixels, 1_000, "\(name): \(stats)")
             XCTAssertLessThan(stats.backgroundShare, 0.97, "\(name): \(stats)")
         }
+        // The hostile values are text: no element of theirs, no handler run (it would retitle the page).
+        let (_, dom) = try Chromium.run(browser, ["--virtual-time-budget=3000", "--dump-dom",
+                                                  dir.appendingPathComponent("report-hostile.html").absoluteString])
+        XCTAssertTrue(dom.contains("</main>"), String(dom.suffix(2000)))
+        XCTAssertFalse(dom.lowercased().contains("<img"), "an img element from the data")
+        XCTAssertFalse(dom.contains("pwned</title>"), "a handler from the data ran")
+        XCTAssertTrue(dom.contains("&lt;img src=x onerror=\"document.title='pwned'\"&gt;"), "the payload, as text")
+        XCTAssertTrue(dom.contains("a|b"), "the value with a bar")
         // The explanations, below the drop-offs: a window tall enough for the whole page shows
         // them as more accent (their bars and shaded rows) and more ink than the same report without.
         var accent: [String: Int] = [:], ink: [String: Double] = [:]
@@ -333,6 +342,23 @@ final class HTMLRendererTests: XCTestCase {
         for box in small.boxes {
             XCTAssertLessThanOrEqual(box.right, small.viewport, "\(name) at 800 px: \(box.label): \(small)", file: file, line: line)
         }
+    }
+
+    /// `report` with the hostile values of issue 39 in its names: an `<img>` whose handler
+    /// retitles the page, ESC and BEL, a formula, a `|`, a 36-character id.
+    static func hostile(_ report: FunnelReport) -> FunnelReport {
+        var r = report
+        let img = "<img src=x onerror=\"document.title='pwned'\">"
+        r.cohort = img
+        r.filters = ["appVersion=3.1\u{1B}[2J\u{07}"]
+        r.steps[0].step = "a|b" + img
+        if var drift = r.drift, !drift.isEmpty {
+            drift[0].value = img
+            drift[0].summary = "weightGoal = \(img): a value the flow does not list"
+            drift[0].appVersions = ["=HYPERLINK(\"http://evil.example\")", "3f2b8c1e-9a4d-4e7b-b1c2-5d6e7f8a9b0c"]
+            r.drift = drift
+        }
+        return r
     }
 
     /// The mini flow after the app renamed `already_on_glp1` and shipped a flag it does not declare.

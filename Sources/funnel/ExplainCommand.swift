@@ -31,7 +31,7 @@ struct ExplainCommand: ParsableCommand {
             let catalog = try flows.catalog()
             let request = ExplainRequest(selection: selection.request(), step: step, lane: lane)
             try request.validate(definitions: catalog.all)
-            let store = try storeOptions.openExisting()
+            let store = try storeOptions.openExisting(command: "explain")
             let explanation = try request.run(source: store.journeys, definitions: catalog.all, now: now())
             switch format {
             case .text: try output.write(explanation.text())

@@ -34,12 +34,12 @@ struct ReportCommand: ParsableCommand {
             let request = selection.request(by: by)
             // Every option is checked before a log is ingested: a typo costs nothing.
             try request.validate(definitions: catalog.all)
-            let sources = try inputs.isEmpty ? [] : InputSource.discover(inputs)
+            let sources = try inputs.isEmpty ? [] : IngestRun.discover(inputs, command: "report")
             let store: OpenedStore
             if inputs.isEmpty {
-                store = try storeOptions.openExisting()
+                store = try storeOptions.openExisting(command: "report")
             } else {
-                let (opened, lock) = try storeOptions.openForIngest(wait, command: "report")
+                let (opened, lock) = try storeOptions.openForWriting(wait, command: "report")
                 store = opened
                 let summary = try withExtendedLifetime(lock) {
                     try IngestRun.run(sources, store: store, definitions: catalog.all, strict: false, command: "report")

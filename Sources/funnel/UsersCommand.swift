@@ -26,7 +26,7 @@ struct UsersCommand: ParsableCommand {
     func run() throws {
         try reportingErrors("users") {
             let catalog = try flows.catalog()
-            let store = try storeOptions.openExisting()
+            let store = try storeOptions.openExisting(command: "users")
             let request = selection.request()
             let clock = now()
             let list = try request.users(source: store.journeys, definitions: catalog.all, now: clock, state: state, step: step)

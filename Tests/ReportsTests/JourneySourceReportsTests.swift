@@ -20,7 +20,10 @@ final class JourneySourceReportsTests: XCTestCase {
     static let now = Timestamp(micros: Int64.max / 2)
 
     /// Every seed flow's sample data in one store, as `scripts/gen-reports` leaves it.
-    static let store: Result<EventStore, any Error> = Result {
+    static let store: Result<EventStore, any Error> = Result { try sampleStore(flows) }
+
+    /// These flows' sample data in a new store, ingested with the projection as the CLI does.
+    static func sampleStore(_ flows: [String]) throws -> EventStore {
         let path = Scratch.directory("funnel-sources").appendingPathComponent("store.sqlite").path
         let store = try EventStore(path: path, migrations: ProjectionStore.migrations)
         let ingestor = Ingestor(store: store, options: IngestOptions(flows: Flows.builtIn),

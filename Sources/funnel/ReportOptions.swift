@@ -48,24 +48,6 @@ func reportingErrors<T>(_ command: String, _ body: () throws -> T) throws -> T {
     }
 }
 
-/// A Foundation file error in words: the system's reason (`Permission denied`, `Not a
-/// directory`, …) instead of its domain and code.
-func ioReason(_ error: Error) -> String {
-    let ns = error as NSError
-    if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-        return String(cString: strerror(Int32(underlying.code)))
-    }
-    if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
-    switch CocoaError.Code(rawValue: ns.code) {
-    case .fileWriteFileExists: return "a file of that name is in the way"
-    case .fileWriteNoPermission, .fileReadNoPermission: return "permission denied"
-    case .fileNoSuchFile, .fileReadNoSuchFile: return "no such file or folder"
-    case .fileWriteOutOfSpace: return "no space left on the device"
-    case .fileWriteVolumeReadOnly: return "the file system is read-only"
-    default: return ns.localizedFailureReason ?? ns.localizedDescription
-    }
-}
-
 /// The wall clock, as a `Timestamp`.
 func now() -> Timestamp {
     Timestamp(micros: Int64(Date().timeIntervalSince1970 * 1_000_000))

@@ -64,18 +64,25 @@ struct SampleCommand: ParsableCommand {
         }
     }
 
-    /// The output folder and its parents, made when missing; what is in the way said in words.
+    /// The output folder and its parents, made when missing (`mkdir -p`); what is in the way
+    /// said in words.
     private func createFolder(_ path: String) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw CLIError("cannot write the logs to \(path): it is a file, not a folder") }
-            return
+        if mkdir(path, 0o755) == 0 { return }
+        var reason = errno
+        if reason == ENOENT {
+            let parent = (path as NSString).deletingLastPathComponent
+            if !parent.isEmpty, parent != path {
+                try createFolder(parent)
+                if mkdir(path, 0o755) == 0 { return }
+                reason = errno
+            }
         }
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw CLIError("cannot create the folder \(path): \(ioReason(error))")
+        if reason == EEXIST {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return }
+            throw CLIError("cannot write the logs to \(path): it is a file, not a folder")
         }
+        throw CLIError("cannot create the folder \(path): \(String(cString: strerror(reason)))")
     }
 }
 

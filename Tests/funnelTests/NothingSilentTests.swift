@@ -46,11 +46,6 @@ final class NothingSilentTests: XCTestCase {
         XCTAssertTrue(unwrapped(report.stderr).hasPrefix("funnel report: note: left out 1 file not named as logs"), report.stderr)
     }
 
-    /// Messages as written before `Format.wrapLines` cut them at 80 columns.
-    func unwrapped(_ text: String) -> String {
-        text.replacingOccurrences(of: "\n    ", with: " ")
-    }
-
     // MARK: windows and as-of
 
     func testSinceAfterUntilIsAnError() throws {

@@ -64,9 +64,9 @@ final class StoreAccessTests: XCTestCase {
             let r = try runAsReader(args + ["--store", store], folder: folder)
             XCTAssertEqual(r.status, expected.status, "\(args): \(r.stderr)")
             XCTAssertEqual(r.stdout, expected.stdout, "\(args)")
-            XCTAssertGreaterThan(r.stdout.count, 100, "\(args): \(r.stdout)")
+            XCTAssertGreaterThan(r.stdout.count, 20, "\(args): \(r.stdout)")
             let name = args[0] == "flows" ? "flows drift" : args[0]
-            XCTAssertTrue(r.stderr.hasPrefix("funnel \(name): note: the store \(store) is read-only for this user: it is read as it is"),
+            XCTAssertTrue(unwrapped(r.stderr).hasPrefix("funnel \(name): note: the store \(store) is read-only for this user: it is read as it is and nothing is written to it; the figures are as the store last wrote them\n"),
                           "\(args): \(r.stderr)")
             XCTAssertEqual(r.stderr.components(separatedBy: "read-only for this user").count, 2, "said once: \(r.stderr)")
             XCTAssertFalse(r.stderr.contains("attempt to write"), r.stderr)
@@ -124,7 +124,7 @@ final class StoreAccessTests: XCTestCase {
         let r = try runAsReader(["users", "--store", store, "--flow", "glp1", "--format", "csv"], folder: folder)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stdout, try runFunnel(["users", "--store", store, "--flow", "glp1", "--format", "csv"]).stdout)
-        XCTAssertTrue(r.stderr.contains("is read-only for this user"), r.stderr)
+        XCTAssertTrue(unwrapped(r.stderr).contains("is read-only for this user"), r.stderr)
         XCTAssertEqual(try listing(folder), before)
     }
 
@@ -147,11 +147,11 @@ final class StoreAccessTests: XCTestCase {
         let r = try runFunnel(["report", "--store", store, "--flow", "glp1", "--format", "json"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let last = sampleData.appendingPathComponent("glp1/events-2026-10-09.ndjson.gz").path
-        XCTAssertTrue(r.stderr.hasPrefix("funnel report: note: an ingest or rebuild is writing \(store) now: the figures include the 9 inputs finished so far, the last \(last) at 20"),
+        XCTAssertTrue(unwrapped(r.stderr).hasPrefix("funnel report: note: an ingest or rebuild is writing \(store) now: the figures include the 9 inputs finished so far, the last \(last) at 20"),
                       r.stderr)
         XCTAssertEqual((try jsonObject(r.stdout)["users"] as? [String: Int])?["started"], 393)
         let users = try runFunnel(["users", "--store", store, "--flow", "glp1"])
-        XCTAssertTrue(users.stderr.hasPrefix("funnel users: note: an ingest or rebuild is writing"), users.stderr)
+        XCTAssertTrue(unwrapped(users.stderr).hasPrefix("funnel users: note: an ingest or rebuild is writing \(store) now"), users.stderr)
     }
 
     func testAReadOfAStoreAnIngestIsCreatingSaysSo() throws {

@@ -35,7 +35,7 @@ struct ExportCommand: ParsableCommand {
             let writer = try LineWriter(path: output, gzip: output?.hasSuffix(".gz") ?? false)
             let bar = ProgressBar.onTerminal()
             // The whole log's size is the ledger's; a selection's is known only at its end.
-            let total = selection == EventSelection() ? try store.log.inputs().reduce(0) { $0 + $1.accepted } : nil
+            let total = bar != nil && selection == EventSelection() ? try store.log.inputs().reduce(0) { $0 + $1.accepted } : nil
             var written = 0
             let count = try store.forEachLine(selection) { line in
                 try writer.write(line)

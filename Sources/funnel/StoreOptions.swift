@@ -72,7 +72,7 @@ struct StoreOptions: ParsableArguments {
         }
         if busy {
             let inputs = try store.inputs()
-            let included = inputs.last.map { "the \(inputs.count) input\(inputs.count == 1 ? "" : "s") finished so far, the last \($0.path) at \($0.finishedAt)" }
+            let included = inputs.last.map { "the inputs finished so far (\(inputs.count) in the ledger, the last \($0.path) at \($0.finishedAt))" }
                 ?? "no input yet (none is finished)"
             note(command, "an ingest or rebuild is writing \(path) now: the figures include \(included); run again when it ends for the whole")
         }

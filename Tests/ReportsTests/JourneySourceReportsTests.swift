@@ -118,9 +118,14 @@ final class JourneySourceReportsTests: XCTestCase {
         XCTAssertTrue(gain["html"]?.contains(#"<article class="explained" data-step="healthKitBenefits" data-lane="glp1">"#) == true)
         XCTAssertTrue(gain["html"]?.contains(#"<article class="explained" data-step="healthKitBenefits" data-lane="explorers">"#) == true)
         // A filter that matches nobody: the warning names the values there are, from every source alike.
-        let nobody = try assertSameOutputs(ReportRequest(flow: "glp1", filters: ["weightGoal=none"], by: "flag:trackingStyleQuestion"),
+        let nobody = try assertSameOutputs(ReportRequest(flow: "glp1", filters: ["weeklyPaceKg=99"], by: "flag:trackingStyleQuestion"),
                                            "glp1 nobody")
-        XCTAssertTrue(nobody["warnings"]?.contains("--where weightGoal=none matches none of the 393 users") == true,
+        XCTAssertTrue(nobody["warnings"]?.contains("--where weeklyPaceKg=99 matches none of the 393 users") == true,
                       nobody["warnings"] ?? "")
+        // A value neither the definition nor the logs know: the same error from every source.
+        for (name, source) in try Self.sources.get() {
+            XCTAssertThrowsError(try ReportRequest(flow: "glp1", filters: ["weightGoal=none"]).run(source: source, definitions: Flows.builtIn, now: Self.now),
+                                 name) { XCTAssertTrue("\($0)".hasPrefix("--where \"weightGoal=none\": flow glp1 has no weightGoal value \"none\""), "\(name): \($0)") }
+        }
     }
 }

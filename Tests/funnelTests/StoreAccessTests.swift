@@ -147,7 +147,7 @@ final class StoreAccessTests: XCTestCase {
         let r = try runFunnel(["report", "--store", store, "--flow", "glp1", "--format", "json"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let last = sampleData.appendingPathComponent("glp1/events-2026-10-09.ndjson.gz").path
-        XCTAssertTrue(unwrapped(r.stderr).hasPrefix("funnel report: note: an ingest or rebuild is writing \(store) now: the figures include the 9 inputs finished so far, the last \(last) at 20"),
+        XCTAssertTrue(unwrapped(r.stderr).hasPrefix("funnel report: note: an ingest or rebuild is writing \(store) now: the figures include the inputs finished so far (9 in the ledger, the last \(last) at 20"),
                       r.stderr)
         XCTAssertEqual((try jsonObject(r.stdout)["users"] as? [String: Int])?["started"], 393)
         let users = try runFunnel(["users", "--store", store, "--flow", "glp1"])

@@ -18,11 +18,26 @@ public struct InputSource: Sendable, Hashable {
         logExtensions.contains { name.hasSuffix($0) } && !name.hasPrefix(".")
     }
 
+    /// What the directories given held besides logs, to say rather than pass over silently.
+    public struct Skipped: Sendable, Hashable {
+        /// Files left out for their names (hidden ones are not counted), in walk order.
+        public var files: [String] = []
+        /// Directories given that hold no log at all (at any depth).
+        public var emptyDirectories: [String] = []
+        public init() {}
+    }
+
     /// Expands command-line arguments into inputs: files as given (any name), directories
     /// recursively (only `.ndjson`/`.jsonl` files and their `.gz` and `.zst` forms, in name order, hidden
     /// entries skipped), `-` for standard input. A path that does not exist throws
     /// `InputError.unreadable`. The same path twice is read once.
     public static func discover(_ arguments: [String]) throws -> [InputSource] {
+        var skipped = Skipped()
+        return try discover(arguments, skipped: &skipped)
+    }
+
+    /// `discover`, with the files left out of directories and the directories with no log.
+    public static func discover(_ arguments: [String], skipped: inout Skipped) throws -> [InputSource] {
         var out: [InputSource] = []
         var seen = Set<String>()
         func add(_ p: String) {
@@ -35,7 +50,9 @@ public struct InputSource: Sendable, Hashable {
                 throw InputError(kind: .unreadable, path: arg, offset: 0, reason: String(cString: strerror(errno)))
             }
             if (st.st_mode & S_IFMT) == S_IFDIR {
-                for file in try walk(arg) { add(file) }
+                let files = try walk(arg, skipped: &skipped.files)
+                if files.isEmpty { skipped.emptyDirectories.append(arg) }
+                for file in files { add(file) }
             } else {
                 add(arg)
             }
@@ -44,8 +61,8 @@ public struct InputSource: Sendable, Hashable {
     }
 
     /// Log files under `dir`, recursively, in name order (byte order of the names at each
-    /// level; a directory's files come where its name sorts).
-    static func walk(_ dir: String) throws -> [String] {
+    /// level; a directory's files come where its name sorts); other files' paths go to `skipped`.
+    static func walk(_ dir: String, skipped: inout [String]) throws -> [String] {
         guard let d = opendir(dir) else {
             throw InputError(kind: .unreadable, path: dir, offset: 0, reason: String(cString: strerror(errno)))
         }
@@ -68,9 +85,11 @@ public struct InputSource: Sendable, Hashable {
             var st = stat()
             guard stat(path, &st) == 0 else { continue }
             if (st.st_mode & S_IFMT) == S_IFDIR {
-                out += try walk(path)
+                out += try walk(path, skipped: &skipped)
             } else if isLogFile(name) {
                 out.append(path)
+            } else {
+                skipped.append(path)
             }
         }
         return out

@@ -13,18 +13,24 @@ public final class EventStore: Sendable {
     public let path: String
     let pool: DatabasePool
     public let logger: Logger
+    /// How the file was opened: a store opened read-only is never written (no migration, no
+    /// journey refreshed).
+    public let access: Access
 
     /// For projection code that needs raw GRDB access.
     public var writer: any DatabaseWriter { pool }
 
     /// Opens (creating if needed) the store at `path` and runs pending migrations: the store's
-    /// own first, then `extra` in order.
-    public init(path: String, migrations extra: [StoreMigration] = [],
+    /// own first, then `extra` in order. Opened `.readOnly` or `.immutable`, nothing is created
+    /// or written, and a store that still needs a migration is an error.
+    public init(path: String, migrations extra: [StoreMigration] = [], access: Access = .readWrite,
                 logger: Logger = Logger(label: "funnel.eventstore")) throws {
         self.path = path
         self.logger = logger
+        self.access = access
         _ = EventStore.sqliteSetUp
         var config = Configuration()
+        config.readonly = access != .readWrite
         config.busyMode = .timeout(30)
         config.prepareDatabase { db in
             // WAL + NORMAL: a killed process never loses a committed transaction.
@@ -37,27 +43,35 @@ public final class EventStore: Sendable {
             try db.execute(sql: "PRAGMA mmap_size = 0")
         }
         do {
-            pool = try DatabasePool(path: path, configuration: config)
+            pool = try DatabasePool(path: access == .immutable ? EventStore.immutableURI(path) : path, configuration: config)
             var migrator = DatabaseMigrator()
             EventStore.registerMigrations(&migrator)
             for m in extra {
                 let body = m.migrate
                 migrator.registerMigration(m.name) { db in try body(db) }
             }
-            try migrator.migrate(pool)
+            if access == .readWrite {
+                try migrator.migrate(pool)
+            } else if try !pool.read({ db in try migrator.hasCompletedMigrations(db) }) {
+                throw StoreError(doing: "opening the store \(path) read-only",
+                                 reason: "it was written by an older funnel and needs an upgrade, which only a user who can write it can make (any funnel command run by them does)")
+            }
         } catch let e as DatabaseError {
             throw StoreError(doing: "opening the store \(path)", reason: e.message ?? e.description)
         }
         logger.debug("opened store", metadata: ["path": "\(path)"])
     }
 
-    /// Process-wide SQLite settings, made once before the first connection opens: no memory
+    /// Process-wide SQLite settings, made once before the first connection opens: URI file
+    /// names accepted (for `Access.immutable`), and no memory
     /// statistics. With them on (SQLite's default), every allocation of every connection takes
     /// one global mutex, and ingest's writer and the reader folding journeys beside it would
     /// queue on it thousands of times per input. Linux only (see `sqliteConfigInt`); elsewhere
     /// SQLite keeps its default.
     static let sqliteSetUp: Bool = {
         #if os(Linux)
+        // URI file names too: a store nobody here can write is opened `file:…?immutable=1`.
+        _ = sqliteConfigInt(17 /* SQLITE_CONFIG_URI */, 1)
         return sqliteConfigInt(9 /* SQLITE_CONFIG_MEMSTATUS */, 0) == 0 /* SQLITE_OK */
         #else
         return false

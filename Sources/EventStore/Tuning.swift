@@ -62,4 +62,11 @@ enum Tuning {
     static let pageBytes = 16_384
     /// Stack of a worker thread (parsing, folding).
     static let workerStack = 8 << 20
+
+    // MARK: locking
+
+    /// Times a writer tries the writer lock without blocking, a millisecond apart, before it
+    /// waits or (with --no-wait) gives up: a reader looking whether the lock is held holds it
+    /// for microseconds.
+    static let lockTries = 5
 }

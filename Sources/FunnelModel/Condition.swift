@@ -26,6 +26,18 @@ public indirect enum Condition: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Every key the condition reads.
+    /// The values the condition compares keys with for (in)equality or membership, each with
+    /// its key, in order: what a typo in a value would hide behind.
+    public var comparedValues: [(key: String, value: String)] {
+        switch self {
+        case .compare(let k, let op, let v): return op == .eq || op == .ne ? [(k, v)] : []
+        case .member(let k, let vs, _): return vs.map { (k, $0) }
+        case .truthy: return []
+        case .not(let c): return c.comparedValues
+        case .and(let cs), .or(let cs): return cs.flatMap(\.comparedValues)
+        }
+    }
+
     public var keys: [String] {
         switch self {
         case .compare(let k, _, _), .member(let k, _, _), .truthy(let k): return [k]

@@ -226,6 +226,19 @@ extension FlowDefinition {
     public var collectedKeys: Set<String> {
         Set(steps.flatMap { $0.collects.map(\.key) })
     }
+
+    /// The values a collected key can take, sorted, when every step collecting it lists them;
+    /// nil when one does not (any value may come) or no step collects it.
+    public func knownValues(of key: String) -> [String]? {
+        let collected = steps.flatMap(\.collects).filter { $0.key == key }
+        guard !collected.isEmpty else { return nil }
+        var values = Set<String>()
+        for c in collected {
+            guard let listed = c.values else { return nil }
+            values.formUnion(listed)
+        }
+        return values.sorted()
+    }
 }
 
 extension FlowDefinition.LaneStep: ExpressibleByStringLiteral {

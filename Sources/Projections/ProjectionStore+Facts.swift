@@ -6,13 +6,15 @@ import GRDB
 extension ProjectionStore {
     /// Streams the report facts of every journey of a flow folded with `definition` (stale
     /// ones are refolded first). A journey with events after `asOf` is folded again from the
-    /// log up to `asOf` (left out when it had not begun by then). Nil when facts cannot
-    /// stand for this definition's journeys: use `forEachJourney`.
+    /// log up to `asOf` (left out when it had not begun by then). False when facts cannot
+    /// stand for this definition's journeys (or a read-only store holds stale ones): use
+    /// `forEachJourney`.
     public static func forEachFacts(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp,
                                     _ body: (JourneyFacts) throws -> Void) throws -> Bool {
         guard JourneyFacts.supports(definition) else { return false }
         let context = FlowContext(definition)
-        try refoldStale(flow: flow, context: context, store: store)
+        // Facts a read-only store could not refresh do not stand for this definition.
+        guard try refoldStale(flow: flow, context: context, store: store).isEmpty else { return false }
         try store.writer.read { db in
             try scanFacts(flow: flow, definition: definition, slots: context.slots, asOf: asOf, users: .all, in: db, body)
         }
@@ -30,7 +32,7 @@ extension ProjectionStore {
                                     _ body: @escaping @Sendable (Int, JourneyFacts) -> Void) throws -> Bool {
         guard JourneyFacts.supports(definition) else { return false }
         let context = FlowContext(definition)
-        try refoldStale(flow: flow, context: context, store: store)
+        guard try refoldStale(flow: flow, context: context, store: store).isEmpty else { return false }
         let slots = context.slots
         func readAll(_ db: Database) throws {
             try scanFacts(flow: flow, definition: definition, slots: slots, asOf: asOf, users: .all, in: db) { body(0, $0) }

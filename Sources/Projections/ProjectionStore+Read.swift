@@ -15,7 +15,10 @@ extension ProjectionStore {
 
     /// Refolds the journeys of a flow folded with another definition than `definition`, and
     /// folds the ones an ingest left past the watermark (it was killed before writing them).
-    static func refoldStale(flow: String, context: FlowContext, store: EventStore) throws {
+    /// A store opened read-only is not written: the users that needed it are returned, and
+    /// the readers fold their stored rows again from the log as they meet them.
+    @discardableResult
+    static func refoldStale(flow: String, context: FlowContext, store: EventStore) throws -> Set<String> {
         let stale = try store.writer.read { db in
             let changed = try String.fetchAll(db, sql: "SELECT user_id FROM journeys WHERE flow = ? AND definition <> ?",
                                               arguments: [flow, context.fingerprint])
@@ -23,11 +26,13 @@ extension ProjectionStore {
             let known = Set(changed)
             return changed + missing.filter { !known.contains($0) }
         }
+        guard store.access == .readWrite else { return Set(stale) }
         if !stale.isEmpty {
             try store.writer.write { db in
                 for user in stale { try refold(user: user, flow: flow, context: context, in: db) }
             }
         }
+        return []
     }
 
     /// Streams every journey of a flow in table order (memory does not grow with the number
@@ -49,9 +54,9 @@ extension ProjectionStore {
     public static func forEachGlance(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp?,
                                      request: JourneyGlance.Request, _ body: (JourneyGlance) throws -> Void) throws {
         let context = FlowContext(definition)
-        try refoldStale(flow: flow, context: context, store: store)
+        let stale = try refoldStale(flow: flow, context: context, store: store)
         try store.writer.read { db in
-            try scanGlances(flow: flow, context: context, asOf: asOf, request: request, rows: nil, in: db, body)
+            try scanGlances(flow: flow, context: context, asOf: asOf, request: request, rows: nil, stale: stale, in: db, body)
         }
     }
 
@@ -65,7 +70,7 @@ extension ProjectionStore {
                                      request: JourneyGlance.Request, parts: Int, start: @escaping @Sendable (Int) -> Void,
                                      _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
         let context = FlowContext(definition)
-        try refoldStale(flow: flow, context: context, store: store)
+        let stale = try refoldStale(flow: flow, context: context, store: store)
         let (low, high) = try store.writer.read { db -> (Int64, Int64) in
             let row = try Row.fetchOne(db, sql: "SELECT coalesce(min(rowid), 0), coalesce(max(rowid), 0) FROM journeys")
             return (row?[0] ?? 0, row?[1] ?? 0)
@@ -74,21 +79,21 @@ extension ProjectionStore {
         let bounds = (0...count).map { low + (high - low + 1) * $0 / count }
         try readShares(Int(count), store: store, doing: "reading the journeys of \(flow)", start: start, { part, db in
             try scanGlances(flow: flow, context: context, asOf: asOf, request: request,
-                            rows: bounds[part]..<bounds[part + 1], in: db) { body(part, $0) }
+                            rows: bounds[part]..<bounds[part + 1], stale: stale, in: db) { body(part, $0) }
         }, whole: { db in
-            try scanGlances(flow: flow, context: context, asOf: asOf, request: request, rows: nil, in: db) { body(0, $0) }
+            try scanGlances(flow: flow, context: context, asOf: asOf, request: request, rows: nil, stale: stale, in: db) { body(0, $0) }
         })
     }
 
     /// The glances of the rows in `rows` (nil: every row).
     private static func scanGlances(flow: String, context: FlowContext, asOf: Timestamp?,
-                                    request: JourneyGlance.Request, rows: Range<Int64>?, in db: Database,
+                                    request: JourneyGlance.Request, rows: Range<Int64>?, stale: Set<String>, in db: Database,
                                     _ body: (JourneyGlance) throws -> Void) throws {
         // The request's names looked up once, in the names the rows were written with; one
         // glance read into again and again.
         var codes: JourneyGlance.Codes?
         var glance = JourneyGlance(empty: request)
-        try scanStored(flow: flow, context: context, asOf: asOf, rows: rows, in: db,
+        try scanStored(flow: flow, context: context, asOf: asOf, rows: rows, stale: stale, in: db,
                        decode: { bytes, cache, names in
                            let c = codes ?? JourneyGlance.Codes(request, names)
                            codes = c
@@ -104,15 +109,17 @@ extension ProjectionStore {
                                          decode: (UnsafeRawBufferPointer, JourneyDecodingCache, JourneyNames) throws -> (T, String, Int64),
                                          whole: (Journey) -> T, _ body: (T) throws -> Void) throws {
         let context = FlowContext(definition)
-        try refoldStale(flow: flow, context: context, store: store)
+        let stale = try refoldStale(flow: flow, context: context, store: store)
         try store.writer.read { db in
-            try scanStored(flow: flow, context: context, asOf: asOf, rows: nil, in: db, decode: decode, whole: whole, body)
+            try scanStored(flow: flow, context: context, asOf: asOf, rows: nil, stale: stale, in: db, decode: decode, whole: whole, body)
         }
     }
 
     /// The rows of a flow's journeys in `rows` (rowids; nil: all), in table order, once
-    /// `refoldStale` has run.
-    private static func scanStored<T>(flow: String, context: FlowContext, asOf: Timestamp?, rows: Range<Int64>?, in db: Database,
+    /// `refoldStale` has run; the rows of `stale` users (which a read-only store could not
+    /// refresh) are folded again from the log.
+    private static func scanStored<T>(flow: String, context: FlowContext, asOf: Timestamp?, rows: Range<Int64>?,
+                                      stale: Set<String>, in db: Database,
                                       decode: (UnsafeRawBufferPointer, JourneyDecodingCache, JourneyNames) throws -> (T, String, Int64),
                                       whole: (Journey) -> T, _ body: (T) throws -> Void) throws {
         let definition = context.definition
@@ -144,7 +151,9 @@ extension ProjectionStore {
             } catch {
                 throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)")
             }
-            if let asOf, row.lastEventAt > asOf.micros {
+            if !stale.isEmpty, stale.contains(row.user) {
+                try refolded(row.user)
+            } else if let asOf, row.lastEventAt > asOf.micros {
                 try refolded(row.user)
             } else {
                 try body(row.value)

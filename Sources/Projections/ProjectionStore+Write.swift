@@ -58,14 +58,19 @@ extension ProjectionStore {
     }
 
     /// Drops every journey and folds them again from the log. Returns how many journeys.
-    /// Lines are read a chunk of users at a time and decoded and folded on both cores.
+    /// Lines are read a chunk of users at a time and decoded and folded on both cores;
+    /// `progress` is told after each chunk how many users' runs of a flow are folded, of all.
     @discardableResult
-    public static func rebuild(store: EventStore, definitions: [FlowDefinition]) throws -> Int {
+    public static func rebuild(store: EventStore, definitions: [FlowDefinition],
+                               progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws -> Int {
         let byID = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let contexts = byID.mapValues { FlowContext($0) }
         return try store.writer.write { db in
             try db.execute(sql: "DELETE FROM journeys")
             try db.execute(sql: "DELETE FROM journey_facts")
+            let total = progress == nil ? 0
+                : try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM user_runs GROUP BY user, flow)") ?? 0
+            var done = 0
             var count = 0
             var pending: [(key: ProjectionUpdater.Key, lines: StoredLines)] = []
             var pendingBytes = 0
@@ -87,6 +92,8 @@ extension ProjectionStore {
                         break
                     }
                 }
+                done += pending.count
+                progress?(done, total)
                 pending.removeAll(keepingCapacity: true)
                 pendingBytes = 0
             }

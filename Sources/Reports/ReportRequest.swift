@@ -53,6 +53,17 @@ public enum Inputs {
         return total
     }
 
+    /// `--since` and `--until`, each RFC 3339 or a date; an `--until` not after `--since`
+    /// selects nothing, so it is an error.
+    public static func window(since: String?, until: String?) throws -> (since: Timestamp?, until: Timestamp?) {
+        let start = try since.map { try time($0, option: "--since") }
+        let end = try until.map { try time($0, option: "--until") }
+        if let start, let end, end <= start {
+            throw RequestError("--until (\(end)) is not after --since (\(start)): the window holds no time")
+        }
+        return (start, end)
+    }
+
     /// RFC 3339 or a date (`2026-10-03`, midnight UTC).
     public static func time(_ text: String, option: String) throws -> Timestamp {
         guard let t = Timestamp.parse(text) else {
@@ -168,9 +179,8 @@ public struct ReportRequest: Sendable {
         } else {
             throw RequestError("the store holds no events yet: ingest some logs first (funnel ingest FILE…)")
         }
-        return ReportQuery(cohort: cohortDef, filters: parsedFilters,
-                           since: try since.map { try Inputs.time($0, option: "--since") },
-                           until: try until.map { try Inputs.time($0, option: "--until") },
+        let window = try Inputs.window(since: since, until: until)
+        return ReportQuery(cohort: cohortDef, filters: parsedFilters, since: window.since, until: window.until,
                            asOf: asOfTime, idleSeconds: idleSeconds, by: dimension)
     }
 
@@ -196,8 +206,7 @@ public struct ReportRequest: Sendable {
             }
         }
         _ = try idle.map { try Inputs.duration($0) }
-        _ = try since.map { try Inputs.time($0, option: "--since") }
-        _ = try until.map { try Inputs.time($0, option: "--until") }
+        _ = try Inputs.window(since: since, until: until)
         _ = try asOf.map { try Inputs.time($0, option: "--as-of") }
         for f in filters {
             do { _ = try Condition(parsing: f) } catch {
@@ -214,7 +223,36 @@ public struct ReportRequest: Sendable {
                  now: Timestamp) throws -> (definition: FlowDefinition, query: ReportQuery) {
         let definition = try ReportRequest.resolveFlow(flow, cohort: cohort, definitions: definitions,
                                                        storeFlows: try source.log.flows())
-        return (definition, try query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: source.log, now: now)))
+        let query = try query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: source.log, now: now))
+        try checkValues(definition: definition, query: query, source: source)
+        return (definition, query)
+    }
+
+    /// A `--where` value the definition does not list and no user of the flow has is a typo:
+    /// an error naming the values there are. One the logs do have (drift) is kept. Reads the
+    /// journeys only when a value is not listed.
+    func checkValues(definition: FlowDefinition, query: ReportQuery, source: any JourneySource) throws {
+        var unlisted: [(filter: String, key: String, value: String, known: [String])] = []
+        for f in query.filters {
+            for (key, value) in f.condition.comparedValues {
+                if let known = definition.knownValues(of: key), !known.contains(value) { unlisted.append((f.text, key, value, known)) }
+            }
+        }
+        guard !unlisted.isEmpty else { return }
+        let keys = Set(unlisted.map(\.key))
+        var seen: [String: Set<String>] = [:]
+        try source.forEachJourney(flow: definition.id, definition: definition, asOf: query.asOf) { j in
+            let ctx = j.conditionContext(flagDefaults: definition.flagDefaults)
+            for key in keys {
+                if let v = ctx.lookup(key) { seen[key, default: []].insert(v.stringValue ?? v.jsonText) }
+            }
+        }
+        for u in unlisted where !(seen[u.key]?.contains(u.value) ?? false) {
+            let extra = (seen[u.key] ?? []).subtracting(u.known).sorted()
+            throw RequestError("--where \"\(u.filter)\": flow \(definition.id) has no \(u.key) value \"\(u.value)\"; \(u.key) is one of: "
+                               + u.known.joined(separator: ", ")
+                               + (extra.isEmpty ? "" : " (and in the logs, outside the definition: \(extra.joined(separator: ", ")))"))
+        }
     }
 
     /// Runs the request on the source's journeys.

@@ -3,24 +3,49 @@ import FunnelModel
 import Projections
 
 extension ReportRequest {
-    /// What in a request matched no user, said instead of a silent 0: a `--where` or
-    /// `--cohort` that selects nobody in the window (with the values the key does have there),
-    /// a `--by` whose every user falls in one catch-all group. Reads the journeys again only
-    /// when the report is empty and a filter or cohort could be the reason.
+    /// What in a request matched no user, said instead of a silent 0: a flow the store holds
+    /// no events of, a window or as-of outside the data, a `--where` or `--cohort` that selects
+    /// nobody in the window (with the values the key does have there), a `--by` whose every
+    /// user falls in one catch-all group. Reads the journeys again only when the report is
+    /// empty and a filter or cohort could be the reason.
     public func warnings(for report: FunnelReport, source: any JourneySource, definitions: [FlowDefinition],
                          now: Timestamp) throws -> [String] {
         let (definition, query) = try resolve(in: source, definitions: definitions, now: now)
         let warnings = ReportRequest.breakdownWarnings(report, query: query, definition: definition)
+            + (try asOfWarnings(query: query, source: source))
         guard report.users.started == 0 else { return warnings }
-        return warnings + (try filterWarnings(definition: definition, query: query, source: source))
+        return warnings + (try emptyWarnings(definition: definition, query: query, source: source))
     }
 
-    /// For an empty user list: the `--where` or `--cohort` that matches nobody, if one does.
+    /// For an empty user list: why (as for an empty report).
     public func warnings(for list: UserList, source: any JourneySource, definitions: [FlowDefinition],
                          now: Timestamp) throws -> [String] {
-        guard list.users.isEmpty else { return [] }
         let (definition, query) = try resolve(in: source, definitions: definitions, now: now)
-        return try filterWarnings(definition: definition, query: query, source: source)
+        let warnings = try asOfWarnings(query: query, source: source)
+        guard list.users.isEmpty else { return warnings }
+        return warnings + (try emptyWarnings(definition: definition, query: query, source: source))
+    }
+
+    /// An `--as-of` after the latest event: every user idle since then counts as abandoned.
+    func asOfWarnings(query: ReportQuery, source: any JourneySource) throws -> [String] {
+        guard let asOf, let latest = try source.log.latestEventTime(notAfter: nil), query.asOf > latest else { return [] }
+        return ["--as-of \(asOf) is after the latest event in the store (\(latest)): users idle since count as abandoned"]
+    }
+
+    /// Why a selection holds nobody: no events of the flow at all, nobody started in the
+    /// window or by as-of, or a cohort or filter that matches none of those who did.
+    func emptyWarnings(definition: FlowDefinition, query: ReportQuery, source: any JourneySource) throws -> [String] {
+        let flows = try source.log.flows()
+        guard flows.contains(definition.id) else {
+            return ["the store holds no events of flow \(definition.id); it holds "
+                    + (flows.isEmpty ? "no events" : "events of: " + flows.joined(separator: ", "))]
+        }
+        if query.cohort != nil || !query.filters.isEmpty {
+            return try filterWarnings(definition: definition, query: query, source: source)
+        }
+        let latest = try source.log.latestEventTime(notAfter: nil)
+        return ["no user started in flow \(definition.id)" + (since != nil || until != nil ? " in the window" : "")
+                + " before as-of \(query.asOf)" + (latest.map { "; the store's latest event is at \($0)" } ?? "")]
     }
 
     /// Each filter and the cohort tried alone on the users who started in the window.

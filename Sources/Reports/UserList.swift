@@ -158,6 +158,7 @@ extension ReportRequest {
             throw RequestError("flow \(definition.id) has no step \"\(step)\"; steps: \(definition.orderedStepIDs.joined(separator: ", "))")
         }
         let query = try self.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: source.log, now: now))
+        try checkValues(definition: definition, query: query, source: source)
         // The journeys as of as-of, in the source's order: `build` sorts the rows by user.
         var journeys: [Journey] = []
         try source.forEachJourney(flow: definition.id, definition: definition, asOf: query.asOf) { journeys.append($0) }

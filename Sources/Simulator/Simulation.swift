@@ -125,7 +125,8 @@ public struct Simulation: Sendable {
         self.options = options
     }
 
-    public func run() -> SimulationResult {
+    /// Simulates every user; `progress` is told how many are done every 1,000 users.
+    public func run(progress: ((Int) -> Void)? = nil) -> SimulationResult {
         var plan = Plan(flow: flow, seed: options.seed)
         var events = SimulatedEvents()
         events.bytes.reserveCapacity(options.users * 40 * 300)
@@ -135,6 +136,7 @@ public struct Simulation: Sendable {
         for u in 0..<options.users {
             users.append(plan.simulate(user: u, number: options.firstUser + u, firstDayMicros: startMicros, days: options.days,
                                        uuids: options.eventIDs == .uuid, into: &events))
+            if (u + 1) % 1_000 == 0 { progress?(u + 1) }
         }
         return SimulationResult(users: users, events: events)
     }

@@ -37,7 +37,7 @@ struct ExplainCommand: ParsableCommand {
             let request = ExplainRequest(selection: selection.request(), step: step, lane: lane)
             try request.validate(definitions: catalog.all)
             try output.check(store: storeOptions, reads: catalog.files)
-            let store = try storeOptions.openExisting()
+            let store = try storeOptions.openExisting(command: "explain")
             try output.check(ledger: store)
             let explanation = try request.run(source: store.journeys, definitions: catalog.all, now: now())
             switch format {

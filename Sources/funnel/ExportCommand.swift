@@ -31,16 +31,24 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors("export") {
-            let selection = EventSelection(flow: flow, user: user,
-                                           since: try since.map { try Inputs.time($0, option: "--since") },
-                                           until: try until.map { try Inputs.time($0, option: "--until") })
+            let window = try Inputs.window(since: since, until: until)
+            let selection = EventSelection(flow: flow, user: user, since: window.since, until: window.until)
             let target = output.map { OutputTarget(path: $0) }
             try target?.check(store: ClickHouseLocation.names(storeOptions.path) ? nil : storeOptions.path, reads: [])
-            let store = try storeOptions.openExisting()
+            let store = try storeOptions.openExisting(command: "export")
             try target?.check(ledger: try store.log.inputs())
             try check(selection, in: store.log)
             let writer = try LineWriter(path: output, gzip: output?.hasSuffix(".gz") ?? false)
-            let count = try store.forEachLine(selection) { try writer.write($0) }
+            let bar = ProgressBar.onTerminal()
+            // The whole log's size is the ledger's; a selection's is known only at its end.
+            let total = bar != nil && selection == EventSelection() ? try store.log.inputs().reduce(0) { $0 + $1.accepted } : nil
+            var written = 0
+            let count = try store.forEachLine(selection) { line in
+                try writer.write(line)
+                written += 1
+                if written % Tuning.progressEvery == 0 { bar?.update(done: written, of: total, "events") }
+            }
+            bar?.clear()
             try writer.finish()
             if let output { print("exported \(count) event\(count == 1 ? "" : "s") to \(output)") }
         }
@@ -56,9 +64,6 @@ struct ExportCommand: ParsableCommand {
         }
         if let user = selection.user, try store.events(user: user, flow: selection.flow).isEmpty {
             throw try CLIError.unknownUser(user, flow: selection.flow, in: store)
-        }
-        if let since = selection.since, let until = selection.until, until <= since {
-            throw CLIError("--until (\(until)) is not after --since (\(since))")
         }
     }
 }

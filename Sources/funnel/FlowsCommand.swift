@@ -81,36 +81,38 @@ struct FlowsCommand: ParsableCommand {
         @Option(help: "The platform, for conditions on platform.") var platform: String?
         @Option(name: .customLong("start-date"), help: "The start day YYYY-MM-DD, for conditions on start_date.") var startDate: String?
 
-        func validate() throws {
-            for v in values where !v.contains("=") { throw ValidationError("--set \(v): expected KEY=VALUE") }
-            for f in flags {
-                let parts = f.split(separator: "=", maxSplits: 1).map(String.init)
-                guard parts.count == 2, ["on", "off", "true", "false"].contains(parts[1]) else {
-                    throw ValidationError("--flag \(f): expected NAME=on or NAME=off")
-                }
-            }
-        }
-
         func run() throws {
-            let flow = try flows.catalog().flow(id)
-            var ctx = ConditionContext(appVersion: appVersion, platform: platform, startDate: startDate)
-            for v in values {
-                let parts = v.split(separator: "=", maxSplits: 1).map(String.init)
-                let key = parts[0], value = parts.count > 1 ? parts[1] : ""
-                if !flow.collectedKeys.contains(key) {
-                    throw ValidationError("--set \(key): flow \(flow.id) collects no value \(key); known: \(flow.collectedKeys.sorted().joined(separator: ", "))")
+            try reportingErrors("flows path") {
+                for v in values where !v.contains("=") { throw CLIError("--set \(v): expected KEY=VALUE") }
+                for f in flags {
+                    let parts = f.split(separator: "=", maxSplits: 1).map(String.init)
+                    guard parts.count == 2, ["on", "off", "true", "false"].contains(parts[1]) else {
+                        throw CLIError("--flag \(f): expected NAME=on or NAME=off")
+                    }
                 }
-                ctx.values[key] = .string(value)
-            }
-            for f in flags {
-                let parts = f.split(separator: "=", maxSplits: 1).map(String.init)
-                if !flow.flags.contains(where: { $0.id == parts[0] }) {
-                    let known = flow.flags.map(\.id)
-                    throw ValidationError("--flag \(parts[0]): flow \(flow.id) has no such flag; known: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+                let flow = try flows.catalog().flow(id)
+                var ctx = ConditionContext(appVersion: appVersion, platform: platform, startDate: startDate)
+                for v in values {
+                    let parts = v.split(separator: "=", maxSplits: 1).map(String.init)
+                    let key = parts[0], value = parts.count > 1 ? parts[1] : ""
+                    if !flow.collectedKeys.contains(key) {
+                        throw CLIError("--set \(key): flow \(flow.id) collects no value \(key); known: \(flow.collectedKeys.sorted().joined(separator: ", "))")
+                    }
+                    if let known = flow.knownValues(of: key), !known.contains(value) {
+                        throw CLIError("--set \(v): flow \(flow.id) has no \(key) value \"\(value)\"; \(key) is one of: \(known.joined(separator: ", "))")
+                    }
+                    ctx.values[key] = .string(value)
                 }
-                ctx.flags[parts[0]] = .bool(parts[1] == "on" || parts[1] == "true")
+                for f in flags {
+                    let parts = f.split(separator: "=", maxSplits: 1).map(String.init)
+                    if !flow.flags.contains(where: { $0.id == parts[0] }) {
+                        let known = flow.flags.map(\.id)
+                        throw CLIError("--flag \(parts[0]): flow \(flow.id) has no such flag; known: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+                    }
+                    ctx.flags[parts[0]] = .bool(parts[1] == "on" || parts[1] == "true")
+                }
+                print(FlowText.path(flow, flow.expectedPath(ctx)), terminator: "")
             }
-            print(FlowText.path(flow, flow.expectedPath(ctx)), terminator: "")
         }
     }
 

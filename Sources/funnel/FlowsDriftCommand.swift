@@ -13,7 +13,8 @@ extension FlowsCommand {
             Examples:
               funnel flows drift --flow glp1
               funnel flows drift --flow glp1 --flows my-flows --format json
-            Exit status: 0 when they agree, 1 with findings (like diff), 2 on errors.
+            Exit status: 0 when they agree, 1 with findings (like diff), 2 on errors and
+            when no user of the flow is in the store to compare (a flow with no events).
             The findings are those of the report's drift section (docs/drift.md).
             """)
         @OptionGroup var storeOptions: StoreOptions
@@ -40,9 +41,18 @@ extension FlowsCommand {
                                             idle: time.idle, asOf: time.asOf)
                 try request.validate(definitions: catalog.all)
                 try output.check(store: storeOptions, reads: catalog.files)
-                let store = try storeOptions.openExisting()
+                let store = try storeOptions.openExisting(command: "flows drift")
                 try output.check(ledger: store)
-                let report = try request.run(source: store.journeys, definitions: catalog.all, now: now())
+                let clock = now()
+                let report = try request.run(source: store.journeys, definitions: catalog.all, now: clock)
+                // With no user there is nothing to compare: not an agreement.
+                let warnings = try request.warnings(for: report, source: store.journeys, definitions: catalog.all, now: clock)
+                if report.users.started == 0 {
+                    throw CLIError("nothing to compare: " + (warnings.last ?? "no user started in the flow"))
+                }
+                for warning in warnings {
+                    FileHandle.standardError.write(Data("funnel flows drift: warning: \(warning)\n".utf8))
+                }
                 let text: String
                 switch format {
                 case .text: text = report.driftListing()

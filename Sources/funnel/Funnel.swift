@@ -3,15 +3,24 @@ import Foundation
 
 @main
 struct Funnel: ParsableCommand {
+    /// The version `funnel --version` prints: this constant and nowhere else.
+    static let version = "0.1.0"
+
     static let configuration = CommandConfiguration(
         commandName: "funnel",
         abstract: "Event-sourced funnels for mobile onboarding flows.",
         discussion: """
             Exit status: 0 success; 1 the answer is no (ingest --strict with a quarantined \
-            line, flows check with an error); 2 a failure (unreadable input, no store, unknown \
-            flow, …); 64 a usage error (unknown option, missing or malformed value). Every \
-            failure prints `funnel COMMAND: reason` on standard error.
+            line, flows check with an error, flows drift with drift); 2 a failure: a value \
+            the command cannot use (a number out of range, a duration without a unit, a time \
+            that is not one, --until not after --since, a flow, cohort, key, value, step or \
+            user that does not exist), an unreadable input, no store; 64 a usage error: the \
+            command line does not parse (an unknown option, a missing argument or value, a \
+            value that is not of the option's kind or not one of its choices). Every failure \
+            prints `funnel COMMAND: reason` on standard error; a selection that matches \
+            nobody, or an input folder with no logs, a warning.
             """,
+        version: version,
         subcommands: [
             IngestCommand.self,
             ReportCommand.self,

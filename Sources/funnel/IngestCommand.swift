@@ -13,7 +13,7 @@ enum IngestRun {
     static func run(_ sources: [InputSource], store: OpenedStore, definitions: [FlowDefinition],
                     strict: Bool, command: String = "ingest") throws -> IngestSummary {
         let options = IngestOptions(strict: strict, flows: definitions)
-        let bar = isatty(2) == 1 ? ProgressBar() : nil
+        let bar = ProgressBar.onTerminal()
         defer { bar?.clear() }
         do {
             let summary = try store.ingest(sources, options: options, progress: bar.map { b in { b.update($0) } })
@@ -27,6 +27,26 @@ enum IngestRun {
             FileHandle.standardError.write(Data("funnel \(command): \(TerminalText.escapeLines("\(error)"))\n".utf8))
             throw ExitCode(2)
         }
+    }
+}
+
+extension IngestRun {
+    /// The inputs of `arguments` (`InputSource.discover`), saying on standard error what a
+    /// directory held besides logs and which directory held none.
+    static func discover(_ arguments: [String], command: String) throws -> [InputSource] {
+        var skipped = InputSource.Skipped()
+        let sources = try InputSource.discover(arguments, skipped: &skipped)
+        let kinds = InputSource.logExtensions.joined(separator: ", ")
+        for folder in skipped.emptyDirectories {
+            FileHandle.standardError.write(Data((Format.wrapLines("funnel \(command): warning: \(folder) holds no logs (\(kinds)); nothing read from it") + "\n").utf8))
+        }
+        if !skipped.files.isEmpty {
+            let shown = skipped.files.prefix(Tuning.skippedFilesShown).joined(separator: ", ")
+            let more = skipped.files.count > Tuning.skippedFilesShown ? " and \(skipped.files.count - Tuning.skippedFilesShown) more" : ""
+            let count = skipped.files.count == 1 ? "1 file" : "\(skipped.files.count) files"
+            FileHandle.standardError.write(Data((Format.wrapLines("funnel \(command): note: left out \(count) not named as logs (\(kinds)): \(shown)\(more); give a file by name to read it") + "\n").utf8))
+        }
+        return sources
     }
 }
 
@@ -59,14 +79,8 @@ struct IngestCommand: ParsableCommand {
     }
 
     func run() throws {
-        let sources: [InputSource]
-        do {
-            sources = try InputSource.discover(inputs)
-        } catch {
-            FileHandle.standardError.write(Data("funnel ingest: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
-        let (store, lock) = try reportingErrors("ingest") { try storeOptions.openForIngest(wait, command: "ingest") }
+        let sources = try reportingErrors("ingest") { try IngestRun.discover(inputs, command: "ingest") }
+        let (store, lock) = try reportingErrors("ingest") { try storeOptions.openForWriting(wait, command: "ingest") }
         let summary = try withExtendedLifetime(lock) {
             try IngestRun.run(sources, store: store, definitions: try flows.catalog().all, strict: strict)
         }
@@ -76,28 +90,5 @@ struct IngestCommand: ParsableCommand {
         }
         let code = summary.exitCode(strict: strict)
         if code != 0 { throw ExitCode(code) }
-    }
-}
-
-/// A one-line progress bar on standard error (only used when it is a terminal).
-final class ProgressBar {
-    private var last = 0.0
-
-    func update(_ p: IngestProgress) {
-        let now = Date().timeIntervalSince1970
-        guard now - last >= 0.1 else { return }
-        last = now
-        let fraction = p.size > 0 ? min(1, Double(p.bytesRead) / Double(p.size)) : 0
-        let width = 24
-        let filled = Int(fraction * Double(width))
-        let name = (p.path as NSString).lastPathComponent
-        let text = String(format: "\r[%@%@] %3d%% %d/%d %@ %d lines", String(repeating: "#", count: filled),
-                          String(repeating: " ", count: width - filled), Int(fraction * 100), p.inputIndex + 1,
-                          p.inputCount, TerminalText.fit(name, width: 24), p.lines)
-        FileHandle.standardError.write(Data((text.padding(toLength: 79, withPad: " ", startingAt: 0)).utf8))
-    }
-
-    func clear() {
-        FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 79) + "\r").utf8))
     }
 }

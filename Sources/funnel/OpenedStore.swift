@@ -52,9 +52,10 @@ enum OpenedStore {
     }
 
     /// Drops the journeys kept for reports and folds them again from the log; how many.
-    func rebuild(definitions: [FlowDefinition]) throws -> Int {
+    /// `progress` (users' runs of a flow folded, of all) is told on SQLite only.
+    func rebuild(definitions: [FlowDefinition], progress: ((Int, Int) -> Void)?) throws -> Int {
         switch self {
-        case .sqlite(let s): return try ProjectionStore.rebuild(store: s, definitions: definitions)
+        case .sqlite(let s): return try ProjectionStore.rebuild(store: s, definitions: definitions, progress: progress)
         case .clickhouse(let s): return try ClickHouseFacts.rebuild(store: s, definitions: definitions)
         }
     }

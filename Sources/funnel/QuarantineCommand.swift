@@ -12,7 +12,7 @@ struct QuarantineCommand: ParsableCommand {
     @Option(help: "Output format: text or json.") var format: OutputFormat = .text
 
     func run() throws {
-        let entries = try reportingErrors("quarantine") { try storeOptions.openExisting().log.quarantine() }
+        let entries = try reportingErrors("quarantine") { try storeOptions.openExisting(command: "quarantine").log.quarantine() }
         switch format {
         case .json:
             print(JSONValue.object(["count": .number(String(entries.count)), "lines": .array(entries.map(\.json))]).jsonText)

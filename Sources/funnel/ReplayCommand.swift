@@ -28,18 +28,24 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         try reportingErrors("replay") {
             let catalog = try flows.catalog()
-            let store = try storeOptions.openExisting().log
-            let events = try store.events(user: user, flow: flow)
+            let atTime = try at.map { try Inputs.time($0, option: "--at") }
+            let idleSeconds = try idle.map { try Inputs.duration($0) } ?? Journey.defaultIdleSeconds
+            let store = try storeOptions.openExisting(command: "replay").log
+            if let flow, !catalog.all.contains(where: { $0.id == flow }), try !store.flows().contains(flow) {
+                let known = Set(catalog.all.map(\.id)).union(try store.flows()).sorted()
+                throw CLIError("unknown flow \"\(flow)\"; known flows: \(known.joined(separator: ", "))")
+            }
+            var events = try store.events(user: user, flow: flow)
             guard !events.isEmpty else { throw try CLIError.unknownUser(user, flow: flow, in: store) }
             let asOf: Timestamp
-            if let at {
-                asOf = try Inputs.time(at, option: "--at")
+            if let atTime {
+                asOf = atTime
             } else if let latest = try ProjectionStore.defaultAsOf(store: store, now: now()) {
                 asOf = latest
             } else {
                 throw CLIError("the store holds no events")
             }
-            let idleSeconds = try idle.map { try Inputs.duration($0) } ?? Journey.defaultIdleSeconds
+            events = try startedBy(asOf, events)
             let copies = try store.duplicates(ofEventIDs: events.map(\.event.id)).mapValues { list in
                 list.map { "\($0.inputPath) line \($0.line) (ingested \($0.arrivedAt))" }
             }
@@ -66,5 +72,22 @@ struct ReplayCommand: ParsableCommand {
                 print(replays.map { $0.text(palette: Palette(enabled: colour)) }.joined(separator: "\n"), terminator: "")
             }
         }
+    }
+
+    /// The events of the flows the user had started by `asOf`: a flow begun later is left
+    /// out with a note, and when every one is, that is the answer (exit 2).
+    private func startedBy(_ asOf: Timestamp, _ events: [RecordedEvent]) throws -> [RecordedEvent] {
+        var first: [String: Timestamp] = [:]
+        for e in events { first[e.event.flow] = min(first[e.event.flow] ?? e.event.time, e.event.time) }
+        let later = first.filter { $0.value > asOf }.sorted { $0.key < $1.key }
+        if later.count == first.count, let earliest = later.map(\.value).min() {
+            throw CLIError("user \(user) had not started yet at \(asOf)" + (flow.map { " in flow \($0)" } ?? "")
+                           + ": the first event is at \(earliest)")
+        }
+        for (f, t) in later {
+            FileHandle.standardError.write(Data("funnel replay: note: user \(user) had not started flow \(f) yet at \(asOf) (first event at \(t))\n".utf8))
+        }
+        let left = Set(later.map(\.key))
+        return left.isEmpty ? events : events.filter { !left.contains($0.event.flow) }
     }
 }

@@ -42,14 +42,14 @@ struct ReportCommand: ParsableCommand {
             let request = selection.request(by: by)
             // Every option is checked before a log is ingested: a typo costs nothing.
             try request.validate(definitions: catalog.all)
-            let sources = try inputs.isEmpty ? [] : InputSource.discover(inputs)
+            let sources = try inputs.isEmpty ? [] : IngestRun.discover(inputs, command: "report")
             try output.check(store: storeOptions, reads: inputs + sources.map(\.path) + catalog.files)
             let store: OpenedStore
             if inputs.isEmpty {
-                store = try storeOptions.openExisting()
+                store = try storeOptions.openExisting(command: "report")
                 try output.check(ledger: store)
             } else {
-                let (opened, lock) = try storeOptions.openForIngest(wait, command: "report")
+                let (opened, lock) = try storeOptions.openForWriting(wait, command: "report")
                 store = opened
                 try output.check(ledger: store)
                 let summary = try withExtendedLifetime(lock) {

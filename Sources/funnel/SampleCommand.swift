@@ -35,30 +35,57 @@ struct SampleCommand: ParsableCommand {
     @Flag(help: "Write into --out even when it already holds logs (files of the same names are replaced).")
     var force = false
 
-    func validate() throws {
-        guard users >= 1 else { throw ValidationError("--users must be at least 1") }
-        guard days >= 1 else { throw ValidationError("--days must be at least 1") }
-        guard firstUser >= 1 else { throw ValidationError("--first-user must be at least 1") }
-        guard (1...9).contains(compressionLevel) else { throw ValidationError("--compression-level must be 1-9") }
-        guard (1...100).contains(filesPerDay) else { throw ValidationError("--files-per-day must be 1-100") }
-        guard !(singleFile && filesPerDay > 1) else { throw ValidationError("--single-file and --files-per-day exclude each other") }
+    /// The values the simulation does not check itself in range (a bad value exits 2, as
+    /// everywhere; `funnel help`).
+    func check() throws {
+        guard users >= 1 else { throw CLIError("--users must be at least 1") }
+        guard (1...9).contains(compressionLevel) else { throw CLIError("--compression-level must be 1-9") }
+        guard (1...100).contains(filesPerDay) else { throw CLIError("--files-per-day must be 1-100") }
+        guard !(singleFile && filesPerDay > 1) else { throw CLIError("--single-file and --files-per-day exclude each other") }
     }
 
     func run() throws {
-        try reportingErrors("sample") { try checkOutFolder() }
-        let definition = try flows.catalog().flow(flow)
-        let options = SimulationOptions(users: users, seed: seed, days: days, startDay: start, firstUser: firstUser, eventIDs: ids)
-        let result = try Simulation(flow: definition, options: options).run()
-        var writer = CollectorWriter(seed: seed)
-        writer.compressionLevel = compressionLevel
-        writer.layout = singleFile ? .single : filesPerDay > 1 ? .split(filesPerDay) : .daily
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let summary = try writer.write(result.events, to: out)
-        let started = result.users.filter(\.started).count
-        let completed = result.users.filter(\.completed).count
-        print("\(definition.id): \(users) users, \(started) started, \(completed) completed")
-        print("\(summary.events) events, \(summary.lines) lines (\(summary.duplicates) re-sent, \(summary.late) late), \(summary.members) gzip members")
-        print("\(summary.files.count) files in \(out)")
+        try reportingErrors("sample") {
+            try check()
+            try checkOutFolder()
+            let definition = try flows.catalog().flow(flow)
+            let options = SimulationOptions(users: users, seed: seed, days: days, startDay: start, firstUser: firstUser, eventIDs: ids)
+            let bar = ProgressBar.onTerminal()
+            let result = try Simulation(flow: definition, options: options).run(progress: bar.map { b in { (done: Int) in b.update(done: done, of: users, "users simulated") } })
+            bar?.update(done: users, of: users, "users simulated; writing the logs")
+            var writer = CollectorWriter(seed: seed)
+            writer.compressionLevel = compressionLevel
+            writer.layout = singleFile ? .single : filesPerDay > 1 ? .split(filesPerDay) : .daily
+            try createFolder(out)
+            let summary = try writer.write(result.events, to: out)
+            bar?.clear()
+            let started = result.users.filter(\.started).count
+            let completed = result.users.filter(\.completed).count
+            print("\(definition.id): \(users) users, \(started) started, \(completed) completed")
+            print("\(summary.events) events, \(summary.lines) lines (\(summary.duplicates) re-sent, \(summary.late) late), \(summary.members) gzip members")
+            print("\(summary.files.count) files in \(out)")
+        }
+    }
+
+    /// The output folder and its parents, made when missing (`mkdir -p`); what is in the way
+    /// said in words.
+    private func createFolder(_ path: String) throws {
+        if mkdir(path, 0o755) == 0 { return }
+        var reason = errno
+        if reason == ENOENT {
+            let parent = (path as NSString).deletingLastPathComponent
+            if !parent.isEmpty, parent != path {
+                try createFolder(parent)
+                if mkdir(path, 0o755) == 0 { return }
+                reason = errno
+            }
+        }
+        if reason == EEXIST {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return }
+            throw CLIError("cannot write the logs to \(path): it is a file, not a folder")
+        }
+        throw CLIError("cannot create the folder \(path): \(String(cString: strerror(reason)))")
     }
 }
 

@@ -3,6 +3,7 @@ import ClickHouseStore
 import EventStore
 import Projections
 import Foundation
+import Reports
 
 /// `--store PATH`, shared by every subcommand that opens the store.
 struct StoreOptions: ParsableArguments {
@@ -17,13 +18,13 @@ struct StoreOptions: ParsableArguments {
         return (try? ClickHouseLocation(path).description) ?? "a ClickHouse store"
     }
 
-    /// Opens the store for an ingest, as its one writer (created when absent, in a folder that
-    /// must exist): waits for another ingest of the same store to end (saying so on a
-    /// terminal), or with `--no-wait` fails at once. The lock is held as long as the returned
-    /// `WriterLock` lives.
+    /// Opens the store for an ingest or a rebuild, as its one writer (an ingest creates it when
+    /// absent, in a folder that must exist; a rebuild needs it): waits for another writer of
+    /// the same store to end (saying so on standard error), or with `--no-wait` fails at once.
+    /// The lock is held as long as the returned `WriterLock` lives.
     /// A ClickHouse store takes no lock here: its ingest checks at commit that no other
     /// ingest committed meanwhile.
-    func openForIngest(_ wait: WaitOption, command: String) throws -> (OpenedStore, WriterLock?) {
+    func openForWriting(_ wait: WaitOption, command: String, create: Bool = true) throws -> (OpenedStore, WriterLock?) {
         if ClickHouseLocation.names(path) { return (try openClickHouse(), nil) }
         // The folder is checked first: the lock file lives in it.
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -31,22 +32,55 @@ struct StoreOptions: ParsableArguments {
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw CLIError("cannot create the store \(path): the folder \(folder) does not exist")
         }
-        let lock = try WriterLock(storePath: path, wait: !wait.noWait) {
-            if isatty(2) == 1 {
-                FileHandle.standardError.write(Data("funnel \(command): another ingest is writing \(path); waiting for it to end\n".utf8))
-            }
+        if !create, !FileManager.default.fileExists(atPath: path) {
+            throw CLIError("no store at \(path) (ingest logs first, or give --store)")
         }
-        return (.sqlite(try openStore()), lock)
+        if EventStore.readAccess(path: path) != .readWrite, FileManager.default.fileExists(atPath: path) {
+            throw CLIError("the store \(path) is read-only for this user: \(command) writes it (the read commands work)")
+        }
+        let lock = try WriterLock(storePath: path, wait: !wait.noWait) {
+            FileHandle.standardError.write(Data("funnel \(command): another ingest or rebuild is writing \(path); waiting for it to end\n".utf8))
+        }
+        return (.sqlite(try openStore(access: .readWrite)), lock)
     }
 
     /// Opens the store for a command that only reads: never creates a SQLite file (a
-    /// ClickHouse store's tables are created when missing, and hold no events then).
-    func openExisting() throws -> OpenedStore {
+    /// ClickHouse store's tables are created when missing, and hold no events then). A file
+    /// this user cannot write is opened read-only (`EventStore.readAccess`) and nothing is
+    /// written to it; said once on standard error, as is an ingest or rebuild writing the
+    /// store now (with the inputs the figures include).
+    func openExisting(command: String) throws -> OpenedStore {
         if ClickHouseLocation.names(path) { return try openClickHouse() }
+        let busy = WriterLock.isHeld(storePath: path)
         guard FileManager.default.fileExists(atPath: path) else {
+            if busy { throw CLIError("an ingest is creating the store \(path) now; run again when it has committed its first input") }
             throw CLIError("no store at \(path) (ingest logs first, or give --store)")
         }
-        return .sqlite(try openStore())
+        var access = EventStore.readAccess(path: path)
+        let store: EventStore
+        do {
+            store = try openStore(access: access)
+        } catch where access == .readOnly {
+            // -wal and -shm left by a writer that is gone need a recovery only a writer can
+            // make: the file alone is read, without what that writer had not checkpointed.
+            access = .immutable
+            store = try openStore(access: access)
+            note(command, "\(path)-wal holds changes of a writer that ended without checkpointing them; they are not read until a user who can write the store opens it")
+        }
+        if access != .readWrite {
+            note(command, "the store \(path) is read-only for this user: it is read as it is and nothing is written to it; the figures are as the store last wrote them")
+        }
+        if busy {
+            let inputs = try store.inputs()
+            let included = inputs.last.map { "the inputs finished so far (\(inputs.count) in the ledger, the last \($0.path) at \($0.finishedAt))" }
+                ?? "no input yet (none is finished)"
+            note(command, "an ingest or rebuild is writing \(path) now: the figures include \(included); run again when it ends for the whole")
+        }
+        return .sqlite(store)
+    }
+
+    private func note(_ command: String, _ text: String) {
+        FileHandle.standardError.write(Data((Format.wrapLines("funnel \(command): note: \(text)") + "\n").utf8))
     }
 
     private func openClickHouse() throws -> OpenedStore {
@@ -58,9 +92,9 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
-    private func openStore() throws -> EventStore {
+    private func openStore(access: EventStore.Access) throws -> EventStore {
         do {
-            return try EventStore(path: path, migrations: ProjectionStore.migrations)
+            return try EventStore(path: path, migrations: ProjectionStore.migrations, access: access)
         } catch {
             throw CLIError("cannot open the store \(path): \(error)")
         }
@@ -69,7 +103,7 @@ struct StoreOptions: ParsableArguments {
 
 /// `--no-wait`, for the commands that ingest.
 struct WaitOption: ParsableArguments {
-    @Flag(name: .long, help: "Fail at once when another ingest is writing the store, instead of waiting for it.")
+    @Flag(name: .long, help: "Fail at once when another ingest or rebuild is writing the store, instead of waiting for it.")
     var noWait = false
 }
 

@@ -36,7 +36,7 @@ struct UsersCommand: ParsableCommand {
             let format = try output.format(self.format, default: Format.text)
             let catalog = try flows.catalog()
             try output.check(store: storeOptions, reads: catalog.files)
-            let store = try storeOptions.openExisting()
+            let store = try storeOptions.openExisting(command: "users")
             try output.check(ledger: store)
             let request = selection.request()
             let clock = now()

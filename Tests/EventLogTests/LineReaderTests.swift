@@ -90,4 +90,24 @@ final class LineReaderTests: XCTestCase {
             XCTAssertEqual((e as? InputError)?.kind, .unreadable)
         }
     }
+
+    /// What a directory held besides logs is named (hidden files are not), and a directory
+    /// with no log at any depth is said to be empty; a file given by name is never skipped.
+    func testDiscoveryNamesWhatItLeavesOut() throws {
+        let dir = tempDir()
+        let fm = FileManager.default
+        for name in ["logs/events.log.gz", "logs/a.ndjson", "logs/notes.txt", "logs/.hidden", "empty/sub/events.json",
+                     "bare/.x.ndjson"] {
+            let url = dir.appendingPathComponent(name)
+            try fm.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data().write(to: url)
+        }
+        try fm.createDirectory(at: dir.appendingPathComponent("none"), withIntermediateDirectories: true)
+        var skipped = InputSource.Skipped()
+        let paths = ["logs", "empty", "bare", "none", "logs/notes.txt"].map { dir.appendingPathComponent($0).path }
+        let found = try InputSource.discover(paths, skipped: &skipped)
+        XCTAssertEqual(found.map(\.path), [dir.appendingPathComponent("logs/a.ndjson").path, paths[4]])
+        XCTAssertEqual(skipped.files, ["logs/events.log.gz", "logs/notes.txt", "empty/sub/events.json"].map { dir.appendingPathComponent($0).path })
+        XCTAssertEqual(skipped.emptyDirectories, [paths[1], paths[2], paths[3]])
+    }
 }

@@ -9,10 +9,39 @@ final class WriterLockTests: XCTestCase {
         var first: WriterLock? = try WriterLock(storePath: store, wait: false)
         XCTAssertEqual(first?.path, store + ".lock")
         XCTAssertThrowsError(try WriterLock(storePath: store, wait: false)) { error in
-            XCTAssertTrue("\(error)".contains("another ingest is writing \(store)"), "\(error)")
+            XCTAssertTrue("\(error)".contains("another ingest or rebuild is writing \(store)"), "\(error)")
         }
         first = nil
         XCTAssertNoThrow(try WriterLock(storePath: store, wait: false))
+    }
+
+    /// A reader sees whether a writer holds the lock, without creating the lock file, and its
+    /// look does not make a writer that tries at that moment fail.
+    func testIsHeldSaysWhetherAWriterHoldsTheLock() throws {
+        let store = tempDir().appendingPathComponent("s.sqlite").path
+        XCTAssertFalse(WriterLock.isHeld(storePath: store))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store + ".lock"), "a look creates nothing")
+        var writer: WriterLock? = try WriterLock(storePath: store, wait: false)
+        XCTAssertTrue(WriterLock.isHeld(storePath: store))
+        writer = nil
+        XCTAssertNil(writer)
+        XCTAssertFalse(WriterLock.isHeld(storePath: store))
+        // Looks over and over on another thread while a writer takes and drops the lock 200
+        // times without waiting: every take succeeds.
+        let done = DispatchSemaphore(value: 0)
+        final class Flag: @unchecked Sendable { var stop = false }
+        let flag = Flag()
+        DispatchQueue.global().async {
+            while !flag.stop { _ = WriterLock.isHeld(storePath: store) }
+            done.signal()
+        }
+        var failures = 0
+        for _ in 0..<200 {
+            do { _ = try WriterLock(storePath: store, wait: false) } catch { failures += 1 }
+        }
+        flag.stop = true
+        done.wait()
+        XCTAssertEqual(failures, 0)
     }
 
     /// A waiting writer says so once, then has the lock when the holder lets go.

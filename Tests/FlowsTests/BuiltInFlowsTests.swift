@@ -21,6 +21,15 @@ final class BuiltInFlowsTests: XCTestCase {
         }
     }
 
+    /// A key's values are known when every step collecting it lists them.
+    func testKnownValuesOfACollectedKey() throws {
+        let glp1 = try XCTUnwrap(Flows.builtIn.first { $0.id == "glp1" })
+        XCTAssertEqual(glp1.knownValues(of: "weightGoal"), ["gain", "lose", "maintain"])
+        XCTAssertEqual(glp1.knownValues(of: "journeyStatus"), ["about_to_start", "already_on_glp1"])
+        XCTAssertNil(glp1.knownValues(of: "goalWeightKg"), "a number: any value")
+        XCTAssertNil(glp1.knownValues(of: "noSuchKey"))
+    }
+
     func testGeneratedSourceIsNotStale() throws {
         let dir = Self.root.appendingPathComponent("schemas/flows")
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".json") }.sorted()

@@ -23,6 +23,15 @@ final class ConditionTests: XCTestCase {
         XCTAssertEqual(try evaluate(#"weightGoal == "lose""#, ctx), true)
     }
 
+    /// The values a condition compares keys with, wherever they sit in it; order comparisons
+    /// and bare keys name none.
+    func testComparedValues() throws {
+        let c = try Condition(parsing: "not (weightGoal == maintian) and (gender in [male, femal] or age > 3) and flag:x")
+        XCTAssertEqual(c.comparedValues.map { "\($0.key)=\($0.value)" }, ["weightGoal=maintian", "gender=male", "gender=femal"])
+        XCTAssertEqual(try Condition(parsing: "weightGoal != lose").comparedValues.map(\.value), ["lose"])
+        XCTAssertEqual(try Condition(parsing: "app_version >= 3.2").comparedValues.count, 0)
+    }
+
     func testVersionsCompareByPartNotAsText() throws {
         let ctx = ConditionContext(appVersion: "3.10.0")
         XCTAssertEqual(try evaluate("app_version >= 3.9.1", ctx), true)

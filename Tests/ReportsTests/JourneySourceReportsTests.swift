@@ -20,7 +20,10 @@ final class JourneySourceReportsTests: XCTestCase {
     static let now = Timestamp(micros: Int64.max / 2)
 
     /// Every seed flow's sample data in one store, as `scripts/gen-reports` leaves it.
-    static let store: Result<EventStore, any Error> = Result {
+    static let store: Result<EventStore, any Error> = Result { try sampleStore(flows) }
+
+    /// These flows' sample data in a new store, ingested with the projection as the CLI does.
+    static func sampleStore(_ flows: [String]) throws -> EventStore {
         let path = Scratch.directory("funnel-sources").appendingPathComponent("store.sqlite").path
         let store = try EventStore(path: path, migrations: ProjectionStore.migrations)
         let ingestor = Ingestor(store: store, options: IngestOptions(flows: Flows.builtIn),
@@ -115,9 +118,14 @@ final class JourneySourceReportsTests: XCTestCase {
         XCTAssertTrue(gain["html"]?.contains(#"<article class="explained" data-step="healthKitBenefits" data-lane="glp1">"#) == true)
         XCTAssertTrue(gain["html"]?.contains(#"<article class="explained" data-step="healthKitBenefits" data-lane="explorers">"#) == true)
         // A filter that matches nobody: the warning names the values there are, from every source alike.
-        let nobody = try assertSameOutputs(ReportRequest(flow: "glp1", filters: ["weightGoal=none"], by: "flag:trackingStyleQuestion"),
+        let nobody = try assertSameOutputs(ReportRequest(flow: "glp1", filters: ["weeklyPaceKg=99"], by: "flag:trackingStyleQuestion"),
                                            "glp1 nobody")
-        XCTAssertTrue(nobody["warnings"]?.contains("--where weightGoal=none matches none of the 393 users") == true,
+        XCTAssertTrue(nobody["warnings"]?.contains("--where weeklyPaceKg=99 matches none of the 393 users") == true,
                       nobody["warnings"] ?? "")
+        // A value neither the definition nor the logs know: the same error from every source.
+        for (name, source) in try Self.sources.get() {
+            XCTAssertThrowsError(try ReportRequest(flow: "glp1", filters: ["weightGoal=none"]).run(source: source, definitions: Flows.builtIn, now: Self.now),
+                                 name) { XCTAssertTrue("\($0)".hasPrefix("--where \"weightGoal=none\": flow glp1 has no weightGoal value \"none\""), "\(name): \($0)") }
+        }
     }
 }

@@ -83,3 +83,9 @@ func jsonObject(_ text: String) throws -> [String: Any] {
     guard let o = v as? [String: Any] else { throw NSError(domain: "test", code: 1, userInfo: [NSLocalizedDescriptionKey: "not an object: \(text)"]) }
     return o
 }
+
+/// Messages as written before `Format.wrapLines` cut them at 80 columns (a cut line goes on
+/// indented by four spaces).
+func unwrapped(_ text: String) -> String {
+    text.replacingOccurrences(of: "\n    ", with: " ")
+}

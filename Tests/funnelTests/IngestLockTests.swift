@@ -57,7 +57,7 @@ final class IngestLockTests: XCTestCase {
         let glp1 = sampleData.appendingPathComponent("glp1").path
         let refused = try runFunnel(["ingest", "--store", store, "--no-wait", glp1])
         XCTAssertEqual(refused.status, 2)
-        XCTAssertTrue(refused.stderr.contains("funnel ingest:") && refused.stderr.contains("another ingest is writing \(store)"),
+        XCTAssertTrue(refused.stderr.contains("funnel ingest:") && refused.stderr.contains("another ingest or rebuild is writing \(store)"),
                       refused.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: store), "nothing opened while refused")
         // Without --no-wait it waits for the holder, then ingests.

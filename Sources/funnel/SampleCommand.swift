@@ -47,8 +47,8 @@ struct SampleCommand: ParsableCommand {
     func run() throws {
         try reportingErrors("sample") {
             try check()
-            try checkOutFolder()
             let definition = try flows.catalog().flow(flow)
+            try checkOutFolder()
             let options = SimulationOptions(users: users, seed: seed, days: days, startDay: start, firstUser: firstUser, eventIDs: ids)
             let bar = ProgressBar.onTerminal()
             let result = try Simulation(flow: definition, options: options).run(progress: bar.map { b in { (done: Int) in b.update(done: done, of: users, "users simulated") } })

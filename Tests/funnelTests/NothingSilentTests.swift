@@ -28,8 +28,8 @@ final class NothingSilentTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(try jsonObject(r.stdout)["files"] as? Int, 0)
         XCTAssertEqual(unwrapped(r.stderr), """
-            funnel ingest: warning: \(empty.path) holds no logs (.ndjson, .jsonl, .ndjson.gz, .jsonl.gz); nothing read from it
-            funnel ingest: note: left out 1 file not named as logs (.ndjson, .jsonl, .ndjson.gz, .jsonl.gz): \(empty.path)/events.log.gz; give a file by name to read it
+            funnel ingest: warning: \(empty.path) holds no logs (.ndjson, .jsonl, .ndjson.gz, .jsonl.gz, .ndjson.zst, .jsonl.zst); nothing read from it
+            funnel ingest: note: left out 1 file not named as logs (.ndjson, .jsonl, .ndjson.gz, .jsonl.gz, .ndjson.zst, .jsonl.zst): \(empty.path)/events.log.gz; give a file by name to read it
 
             """, r.stderr)
         // Beside real logs, the stray file is still named, and the logs are read.
@@ -172,7 +172,7 @@ final class NothingSilentTests: XCTestCase {
         try Data("x".utf8).write(to: file)
         let r = try runFunnel(["sample", "--flow", "glp1", "--users", "3", "--out", file.path])
         XCTAssertEqual(r.status, 2)
-        XCTAssertEqual(r.stderr, "funnel sample: cannot write the logs to \(file.path): it is a file, not a folder\n")
+        XCTAssertEqual(r.stderr, "funnel sample: --out \(file.path) is a file, not a folder: nothing was written\n")
         let under = try runFunnel(["sample", "--flow", "glp1", "--users", "3", "--out", file.appendingPathComponent("logs").path])
         XCTAssertEqual(under.status, 2)
         XCTAssertEqual(under.stderr, "funnel sample: cannot create the folder \(file.path)/logs: Not a directory\n")

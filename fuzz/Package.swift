@@ -9,7 +9,8 @@ import PackageDescription
 
 /// Coverage for libFuzzer and the address sanitizer, on every module of funnel's own.
 let instrumented: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
-/// A harness: no `main` of its own (libFuzzer's is linked), instrumented like the libraries.
+/// A harness: instrumented like the libraries; its `@main` hands the process to libFuzzer's
+/// driver (`runFuzzer`), as the package manager gives every executable an entry point of its own.
 let harness: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address", "-parse-as-library"])]
 let harnessLink: [LinkerSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
 

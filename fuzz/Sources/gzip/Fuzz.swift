@@ -26,7 +26,7 @@ public func fuzzGzip(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
-
+/// libFuzzer runs the harness above.
 @main
 enum GzipFuzzer {
     static func main() { runFuzzer(fuzzGzip) }

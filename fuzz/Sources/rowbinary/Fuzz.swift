@@ -41,6 +41,6 @@ public func fuzzRowBinary(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 }
 
 @main
-enum RowbinaryFuzzer {
+enum RowBinaryFuzzer {
     static func main() { runFuzzer(fuzzRowBinary) }
 }

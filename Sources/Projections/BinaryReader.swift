@@ -43,6 +43,14 @@ struct BinaryReader {
         return Int(n)
     }
 
+    /// A tally (events, views): a `uint` that must fit `Int`, as the writer's did.
+    mutating func tally() throws -> Int {
+        let start = offset
+        let n = try uint()
+        guard let v = Int(exactly: n) else { throw JourneyDecodingError(offset: start, reason: "tally \(n) beyond Int") }
+        return v
+    }
+
     mutating func int() throws -> Int64 {
         Varint.unzigzag(try uint())
     }

@@ -188,7 +188,7 @@ extension Journey {
         for _ in 0..<visitCount {
             let step = try r.name()
             let first = try r.timestamp(from: base)
-            let views = Int(try r.uint())
+            let views = try r.tally()
             visits.append(StepVisit(step: step, firstViewedAt: first, views: views, secondsOnStep: try r.seconds()))
         }
         let pathCount = try r.count()
@@ -240,7 +240,7 @@ extension Journey {
         for _ in 0..<visitCount {
             let step = try r.string()
             let first = try r.timestamp()
-            let views = Int(try r.uint())
+            let views = try r.tally()
             let seconds: Double? = try r.byte() == 1 ? try r.double() : nil
             visits.append(StepVisit(step: step, firstViewedAt: first, views: views, secondsOnStep: seconds))
         }
@@ -258,10 +258,10 @@ extension Journey {
 
     /// The counts and deviations that end both versions.
     private static func tail(_ r: inout BinaryReader) throws -> (Int, Int, Int, Int, [String]) {
-        let events = Int(try r.uint())
-        let unplanned = Int(try r.uint())
-        let backNavigations = Int(try r.uint())
-        let signInFailures = Int(try r.uint())
+        let events = try r.tally()
+        let unplanned = try r.tally()
+        let backNavigations = try r.tally()
+        let signInFailures = try r.tally()
         let deviationCount = try r.count()
         var deviations: [String] = []
         deviations.reserveCapacity(deviationCount)

@@ -171,6 +171,38 @@ final class JourneyBinaryTests: XCTestCase {
         XCTAssertLessThan(v2.count, v1.count * 75 / 100, "v1 \(v1.count) bytes, v2 \(v2.count)")
     }
 
+    /// A tally (events, views) past `Int.max`, in bytes the writer never makes, throws
+    /// instead of trapping (found by the journey fuzz target: fuzz/regressions/journey/).
+    func testATallyBeyondIntThrows() throws {
+        let intMax: [UInt8] = Array(repeating: 0xFF, count: 8) + [0x7F]
+        let uint64Max: [UInt8] = Array(repeating: 0xFF, count: 9) + [0x01]
+        var manyEvents = Self.sample
+        manyEvents.events = Int.max
+        var manyViews = Self.sample
+        manyViews.visits[1].views = Int.max
+        for journey in [manyEvents, manyViews] {
+            for names in [JourneyNames.none, Self.names] {
+                let bytes = journey.binary(names: names)
+                XCTAssertEqual(try Journey(binary: bytes, names: names), journey)
+                let at = try XCTUnwrap(Self.range(of: intMax, in: bytes))
+                XCTAssertNil(Self.range(of: intMax, in: Array(bytes[at.upperBound...])), "the tally's bytes once")
+                let bad = Array(bytes[..<at.lowerBound]) + uint64Max + Array(bytes[at.upperBound...])
+                XCTAssertThrowsError(try Journey(binary: bad, names: names)) { error in
+                    XCTAssertEqual("\(error)".contains("tally 18446744073709551615 beyond Int"), true, "\(error)")
+                }
+                XCTAssertThrowsError(try bad.withUnsafeBytes { try Journey.decode(binary: $0, names: names) })
+            }
+        }
+    }
+
+    static func range(of needle: [UInt8], in bytes: [UInt8]) -> Range<Int>? {
+        guard bytes.count >= needle.count else { return nil }
+        for i in 0...(bytes.count - needle.count) where bytes[i..<(i + needle.count)].elementsEqual(needle) {
+            return i..<(i + needle.count)
+        }
+        return nil
+    }
+
     func testVersion2NeedsTheNamesItWasWrittenWith() {
         let bytes = Self.sample.binary(names: Self.names)
         XCTAssertThrowsError(try Journey(binary: bytes, names: .none)) { error in

@@ -1,0 +1,66 @@
+// swift-tools-version: 6.0
+import Foundation
+import PackageDescription
+
+// libFuzzer harnesses for funnel's readers and decoders (docs/fuzzing.md; `scripts/fuzz` builds
+// and runs them). The library modules are compiled here from the main package's own sources
+// (`Library` links to ../Sources) so that they, and not only the harnesses, carry the fuzzer's
+// coverage and the address sanitizer; the packages they depend on are built plain.
+
+/// Coverage for libFuzzer and the address sanitizer, on every module of funnel's own.
+let instrumented: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
+/// A harness: instrumented like the libraries; its `@main` hands the process to libFuzzer's
+/// driver (`runFuzzer`), as the package manager gives every executable an entry point of its own.
+let harness: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address", "-parse-as-library"])]
+let harnessLink: [LinkerSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
+
+/// Of ClickHouseStore, the RowBinary reader and what it names: the rest of the module needs
+/// SwiftNIO and the HTTP client, which the reader does not (the rest is excluded by name, so
+/// that the package manager does not warn about it).
+let rowBinaryFiles = ["RowBinaryReader.swift", "ClickHouseError.swift", "ClickHouseLocation.swift"]
+let otherClickHouseFiles = ((try? FileManager.default.contentsOfDirectory(
+    atPath: Context.packageDirectory + "/Library/ClickHouseStore")) ?? []).filter { !rowBinaryFiles.contains($0) }
+
+func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(name: name, dependencies: dependencies + ["FuzzSupport"], path: "Sources/\(name)",
+                      swiftSettings: harness, linkerSettings: harnessLink)
+}
+
+let package = Package(
+    name: "funnel-fuzz",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CZlib", path: "Library/CZlib", pkgConfig: "zlib"),
+        .systemLibrary(name: "CDeflate", path: "Library/CDeflate", pkgConfig: "libdeflate"),
+        .target(name: "FunnelModel", path: "Library/FunnelModel", swiftSettings: instrumented),
+        .target(name: "EventLog", dependencies: ["FunnelModel", "CZlib", "CDeflate"], path: "Library/EventLog",
+                swiftSettings: instrumented),
+        .target(name: "Flows", dependencies: ["FunnelModel"], path: "Library/Flows", swiftSettings: instrumented),
+        .target(name: "EventStore", dependencies: [
+            "FunnelModel", "EventLog",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Library/EventStore", swiftSettings: instrumented),
+        .target(name: "Projections", dependencies: [
+            "FunnelModel", "EventLog", "EventStore", .product(name: "GRDB", package: "GRDB.swift"),
+        ], path: "Library/Projections", swiftSettings: instrumented),
+        .target(name: "ClickHouseStore", dependencies: ["FunnelModel"], path: "Library/ClickHouseStore",
+                exclude: otherClickHouseFiles, sources: rowBinaryFiles, swiftSettings: instrumented),
+        // What several harnesses share: the input as a file, a failure that libFuzzer reports.
+        .target(name: "FuzzSupport", dependencies: ["EventLog"], swiftSettings: instrumented),
+        fuzzTarget("gzip", ["EventLog"]),
+        fuzzTarget("lines", ["EventLog"]),
+        fuzzTarget("decoder", ["EventLog", "FunnelModel"]),
+        fuzzTarget("decoder-diff", ["EventLog", "FunnelModel"]),
+        fuzzTarget("flows", ["Flows", "FunnelModel"]),
+        fuzzTarget("rowbinary", ["ClickHouseStore"]),
+        fuzzTarget("journey", ["Projections", "Flows", "EventLog", "FunnelModel"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -37,8 +37,9 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CZlib", path: "Library/CZlib", pkgConfig: "zlib"),
         .systemLibrary(name: "CDeflate", path: "Library/CDeflate", pkgConfig: "libdeflate"),
+        .systemLibrary(name: "CZstd", path: "Library/CZstd", pkgConfig: "libzstd"),
         .target(name: "FunnelModel", path: "Library/FunnelModel", swiftSettings: instrumented),
-        .target(name: "EventLog", dependencies: ["FunnelModel", "CZlib", "CDeflate"], path: "Library/EventLog",
+        .target(name: "EventLog", dependencies: ["FunnelModel", "CZlib", "CDeflate", "CZstd"], path: "Library/EventLog",
                 swiftSettings: instrumented),
         .target(name: "Flows", dependencies: ["FunnelModel"], path: "Library/Flows", swiftSettings: instrumented),
         .target(name: "EventStore", dependencies: [

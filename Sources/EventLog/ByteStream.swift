@@ -42,9 +42,10 @@ public final class ByteStream {
     private var stagedEnd = 0
     /// False once a member did not fit or failed: the rest are streamed.
     private var wholeMembers = true
-    /// The streaming decoder and the one that checks each streamed member first.
+    /// The streaming decoder, made once the input is known to be compressed, and the one that
+    /// checks each streamed member first, made when a member is first streamed.
     private var decoder: (any MemberDecoder)?
-    private var checker: MemberCheck?
+    private lazy var checker = MemberCheck(decoder: format.makeDecoder())
     /// Bytes read from the file so far (compressed size when compressed).
     public private(set) var bytesRead: Int64 = 0
     /// What the input holds, known after the first read.
@@ -155,9 +156,7 @@ public final class ByteStream {
     }
 
     /// Checks the member starting here before any of its bytes are streamed (see the type).
-    private func checkMember(with decoder: any MemberDecoder) throws {
-        if checker == nil { checker = MemberCheck(decoder: format == .zstd ? ZstdMemberDecoder() : ZlibMemberDecoder()) }
-        guard let checker else { return }
+    private func checkMember() throws {
         switch checker.check(fd: fd, at: position) {
         case .good, .unseekable: return
         case .failed(let offset, let reason):
@@ -225,8 +224,9 @@ public final class ByteStream {
             format = input.withUnsafeBufferPointer { InputFormat.sniff(UnsafeBufferPointer(rebasing: $0[inputStart..<inputEnd])) }
             if case .refused(let name) = format { finished = true; throw InputError.unsupported(path: path, format: name) }
             if format == .zstd { wholeMembers = false }
+            if format != .text { decoder = format.makeDecoder() }
         }
-        if format == .text { return try copyText(into: buffer) }
+        guard let decoder else { return try copyText(into: buffer) }
         while true {
             if stagedStart < stagedEnd, let staged {
                 let n = min(buffer.count, stagedEnd - stagedStart)
@@ -234,12 +234,10 @@ public final class ByteStream {
                 stagedStart += n
                 return n
             }
-            let decoder = self.decoder ?? (format == .zstd ? ZstdMemberDecoder() : ZlibMemberDecoder())
-            self.decoder = decoder
             if !memberOpen {
                 guard try nextMemberFollows() else { finished = true; return 0 }
                 if wholeMembers, !hasHeaderCRC, try decompressWholeMember() { continue }
-                try checkMember(with: decoder)
+                try checkMember()
                 guard decoder.reset() else { throw fault(.corrupt, at: position, "cannot start decompressing") }
                 memberOpen = true
             }

@@ -53,6 +53,11 @@ public enum InputFormat: Sendable, Hashable {
         return format
     }
 
+    /// A decoder of this format's members (zlib's for gzip).
+    func makeDecoder() -> any MemberDecoder {
+        self == .zstd ? ZstdMemberDecoder() : ZlibMemberDecoder()
+    }
+
     /// The name a member or frame of this format goes by in messages.
     var memberName: String {
         switch self {

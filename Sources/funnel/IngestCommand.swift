@@ -14,7 +14,6 @@ enum IngestRun {
                     strict: Bool, command: String = "ingest") throws -> IngestSummary {
         let options = IngestOptions(strict: strict, flows: definitions)
         let bar = ProgressBar.onTerminal()
-        defer { bar?.clear() }
         do {
             let summary = try store.ingest(sources, options: options, progress: bar.map { b in { b.update($0) } })
             bar?.clear()

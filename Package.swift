@@ -27,52 +27,66 @@ let package = Package(
                        providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CZstd", path: "Sources/CZstd", pkgConfig: "libzstd",
                        providers: [.apt(["libzstd-dev"])]),
+        // glibc's allocator knobs (Linux) and SQLite's variadic sqlite3_config, which Swift cannot call.
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "FunnelModel"),
         .target(name: "EventLog", dependencies: ["FunnelModel", "CZlib", "CDeflate", "CZstd"], swiftSettings: hotPath),
         .target(name: "Flows", dependencies: ["FunnelModel"]),
         .target(name: "Simulator", dependencies: ["FunnelModel", "EventLog"]),
-        .target(name: "EventStore", dependencies: [
-            "FunnelModel", "EventLog",
-            .product(name: "GRDB", package: "GRDB.swift"),
+        // Threads and queues: the one toolkit of worker threads and hand-offs.
+        .target(name: "Workers"),
+        // The parse pipeline: an input's lines decoded, keyed and batched on a thread of its own.
+        .target(name: "LineParsing", dependencies: ["FunnelModel", "EventLog", "Workers"], swiftSettings: hotPath),
+        // What every store shares: the read protocol, records, options, summary, errors, the ledger's content hash.
+        .target(name: "StoreCore", dependencies: [
+            "FunnelModel", "EventLog", "LineParsing",
             .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        // The embedded store: the log in SQLite (GRDB).
+        .target(name: "EventStore", dependencies: [
+            "FunnelModel", "EventLog", "LineParsing", "StoreCore", "CMalloc", "CSQLite",
+            .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: hotPath),
         // A second backend for the log: ClickHouse, one server or a cluster, over HTTP.
         .target(name: "ClickHouseStore", dependencies: [
-            "FunnelModel", "EventLog", "EventStore",
+            "FunnelModel", "EventLog", "LineParsing", "StoreCore",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
         ]),
         .target(name: "Projections", dependencies: [
-            "FunnelModel", "EventLog", "EventStore",
+            "FunnelModel", "EventLog", "Workers", "LineParsing", "StoreCore", "EventStore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], swiftSettings: hotPath),
         // The journeys' report facts kept beside a ClickHouse log, on each shard.
-        .target(name: "ClickHouseProjections", dependencies: ["FunnelModel", "EventStore", "Projections", "ClickHouseStore"]),
-        .target(name: "Reports", dependencies: ["FunnelModel", "Projections", "EventStore"]),
+        .target(name: "ClickHouseProjections", dependencies: ["FunnelModel", "Workers", "LineParsing", "StoreCore", "EventStore", "Projections", "ClickHouseStore"]),
+        .target(name: "Reports", dependencies: ["FunnelModel", "Workers", "StoreCore", "Projections", "EventStore"]),
         .executableTarget(name: "funnel", dependencies: [
-            "FunnelModel", "EventLog", "Flows", "Simulator", "EventStore", "Projections", "Reports",
+            "FunnelModel", "EventLog", "Flows", "Simulator", "StoreCore", "EventStore", "Projections", "Reports",
             "ClickHouseStore", "ClickHouseProjections",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Each stage of a cold ingest alone, for the per-stage table (scripts/stages): a
         // measuring tool, not part of funnel.
-        .executableTarget(name: "funnel-stages", dependencies: ["FunnelModel", "EventLog", "Flows", "EventStore", "Projections"]),
+        .executableTarget(name: "funnel-stages", dependencies: ["FunnelModel", "EventLog", "Flows", "LineParsing", "StoreCore", "EventStore", "Projections"]),
         // Scratch folders the test targets share (removed when the test process exits).
-        .target(name: "TestSupport", dependencies: ["FunnelModel", "EventStore", "ClickHouseStore", "Simulator"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["FunnelModel", "StoreCore", "EventStore", "ClickHouseStore", "Simulator"], path: "Tests/TestSupport"),
         .testTarget(name: "FunnelModelTests", dependencies: ["FunnelModel"]),
+        .testTarget(name: "WorkersTests", dependencies: ["Workers"]),
         .testTarget(name: "EventLogTests", dependencies: ["TestSupport", "EventLog", "FunnelModel", "CZlib", "CZstd"]),
         .testTarget(name: "FlowsTests", dependencies: ["TestSupport", "Flows", "FunnelModel"]),
         .testTarget(name: "SimulatorTests", dependencies: ["TestSupport", "Simulator", "EventLog", "Flows", "FunnelModel"]),
-        .testTarget(name: "EventStoreTests", dependencies: ["TestSupport", "EventStore", "EventLog", "FunnelModel",
+        .testTarget(name: "LineParsingTests", dependencies: ["LineParsing", "EventLog", "FunnelModel"]),
+        .testTarget(name: "EventStoreTests", dependencies: ["TestSupport", "EventStore", "StoreCore", "LineParsing", "EventLog", "FunnelModel",
                                                        .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ClickHouseStoreTests", dependencies: ["TestSupport", "ClickHouseStore", "EventStore", "EventLog", "Flows", "FunnelModel"]),
-        .testTarget(name: "ClickHouseProjectionsTests", dependencies: ["TestSupport", "ClickHouseProjections", "ClickHouseStore", "Projections", "EventStore", "EventLog", "Flows", "FunnelModel"]),
-        .testTarget(name: "ProjectionsTests", dependencies: ["TestSupport", "Projections", "Simulator", "Flows", "EventStore", "EventLog", "FunnelModel",
+        .testTarget(name: "ClickHouseStoreTests", dependencies: ["TestSupport", "ClickHouseStore", "StoreCore", "EventStore", "EventLog", "Flows", "FunnelModel"]),
+        .testTarget(name: "ClickHouseProjectionsTests", dependencies: ["TestSupport", "ClickHouseProjections", "ClickHouseStore", "Projections", "StoreCore", "EventStore", "EventLog", "Flows", "FunnelModel"]),
+        .testTarget(name: "ProjectionsTests", dependencies: ["TestSupport", "Projections", "Simulator", "Flows", "LineParsing", "StoreCore", "EventStore", "EventLog", "FunnelModel",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ReportsTests", dependencies: ["TestSupport", "Reports", "Projections", "EventStore", "EventLog", "Flows",
+        .testTarget(name: "ReportsTests", dependencies: ["TestSupport", "Reports", "Projections", "StoreCore", "EventStore", "EventLog", "Flows",
                                                      "FunnelModel", "CZlib"]),
         // `funnel`: the tests run the built binary.
         .testTarget(name: "funnelTests", dependencies: ["TestSupport", "funnel", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -3,6 +3,8 @@ import FunnelModel
 import EventStore
 import Projections
 import ClickHouseStore
+import StoreCore
+import LineParsing
 
 /// Keeps the journeys' facts current during a ClickHouse ingest, as the SQLite store's
 /// projection does, so that the next report only reads. Each committed input's events are

@@ -1,4 +1,5 @@
-import EventStore
+import StoreCore
+import LineParsing
 
 /// Keeps something derived from the log current during a ClickHouse ingest (the journeys'
 /// report facts): each input's parsed events go to a sink of the observer's, and once the

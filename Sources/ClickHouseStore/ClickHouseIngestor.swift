@@ -1,7 +1,8 @@
 import Foundation
 import FunnelModel
 import EventLog
-import EventStore
+import StoreCore
+import LineParsing
 
 /// Reads inputs into a `ClickHouseStore` with the SQLite `Ingestor`'s contract and summary:
 /// the same inputs in the same order give the same counts, seqs, input ids, duplicates,
@@ -35,9 +36,9 @@ public final class ClickHouseIngestor {
         for (index, input) in inputs.enumerated() {
             var spooled: String?
             defer { if let spooled { unlink(spooled) } }
-            let content: Ingestor.ContentHash
+            let content: InputContent.Hash
             do {
-                let read = try Ingestor.content(of: input)
+                let read = try InputContent.of(input)
                 content = read.0
                 spooled = read.spooled
             } catch let e as InputError {
@@ -63,8 +64,8 @@ public final class ClickHouseIngestor {
     }
 
     /// Writes one input under a new attempt, then commits it.
-    private func ingestOne(path: String, label: String, content: Ingestor.ContentHash, ledger: ClickHouseLedger,
-                           progress: (LineBatch, Int) -> Void) throws -> Ingestor.InputResult {
+    private func ingestOne(path: String, label: String, content: InputContent.Hash, ledger: ClickHouseLedger,
+                           progress: (LineBatch, Int) -> Void) throws -> InputResult {
         let startedAt = options.now().micros
         let flowSteps = Dictionary(options.flows.map { ($0.id, Set($0.steps.map(\.id))) }, uniquingKeysWith: { a, _ in a })
         var attempt = UInt64.random(in: 1...UInt64.max)

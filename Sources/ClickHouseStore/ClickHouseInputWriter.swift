@@ -1,7 +1,8 @@
 import Foundation
 import FunnelModel
 import EventLog
-import EventStore
+import StoreCore
+import LineParsing
 
 /// Writes one input's parsed lines under its attempt, as the SQLite `InputWriter` decides
 /// them: each line quarantined, a duplicate or conflict of a stored event (first arrival
@@ -21,10 +22,10 @@ struct ClickHouseInputWriter {
     let chunkRows: Int
     /// The seq of the next accepted event.
     private var nextSeq: UInt64
-    private(set) var result = Ingestor.InputResult()
+    private(set) var result = InputResult()
     /// The accepted lines with their seqs.
     private(set) var accepted = AcceptedLines()
-    private var keys: [Ingestor.KeyInfo] = []
+    private var keys: [IngestKey] = []
     private var users: [String] = []
     /// Each user's shard (`ClickHouseStore.shards`), for the users located so far.
     private var shardOf: [Int] = []
@@ -89,7 +90,7 @@ struct ClickHouseInputWriter {
                     throw ClickHouseError(server: nil, doing: "reading \(label) line \(line.number)",
                                           reason: "the parser's key \(key) or user \(user) is out of order")
                 }
-                if key == keys.count { keys.append(Ingestor.KeyInfo(env, in: b, flowSteps: flowSteps)) }
+                if key == keys.count { keys.append(IngestKey(env, in: b, flowSteps: flowSteps)) }
                 if user == users.count { users.append(Self.text(env.userID, in: b)) }
                 let start = bytes.count
                 bytes.append(contentsOf: lineBytes)
@@ -147,11 +148,11 @@ struct ClickHouseInputWriter {
                         let id = UnsafeBufferPointer(rebasing: b[w.id])
                         let same: Bool
                         if let s = stored.index.find(id, hash: w.idHash, in: storedB) {
-                            same = StoredLine.sameEvent(UnsafeBufferPointer(rebasing: storedB[s.line]), line)
+                            same = EventIdentity.sameEvent(UnsafeBufferPointer(rebasing: storedB[s.line]), line)
                         } else if let first = sent.find(id, hash: w.idHash, in: sentB) {
-                            same = StoredLine.sameEvent(UnsafeBufferPointer(rebasing: sentB[first.line]), line)
+                            same = EventIdentity.sameEvent(UnsafeBufferPointer(rebasing: sentB[first.line]), line)
                         } else if let first = firstCopies.findOrAdd(id, hash: w.idHash, entry: .init(id: w.id, line: w.range), in: b) {
-                            same = StoredLine.sameEvent(UnsafeBufferPointer(rebasing: b[first.line]), line)
+                            same = EventIdentity.sameEvent(UnsafeBufferPointer(rebasing: b[first.line]), line)
                         } else {
                             accepted.append(line: Int(w.line), seq: Int64(nextSeq))
                             let key = keys[w.key]
@@ -256,7 +257,7 @@ struct ClickHouseInputWriter {
             let entry = EventIDIndex.Entry(id: idStart..<lineStart, line: lineStart..<out.bytes.count)
             out.bytes.withUnsafeBufferPointer { b in
                 let id = UnsafeBufferPointer(rebasing: b[entry.id])
-                _ = out.index.findOrAdd(id, hash: StoredLine.idHash(id), entry: entry, in: b)
+                _ = out.index.findOrAdd(id, hash: EventIdentity.idHash(id), entry: entry, in: b)
             }
         }
         return out
@@ -280,13 +281,13 @@ struct ClickHouseInputWriter {
     /// Writes what is held, the input's flows, then its ledger row: the commit. Fails, leaving
     /// the input's rows invisible, when another ingest committed an input since this one began.
     mutating func commit(_ end: ParseEnd, sha256: String, size: Int64, startedAt: Int64,
-                         finishedAt: @Sendable () -> Timestamp) throws -> Ingestor.InputResult {
+                         finishedAt: @Sendable () -> Timestamp) throws -> InputResult {
         try writeChunk()
         try waitForInserts()
         try writeSideRows()
         let errorText = result.end(end, label: label)
         var flows = RowBinaryWriter()
-        for (flow, total) in Ingestor.InputResult.flowTotals(keys).sorted(by: { $0.key < $1.key }) {
+        for (flow, total) in InputResult.flowTotals(keys).sorted(by: { $0.key < $1.key }) {
             flows.uint64(attempt)
             flows.string(flow)
             flows.uint64(UInt64(total.events))

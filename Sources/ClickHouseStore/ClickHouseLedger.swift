@@ -1,4 +1,4 @@
-import EventStore
+import StoreCore
 
 /// The coordinator's `inputs` table as an ingest needs it: the last input id, the events
 /// committed so far (the last seq: seqs run 1, 2, 3 … over committed inputs, as SQLite's do),

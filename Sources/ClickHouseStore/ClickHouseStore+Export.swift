@@ -1,5 +1,5 @@
 import FunnelModel
-import EventStore
+import StoreCore
 
 extension ClickHouseStore {
     /// Calls `body` with each selected event's line, byte for byte as accepted, in arrival

@@ -1,7 +1,7 @@
 import Foundation
 import FunnelModel
 import EventLog
-import EventStore
+import StoreCore
 
 /// The log read back: the same answers as the SQLite store's for the same inputs. Grouping
 /// by user and ordering by (event time, arrival) happen in ClickHouse, on each shard.
@@ -157,7 +157,7 @@ extension ClickHouseStore: EventLogReading {
             ORDER BY user_id
             """, doing: "looking up users like \(query)") { r in
             let id = try r.string()
-            let d = EventStore.editDistance(scalars, Array(id.unicodeScalars))
+            let d = EditDistance.between(scalars, Array(id.unicodeScalars))
             if d <= budget { scored.append((d, id)) }
         }
         scored.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }

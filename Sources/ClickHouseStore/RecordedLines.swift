@@ -1,6 +1,6 @@
 import FunnelModel
 import EventLog
-import EventStore
+import StoreCore
 
 /// Stored lines decoded back into events, as the SQLite store decodes its own.
 public struct RecordedLines {

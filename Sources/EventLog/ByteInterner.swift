@@ -15,13 +15,7 @@ public struct ByteInterner {
 
     public var count: Int { entries.count }
 
-    public static func hash(_ b: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for c in b { h = (h ^ UInt64(c)) &* 0x100_0000_01b3 }
-        return h
-    }
-
-    /// The table's own hash: eight bytes a step (in memory only; `hash` is the stored one).
+    /// The table's own hash: eight bytes a step (in memory only).
     @inline(__always)
     static func tableHash(_ b: UnsafeBufferPointer<UInt8>) -> UInt64 {
         guard let p = b.baseAddress else { return 0 }

@@ -2,6 +2,8 @@ import FunnelModel
 import EventLog
 import GRDB
 import Foundation
+import StoreCore
+import LineParsing
 
 /// The dedupe index: the id hash and seq of every stored event, kept in sorted runs, as in a
 /// log-structured merge tree. Each input adds its new (hash, seq) pairs as one run, sorted
@@ -267,7 +269,7 @@ enum EventIDs {
             guard let id = line.withUnsafeBufferPointer({ StoredLine.eventID(of: $0) }) else {
                 throw StoreError(doing: "indexing the event ids of the log", reason: "stored event \(seq) is not a valid line")
             }
-            let hash = id.withUnsafeBufferPointer { StoredLine.idHash($0) }
+            let hash = id.withUnsafeBufferPointer { EventIdentity.idHash($0) }
             if hash == slot {
                 try writer.append(Entry(hash: slot, seq: seq))
             } else {

@@ -1,8 +1,12 @@
 import FunnelModel
 import EventLog
 import GRDB
+#if os(Linux)
+import CSQLite
+#endif
 import Logging
 import Foundation
+import StoreCore
 
 /// The append-only event store: one SQLite file (WAL mode) holding the event log, the inputs
 /// ledger, duplicates, conflicts and the quarantine. Schema changes are named migrations.
@@ -66,13 +70,13 @@ public final class EventStore: Sendable {
     /// names accepted (for `Access.immutable`), and no memory
     /// statistics. With them on (SQLite's default), every allocation of every connection takes
     /// one global mutex, and ingest's writer and the reader folding journeys beside it would
-    /// queue on it thousands of times per input. Linux only (see `sqliteConfigInt`); elsewhere
+    /// queue on it thousands of times per input. Linux only (the CSQLite shim); elsewhere
     /// SQLite keeps its default.
     static let sqliteSetUp: Bool = {
         #if os(Linux)
         // URI file names too: a store nobody here can write is opened `file:…?immutable=1`.
-        _ = sqliteConfigInt(17 /* SQLITE_CONFIG_URI */, 1)
-        return sqliteConfigInt(9 /* SQLITE_CONFIG_MEMSTATUS */, 0) == 0 /* SQLITE_OK */
+        _ = funnel_sqlite3_config_uri(1)
+        return funnel_sqlite3_config_memstatus(0) == 0 /* SQLITE_OK */
         #else
         return false
         #endif
@@ -224,7 +228,7 @@ public final class EventStore: Sendable {
                 while let id = try cursor.next() {
                     let c = Array(id.unicodeScalars)
                     guard abs(c.count - q.count) <= budget else { continue }
-                    let d = EventStore.editDistance(q, c)
+                    let d = EditDistance.between(q, c)
                     if d <= budget { scored.append((d, id)) }
                 }
                 scored.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
@@ -232,21 +236,6 @@ public final class EventStore: Sendable {
             }
             return out
         }
-    }
-
-    package static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var prev = Array(0...b.count)
-        var cur = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            cur[0] = i
-            for j in 1...b.count {
-                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            swap(&prev, &cur)
-        }
-        return prev[b.count]
     }
 
     /// The distinct flows in the log, sorted.
@@ -307,10 +296,3 @@ public final class EventStore: Sendable {
                     startedAt: Timestamp(micros: row["started_us"]), finishedAt: Timestamp(micros: row["finished_us"]))
     }
 }
-
-#if os(Linux)
-/// `sqlite3_config` is variadic, which Swift cannot call; on Linux (x86-64 and AArch64) a
-/// variadic int argument travels exactly like a fixed one, so this is that call with one int.
-@_silgen_name("sqlite3_config")
-private func sqliteConfigInt(_ option: Int32, _ value: Int32) -> Int32
-#endif

@@ -2,6 +2,7 @@ import EventLog
 import GRDB
 import GRDBSQLite
 import Foundation
+import StoreCore
 
 /// A Bloom filter over 64-bit id hashes, blocked: the 4 bits of a hash are in one 64-byte
 /// block, so a test or an insert touches one cache line (the filter is megabytes).

@@ -1,13 +1,9 @@
 import FunnelModel
 import EventLog
+import LineParsing
+import StoreCore
 import GRDB
 import Foundation
-
-package struct UnplannedKey: Hashable, Sendable {
-    package var flow: String
-    package var step: String?
-    package var event: String
-}
 
 extension Ingestor {
     enum InputOutcome {
@@ -15,59 +11,13 @@ extension Ingestor {
         case read(InputResult)
     }
 
-    package struct Counts: Sendable {
-        package var lines = 0, accepted = 0, duplicates = 0, conflicts = 0, quarantined = 0, unplanned = 0
-
-        static func + (a: Counts, b: Counts) -> Counts {
-            Counts(lines: a.lines + b.lines, accepted: a.accepted + b.accepted, duplicates: a.duplicates + b.duplicates,
-                   conflicts: a.conflicts + b.conflicts, quarantined: a.quarantined + b.quarantined,
-                   unplanned: a.unplanned + b.unplanned)
-        }
-    }
-
     /// An input an earlier ingest committed in part (its ledger row has a `resume_line`).
     struct Resume {
         var inputID: Int64
         /// What its ledger row counts: its lines up to `counts.lines`, after which it goes on.
-        var counts: Counts
+        var counts: InputCounts
         /// New shapes it may still add.
         var shapeBudget: Int
-    }
-
-    package struct InputResult: Sendable {
-        package var counts = Counts()
-        /// Set when this run read the input on from where an earlier one stopped.
-        package var resumed: IngestSummary.Resumed?
-        package var quarantinedBy: [Rejection.Code: Int] = [:]
-        package var unplanned: [UnplannedKey: Int] = [:]
-        package var failure: IngestSummary.Failure?
-
-        package init() {}
-    }
-
-    /// What we know about one interned (flow, step, event) key.
-    package struct KeyInfo: Sendable {
-        package var flow: String
-        package var step: String?
-        package var rawName: String
-        package var normalized: String
-        package var planned: Bool
-        var flowAtom: Int64 = 0
-        var nameAtom: Int64 = 0
-        var stepAtom: Int64 = 0
-        package var accepted = 0
-        package var firstTs = Int64.max
-        package var lastTs = Int64.min
-    }
-
-    /// Whether an event is part of the flows' plan: a v1 name, a defined flow, and (when it
-    /// names one) a step of that flow. Without definitions, only the name is checked.
-    package static func isPlanned(name: String, flow: String, step: String?, flows: [String: Set<String>]) -> Bool {
-        guard EventName(rawValue: name) != nil else { return false }
-        if flows.isEmpty { return true }
-        guard let steps = flows[flow] else { return false }
-        if let step { return steps.contains(step) }
-        return true
     }
 
     /// Starts parsing `path` on the parsing thread (behind any input parsed before it),
@@ -96,7 +46,7 @@ extension Ingestor {
     /// when it was left unfinished. `prefetched`: its parse, started ahead (else one starts
     /// here, unless the input is skipped); `readAhead` is called once the input's parse is
     /// under way and the input is not skipped, to queue the next input's parse.
-    func ingestOne(path: String, label: String, content: ContentHash, index: Int, count: Int,
+    func ingestOne(path: String, label: String, content: InputContent.Hash, index: Int, count: Int,
                    prefetched: ParseRun? = nil, readAhead: () -> Void = {},
                    progress: ((IngestProgress) -> Void)?) throws -> InputOutcome {
         let startedAt = options.now()
@@ -132,7 +82,7 @@ extension Ingestor {
                         return .skipped(.init(path: label, sha256: content.sha256, previousPath: row[1],
                                               previousOutcome: LedgerEntry.Outcome(rawValue: row[2]) ?? .partial))
                     }
-                    resume = Resume(inputID: row[0], counts: Counts(lines: line, accepted: row[5], duplicates: row[6], conflicts: row[7],
+                    resume = Resume(inputID: row[0], counts: InputCounts(lines: line, accepted: row[5], duplicates: row[6], conflicts: row[7],
                                                                     quarantined: row[8], unplanned: row[9]),
                                     shapeBudget: row[4] ?? 0)
                     logger.debug("resuming input", metadata: ["path": "\(label)", "after line": "\(line)"])
@@ -184,7 +134,7 @@ extension Ingestor {
                 if let run {
                     end = try run.forEach(idle: { try observer?.betweenBatches(in: db) }, handle)
                 } else {
-                    end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: Tuning.batchBytes, eventSink: eventSink,
+                    end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: LineParser.defaultBatchBytes, eventSink: eventSink,
                                              skipLines: skipLines) {
                         try handle($0)
                         return true

@@ -1,9 +1,13 @@
 import FunnelModel
 import EventLog
+import LineParsing
+import StoreCore
 import GRDB
-import Crypto
 import Logging
 import Foundation
+#if os(Linux)
+import CMalloc
+#endif
 
 /// Reads inputs into an `EventStore`. Each input commits in one write transaction: its
 /// events, duplicates, conflicts, quarantined lines and its ledger row, or nothing. An input
@@ -35,12 +39,12 @@ public final class Ingestor {
         summary.flowsChecked = !options.flows.isEmpty
         var unplanned: [UnplannedKey: Int] = [:]
         // The next input's parse, started while this one is written and committed.
-        var ahead: (index: Int, content: ContentHash, run: ParseRun)?
+        var ahead: (index: Int, content: InputContent.Hash, run: ParseRun)?
         defer { ahead?.run.cancel() }
         for (index, input) in inputs.enumerated() {
             var spooled: String?
             defer { if let spooled { unlink(spooled) } }
-            let content: ContentHash
+            let content: InputContent.Hash
             var prefetched: ParseRun?
             defer { prefetched?.cancel() }
             do {
@@ -49,7 +53,7 @@ public final class Ingestor {
                     prefetched = a.run
                     ahead = nil
                 } else {
-                    let read = try Ingestor.content(of: input)
+                    let read = try InputContent.of(input)
                     content = read.0
                     spooled = read.spooled
                 }
@@ -64,7 +68,7 @@ public final class Ingestor {
                 // cannot be hashed now is reported when its turn comes.
                 let next = index + 1
                 guard options.parallel, next < inputs.count, !inputs[next].isStandardInput,
-                      let hash = try? Ingestor.content(of: inputs[next]).0 else { return }
+                      let hash = try? InputContent.of(inputs[next]).0 else { return }
                 ahead = (next, hash, startParse(path: inputs[next].path))
             }, progress: progress)
             Ingestor.releaseFreeMemory()
@@ -84,7 +88,7 @@ public final class Ingestor {
     /// pages for a thread that never comes back.
     static func releaseFreeMemory() {
         #if os(Linux)
-        _ = glibcMallocTrim(0)
+        _ = malloc_trim(0)
         #endif
     }
 
@@ -99,99 +103,9 @@ public final class Ingestor {
 
     private static let fixedMapThreshold: Bool = {
         #if os(Linux)
-        // M_MMAP_THRESHOLD
-        return glibcMallopt(-3, Tuning.mmapThreshold) == 1
+        return mallopt(M_MMAP_THRESHOLD, Tuning.mmapThreshold) == 1
         #else
         return false
         #endif
     }()
-
-    // MARK: content hash
-
-    package struct ContentHash: Sendable {
-        package var sha256: String
-        package var size: Int64
-    }
-
-    static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// SHA-256 and size of a file's bytes.
-    package static func hash(path: String) throws -> ContentHash {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw InputError(kind: .unreadable, path: path, offset: 0, reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var hasher = SHA256()
-        var buffer = [UInt8](repeating: 0, count: Tuning.readBuffer)
-        var size: Int64 = 0
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw InputError(kind: .unreadable, path: path, offset: size, reason: String(cString: strerror(errno)))
-            }
-            if n == 0 { break }
-            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-            size += Int64(n)
-        }
-        return ContentHash(sha256: hex(hasher.finalize()), size: size)
-    }
-
-    /// An input's content hash; standard input is spooled to a temporary file first, whose
-    /// path is returned for the caller to read and remove. Throws for an input compressed in
-    /// a format funnel does not read (`InputError.Kind.unsupported`), before anything of it
-    /// is written.
-    package static func content(of input: InputSource) throws -> (ContentHash, spooled: String?) {
-        guard input.isStandardInput else {
-            _ = try InputFormat.check(path: input.path)
-            return (try hash(path: input.path), nil)
-        }
-        let (path, hash) = try spoolStandardInput()
-        do {
-            _ = try InputFormat.check(path: path)
-        } catch var e as InputError {
-            unlink(path)
-            e.path = "-"
-            throw e
-        }
-        return (hash, path)
-    }
-
-    /// Copies standard input to a temporary file (hashing it on the way), so that it can be
-    /// checked against the ledger before anything is written.
-    package static func spoolStandardInput() throws -> (String, ContentHash) {
-        var template = Array((NSTemporaryDirectory() + "/funnel-stdin-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { p in p.baseAddress.map { mkstemp($0) } ?? -1 }
-        guard fd >= 0 else { throw InputError(kind: .unreadable, path: "-", offset: 0, reason: "cannot spool standard input: " + String(cString: strerror(errno))) }
-        defer { close(fd) }
-        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var hasher = SHA256()
-        var buffer = [UInt8](repeating: 0, count: Tuning.readBuffer)
-        var size: Int64 = 0
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw InputError(kind: .unreadable, path: "-", offset: size, reason: String(cString: strerror(errno)))
-            }
-            if n == 0 { break }
-            if let reason = buffer.withUnsafeBytes({ writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) {
-                throw InputError(kind: .unreadable, path: "-", offset: size, reason: "cannot spool standard input: " + reason)
-            }
-            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-            size += Int64(n)
-        }
-        return (path, ContentHash(sha256: hex(hasher.finalize()), size: size))
-    }
 }
-
-#if os(Linux)
-/// glibc's `malloc_trim` (malloc.h is not part of the Glibc module).
-@_silgen_name("malloc_trim")
-private func glibcMallocTrim(_ pad: Int) -> Int32
-
-/// glibc's `mallopt`.
-@_silgen_name("mallopt")
-private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
-#endif

@@ -1,5 +1,7 @@
 import FunnelModel
 import EventLog
+import LineParsing
+import StoreCore
 import GRDB
 import Logging
 import Foundation
@@ -24,7 +26,7 @@ struct InputWriter {
     let atomWatermark: Int64
     /// What an earlier ingest committed of this input (zero for a new one): the ledger row
     /// counts it and `result`.
-    let base: Ingestor.Counts
+    let base: InputCounts
 
     private(set) var rows: PendingEvents
     private let findSeq: RawStatement
@@ -45,8 +47,10 @@ struct InputWriter {
     private let insertDuplicate: RawStatement
     private let insertConflict: RawStatement
     private let insertQuarantine: RawStatement
-    private(set) var result = Ingestor.InputResult()
-    private var keys: [Ingestor.KeyInfo] = []
+    private(set) var result = InputResult()
+    private var keys: [IngestKey] = []
+    /// The atoms of each key's flow, event name and step (0: none), by the key's index.
+    private var keyAtoms: [(flow: Int64, name: Int64, step: Int64)] = []
     // The atom of each user and the id of each shape (nil: kept verbatim), by the parser's
     // numbers.
     private var userAtoms: [Int64] = []
@@ -59,7 +63,7 @@ struct InputWriter {
     init(_ db: Database, label: String, inputID: Int64, arrived: Int64, filter: IDFilter,
          flowSteps: [String: Set<String>], heldIDs: Int, observed: Bool, resume: Ingestor.Resume? = nil) throws {
         self.db = db
-        base = resume?.counts ?? Ingestor.Counts()
+        base = resume?.counts ?? InputCounts()
         if let resume {
             newShapeBudget = resume.shapeBudget
             result.resumed = IngestSummary.Resumed(path: label, afterLine: resume.counts.lines)
@@ -123,7 +127,8 @@ struct InputWriter {
         }
         let id = try key(of: line, env, in: b)
         let userAtom = try user(of: line, env, in: b)
-        try encode(line, env, nameAtom: keys[id].nameAtom, stepAtom: keys[id].stepAtom, bytes: bytes, in: b)
+        let atom = keyAtoms[id]
+        try encode(line, env, nameAtom: atom.name, stepAtom: atom.step, bytes: bytes, in: b)
         let hash = hashes[lineIndex]
         // nil: a new event; true: a copy of a stored one; false: a stored event's id with
         // another body. Only a hash the filter may have held is looked up.
@@ -132,8 +137,8 @@ struct InputWriter {
         switch same {
         case nil:
             rows.add(PendingEvents.Row(lineIndex: lineIndex, line: line.number, hash: hash, user: userAtom,
-                                       flow: keys[id].flowAtom, ts: env.time.micros, offset: env.time.offsetSeconds,
-                                       name: keys[id].nameAtom, step: keys[id].stepAtom),
+                                       flow: atom.flow, ts: env.time.micros, offset: env.time.offsetSeconds,
+                                       name: atom.name, step: atom.step),
                      body: encoder.body)
             if rows.isFull { try flushRows() }
             result.countAccepted(at: env.time.micros, key: &keys[id])
@@ -187,11 +192,9 @@ struct InputWriter {
         let id = Int(line.keys.key)
         guard id >= 0 && id <= keys.count else { throw outOfOrder("key", line.keys.key, line: line) }
         if id == keys.count {
-            var info = Ingestor.KeyInfo(env, in: b, flowSteps: flowSteps)
-            info.flowAtom = try atoms.id(ref(env.flow, in: b)).id
-            info.nameAtom = try atoms.id(ref(env.name, in: b)).id
-            info.stepAtom = try env.step.map { try atoms.id(ref($0, in: b)).id } ?? 0
-            keys.append(info)
+            keys.append(IngestKey(env, in: b, flowSteps: flowSteps))
+            keyAtoms.append((flow: try atoms.id(ref(env.flow, in: b)).id, name: try atoms.id(ref(env.name, in: b)).id,
+                             step: try env.step.map { try atoms.id(ref($0, in: b)).id } ?? 0))
         }
         return id
     }
@@ -255,7 +258,7 @@ struct InputWriter {
             findSeq.reset()
             let same = stored.withUnsafeBufferPointer { sb -> Bool? in
                 guard let storedID = StoredLine.eventID(of: sb), storedID.elementsEqual(eventID) else { return nil }
-                return StoredLine.sameEvent(sb, bytes)
+                return EventIdentity.sameEvent(sb, bytes)
             }
             if same != nil { return same }
         }
@@ -308,7 +311,7 @@ struct InputWriter {
     /// Writes the input's ledger row (complete, or partial with why), its flows' summary and
     /// the ids and runs still held. The last input of an ingest saves the id filter for the
     /// next one. Returns the input's result.
-    mutating func finish(_ end: ParseEnd, isLast: Bool, finishedAt: Timestamp, logger: Logger) throws -> Ingestor.InputResult {
+    mutating func finish(_ end: ParseEnd, isLast: Bool, finishedAt: Timestamp, logger: Logger) throws -> InputResult {
         let errorText = result.end(end, label: label)
         result.failure?.linesKept += base.lines
         if let errorText { logger.debug("partial input", metadata: ["path": "\(label)", "error": "\(errorText)"]) }
@@ -334,7 +337,7 @@ struct InputWriter {
     /// Writes what waits for the end of a segment or of the input: the flows' summary of the
     /// events accepted since (each key's totals start again), the new ids and the runs held.
     private mutating func writeHeld() throws {
-        for (flow, t) in Ingestor.InputResult.flowTotals(keys) {
+        for (flow, t) in InputResult.flowTotals(keys) {
             try db.execute(sql: """
                 INSERT INTO flow_summary (flow, events, first_ts_us, last_ts_us) VALUES (?, ?, ?, ?)
                 ON CONFLICT (flow) DO UPDATE SET events = events + excluded.events,

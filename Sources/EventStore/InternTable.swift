@@ -1,5 +1,6 @@
 import EventLog
 import GRDB
+import StoreCore
 
 /// Interns byte strings into a table `(id INTEGER PRIMARY KEY, column UNIQUE)` during one
 /// input's transaction: a local table first, SQLite on a local miss.

@@ -1,74 +1,26 @@
 import FunnelModel
 import EventLog
-import GRDB
+import LineParsing
 
-/// Cuts a line into its shape and body on the ingest path, reusing its buffers.
+/// Encodes a line's stored body on the ingest path from its shape's cuts, reusing its
+/// buffers.
 struct LineEncoder {
-    /// A value cut out of the line: batch-absolute byte range, field, and for name/step the
-    /// atom id (filled in by the caller).
-    struct Cut {
-        var start: Int
-        var end: Int
-        var field: StoredLine.Field
-    }
-    var cuts: [Cut] = []
-    var skeleton: [UInt8] = []
+    private var shaper = LineShape()
     var body: [UInt8] = []
 
-    init() {
-        cuts.reserveCapacity(8)
-        skeleton.reserveCapacity(512)
-        body.reserveCapacity(1024)
-    }
+    init() { body.reserveCapacity(1024) }
 
-    /// Picks the cuts of a line at `lineStart..<lineEnd` of `b` and builds its skeleton.
+    /// The shape of the line at `lineStart..<lineEnd` of `b`, as `LineShape.shape` builds it.
+    var skeleton: [UInt8] { shaper.skeleton }
+
+    /// Picks the line's cuts and builds its shape (`LineShape.shape`).
     mutating func shape(_ env: Envelope, lineStart: Int, lineEnd: Int, in b: UnsafeBufferPointer<UInt8>) {
-        pickCuts(env, lineStart: lineStart, lineEnd: lineEnd)
-        skeleton.removeAll(keepingCapacity: true)
-        var pos = lineStart
-        for c in cuts {
-            skeleton.append(contentsOf: UnsafeBufferPointer(rebasing: b[pos..<c.start]))
-            skeleton.append(0)
-            skeleton.append(c.field.rawValue)
-            pos = c.end
-        }
-        skeleton.append(contentsOf: UnsafeBufferPointer(rebasing: b[pos..<lineEnd]))
+        shaper.shape(env, lineStart: lineStart, lineEnd: lineEnd, in: b)
     }
 
-    /// Picks the cuts of a line at `lineStart..<lineEnd`, in line order (none when they
-    /// overlap), without building its skeleton.
+    /// Picks the line's cuts without building its shape (`LineShape.pickCuts`).
     mutating func pickCuts(_ env: Envelope, lineStart: Int, lineEnd: Int) {
-        cuts.removeAll(keepingCapacity: true)
-        func add(_ r: StringRef?, _ f: StoredLine.Field) {
-            guard let r, Int(r.start) >= lineStart, Int(r.end) <= lineEnd else { return }
-            cuts.append(Cut(start: Int(r.start), end: Int(r.end), field: f))
-        }
-        add(env.eventID, .eventID)
-        add(env.name, .name)
-        add(env.userID, .user)
-        add(env.timeText, .ts)
-        add(env.flow, .flow)
-        add(env.step, .step)
-        if let p = env.properties, p.lowerBound >= lineStart, p.upperBound <= lineEnd {
-            cuts.append(Cut(start: p.lowerBound, end: p.upperBound, field: .properties))
-        }
-        // Line order (insertion sort: at most seven cuts).
-        if cuts.count > 1 {
-            for i in 1..<cuts.count {
-                var j = i
-                while j > 0 && cuts[j - 1].start > cuts[j].start {
-                    cuts.swapAt(j - 1, j)
-                    j -= 1
-                }
-            }
-        }
-        // Overlapping cuts cannot happen for distinct top-level fields; if they ever did,
-        // keep the line whole.
-        var previousEnd = lineStart
-        for c in cuts {
-            if c.start < previousEnd { cuts.removeAll(keepingCapacity: true); break }
-            previousEnd = c.end
-        }
+        shaper.pickCuts(env, lineStart: lineStart, lineEnd: lineEnd)
     }
 
     /// The body for the cuts picked by `shape`, given the shape id and the atom ids of the
@@ -76,7 +28,7 @@ struct LineEncoder {
     mutating func body(shapeID: Int64, nameAtom: Int64, stepAtom: Int64, in b: UnsafeBufferPointer<UInt8>) {
         body.removeAll(keepingCapacity: true)
         Varint.append(UInt64(shapeID), to: &body)
-        for c in cuts {
+        for c in shaper.cuts {
             switch c.field {
             case .eventID, .ts, .properties:
                 Varint.append(UInt64(c.end - c.start), to: &body)

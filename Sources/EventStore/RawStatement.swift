@@ -1,6 +1,7 @@
 import GRDB
 import GRDBSQLite
 import Foundation
+import StoreCore
 
 /// A prepared statement driven through the SQLite C API: the one place that binds, steps,
 /// resets and reads columns by hand. Binds bytes in place (no String per value) and reads

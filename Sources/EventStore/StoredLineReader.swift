@@ -1,6 +1,8 @@
 import FunnelModel
 import EventLog
 import GRDB
+import StoreCore
+import LineParsing
 
 /// Gives back stored lines: looks up atoms and shapes by id (cached for the reader's life).
 /// Use one per read; it holds prepared statements of `db`.
@@ -62,7 +64,7 @@ final class StoredLineReader {
                 k += 1
                 continue
             }
-            guard k + 1 < skeleton.count, let field = StoredLine.Field(rawValue: skeleton[k + 1]) else { throw bad("bad shape") }
+            guard k + 1 < skeleton.count, let field = LineShape.Field(rawValue: skeleton[k + 1]) else { throw bad("bad shape") }
             k += 2
             switch field {
             case .eventID, .ts, .properties:

@@ -1,6 +1,7 @@
 import FunnelModel
 import EventLog
 import GRDB
+import StoreCore
 
 /// One user's stored lines in one flow, read on the writing thread, decoded on any thread
 /// (so that refolding from the log can use both cores).

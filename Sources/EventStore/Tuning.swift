@@ -1,21 +1,6 @@
 /// EventStore's tuning constants, in one place: each bounds ingest memory or trades it for
 /// speed. Figures behind them are in the README's "Performance".
-@usableFromInline
 enum Tuning {
-    // MARK: parsing
-
-    /// Lines in a parsed batch (`IngestOptions.batchLines`): many small batches let the parser
-    /// and the writer go on through each other's slow stretches.
-    @usableFromInline static let batchLines = 4_096
-    /// Line bytes in a parsed batch, at most.
-    static let batchBytes = 4 << 20
-    /// Parsed batches that wait for the writer before the parser waits.
-    static let waitingBatches = 12
-    /// Emptied batches kept for the parser to fill again.
-    static let spareBatches = 2
-    /// How long the writer waits for a batch before it does other work (seconds).
-    static let batchWait = 0.005
-
     // MARK: writing
 
     /// Event rows a multi-row INSERT writes (running a statement once per row cost more than
@@ -26,18 +11,11 @@ enum Tuning {
     static let newShapesPerInput = 4_096
     /// Seqs of user runs held before they are written early.
     static let heldRunSeqs = 1 << 18
-    /// SQLite page cache of the writing connection (MiB, `IngestOptions.cacheMiB`).
-    @usableFromInline static let writerCacheMiB = 24
     /// Events a migration reads and rewrites at a time.
     static let migrationChunk = 65_536
 
     // MARK: event ids
 
-    /// New ids an input holds before writing them to the index (16 bytes each;
-    /// `IngestOptions.heldIDs`).
-    @usableFromInline static let heldIDs = 1 << 18
-    /// The id filter's largest size in bytes (`IngestOptions.idFilterBytes`).
-    @usableFromInline static let idFilterBytes = 64 << 20
     /// Room a filter is made with for an input: at least this many ids, or one per this
     /// many bytes of the input.
     static let filterRoomIDs = 1 << 18
@@ -56,12 +34,8 @@ enum Tuning {
 
     /// Blocks of this many bytes or more are mapped on their own and unmapped when freed.
     static let mmapThreshold: Int32 = 256 << 10
-    /// Bytes read at a time while hashing or spooling an input.
-    static let readBuffer = 1 << 20
     /// SQLite page size of a new store (shallower indexes, fewer page splits).
     static let pageBytes = 16_384
-    /// Stack of a worker thread (parsing, folding).
-    static let workerStack = 8 << 20
 
     // MARK: locking
 

@@ -1,6 +1,7 @@
 import FunnelModel
 import EventLog
 import GRDB
+import StoreCore
 
 /// Where each user's events are in the log.
 ///

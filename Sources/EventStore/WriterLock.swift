@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import StoreCore
 
 /// One writer of a store at a time, across processes: an exclusive `flock` on the file
 /// `STORE.lock` beside the store, taken before the store is opened (so that two ingests of a

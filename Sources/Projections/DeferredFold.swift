@@ -1,5 +1,7 @@
 import Foundation
 import EventStore
+import StoreCore
+import Workers
 
 /// One folded journey, ready to be written.
 struct FoldedRow: Sendable {

@@ -1,5 +1,6 @@
 import FunnelModel
 import EventStore
+import StoreCore
 
 /// The SQLite store's journeys: the journeys projection (`ProjectionStore`), its rows decoded
 /// as they are read, a journey with events after as-of folded again from the log.

@@ -1,6 +1,7 @@
 import Foundation
 import FunnelModel
 import EventStore
+import Workers
 import GRDB
 
 /// How a touched journey is folded at the end of an input.
@@ -31,9 +32,9 @@ struct FoldWork: Sendable {
 }
 
 extension ProjectionStore {
-    /// Folds and encodes every plan of `work` on both cores (one core for a small chunk);
+    /// Folds and encodes every plan of `work` on every worker (one for a small chunk);
     /// each worker writes only its own indices of the results. Release them after use.
-    static func foldAll(_ work: FoldWork, workers most: Int = 2) -> DisjointResults<FoldOutcome> {
+    static func foldAll(_ work: FoldWork, workers most: Int = WorkerCount.machine) -> DisjointResults<FoldOutcome> {
         let results = DisjointResults<FoldOutcome>(count: work.plans.count)
         let workers = work.plans.count >= Tuning.plansForTwoWorkers ? most : 1
         DispatchQueue.concurrentPerform(iterations: workers) { w in

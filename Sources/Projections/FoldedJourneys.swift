@@ -1,5 +1,6 @@
 import FunnelModel
 import EventStore
+import StoreCore
 
 /// Journeys folded from a log at read time, for a store without a journeys projection. The
 /// log hands out a flow's events one user at a time (consecutive events of one user and flow

@@ -1,6 +1,8 @@
 import Foundation
 import FunnelModel
 import EventStore
+import LineParsing
+import StoreCore
 
 /// The journeys one ingest folds in memory from its inputs' parsed events, input after input,
 /// for a store that keeps no fold between inputs (ClickHouse). A journey goes on from the

@@ -1,5 +1,6 @@
 import FunnelModel
 import EventStore
+import StoreCore
 
 /// What reports read of a store: its log, and every journey of a flow folded with a
 /// definition, as of a time. `EventStore` answers from its journeys projection;

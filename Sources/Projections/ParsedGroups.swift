@@ -1,5 +1,7 @@
 import FunnelModel
 import EventStore
+import LineParsing
+import StoreCore
 
 /// The events of one input grouped by user and flow on the parsing thread (within a buffer
 /// limit), their seq holding the line number until the input's `CommittedInput.accepted`

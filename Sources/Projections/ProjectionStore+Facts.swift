@@ -2,6 +2,7 @@ import Foundation
 import FunnelModel
 import EventStore
 import GRDB
+import StoreCore
 
 extension ProjectionStore {
     /// Streams the report facts of every journey of a flow folded with `definition` (stale

@@ -2,6 +2,7 @@ import Foundation
 import FunnelModel
 import EventStore
 import GRDB
+import StoreCore
 
 extension ProjectionStore {
     /// Every journey of a flow, refolding from the log the ones folded with another

@@ -2,6 +2,7 @@ import Foundation
 import FunnelModel
 import EventStore
 import GRDB
+import StoreCore
 
 extension ProjectionStore {
     /// Writes one folded journey (or removes a journey the log no longer has events for).

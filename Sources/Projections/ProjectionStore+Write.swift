@@ -2,6 +2,7 @@ import Foundation
 import FunnelModel
 import EventStore
 import GRDB
+import StoreCore
 
 extension ProjectionStore {
     /// Folds one user's journey in one flow from the log and writes (or removes) its row.

@@ -67,12 +67,8 @@ public enum ProjectionStore {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = (try? encoder.encode(definition)) ?? Data()
-        // FNV-1a 64: a change detector, not a security boundary.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in data {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
+        // A change detector, not a security boundary.
+        let hash = FNV1a.hash(data)
         return "\(definition.id)@\(definition.version):" + String(hash, radix: 16) + "/\(foldRevision)"
     }
 }

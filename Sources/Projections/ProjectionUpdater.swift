@@ -2,6 +2,9 @@ import Foundation
 import FunnelModel
 import EventStore
 import GRDB
+import StoreCore
+import LineParsing
+import Workers
 
 /// Keeps the journeys projection current during ingest, so a late or out-of-order event gives
 /// the same journey as a rebuild. An input's journeys are written in its own transaction (the
@@ -76,7 +79,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
             prepared = PendingBox(pending)
             return
         }
-        let context = FoldContext(definitions: definitions, contexts: contexts, workers: 2)
+        let context = FoldContext(definitions: definitions, contexts: contexts, workers: WorkerCount.machine)
         let counts = try context.fold(&pending, in: db) { rows in
             for row in rows { try ProjectionStore.apply(row, contexts: contexts, in: db) }
         }

@@ -1,5 +1,6 @@
 import FunnelModel
 import EventStore
+import StoreCore
 
 extension EventLogReading {
     /// The last event on `step` (fold order, not after `bound`) of each user who dropped

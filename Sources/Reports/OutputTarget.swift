@@ -6,6 +6,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import StoreCore
 
 /// The file a command writes its output to (`--output`, `--out`), checked before anything is
 /// read or written: an output never replaces the store, a file the command reads, a SQLite
@@ -54,7 +55,7 @@ public struct OutputTarget: Sendable {
             throw refused("the store has ingested it (as \(entry.path))")
         }
         let sameSize = ledger.filter { $0.size == mine.size }
-        guard !sameSize.isEmpty, let content = try? Ingestor.hash(path: path) else { return }
+        guard !sameSize.isEmpty, let content = try? InputContent.hash(path: path) else { return }
         if let entry = sameSize.first(where: { $0.sha256 == content.sha256 }) {
             throw refused("the store has ingested a log with the same bytes (\(entry.path))")
         }

@@ -1,6 +1,7 @@
 import EventStore
 import Foundation
 import FunnelModel
+import StoreCore
 
 extension QuarantineEntry {
     /// Three lines within 80 columns: where (file, line, byte offset, code), why (wrapped),

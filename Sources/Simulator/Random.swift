@@ -1,3 +1,5 @@
+import FunnelModel
+
 /// SplitMix64: a small, fast, seedable generator (Steele, Lea, Flood 2014). The simulator
 /// uses it everywhere instead of the system generator so that output is a function of the
 /// seed alone.
@@ -24,9 +26,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     /// A stable 64-bit hash of text (FNV-1a, then mixed): the same on every run and machine,
     /// unlike `Hasher`.
     public static func hash(_ text: String, seed: UInt64 = 0) -> UInt64 {
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ seed
-        for b in text.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-        return mix(h)
+        mix(FNV1a.hash(text.utf8, basis: FNV1a.offsetBasis ^ seed))
     }
 
     /// A double in [0, 1).

@@ -8,6 +8,7 @@ import EventLog
 import EventStore
 import Flows
 import Projections
+import LineParsing
 
 /// The CPU time of this process so far (all its threads), in seconds.
 func cpuSeconds() -> Double {

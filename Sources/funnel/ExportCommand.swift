@@ -4,6 +4,7 @@ import EventLog
 import EventStore
 import Foundation
 import Reports
+import StoreCore
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

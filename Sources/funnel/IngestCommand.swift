@@ -5,6 +5,7 @@ import Foundation
 import FunnelModel
 import Projections
 import Reports
+import StoreCore
 
 /// The one way the CLI ingests (`funnel ingest`, and `funnel report` given logs): with the
 /// flow definitions, so unplanned events are counted, and with the projection updater, so

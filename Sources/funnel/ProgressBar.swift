@@ -1,6 +1,7 @@
 import EventStore
 import Foundation
 import FunnelModel
+import StoreCore
 
 /// A one-line progress bar on standard error, for long work (ingest, rebuild, export): made
 /// only when standard error is a terminal (`onTerminal`), redrawn at most every 0.1 s.

@@ -6,6 +6,7 @@ import FunnelModel
 import Reports
 import EventLog
 import EventStore
+import StoreCore
 
 /// `--output FILE`: where a command writes its output (standard output without it). The
 /// file is checked before the command reads anything (`OutputTarget`: never the store, an

@@ -8,6 +8,7 @@ import Projections
 import TestSupport
 @testable import ClickHouseProjections
 import ClickHouseStore
+import StoreCore
 
 /// The facts kept in ClickHouse are the SQLite projection's, user for user: folded on the
 /// first read, read back after that, folded again for users with newer events, and cut at

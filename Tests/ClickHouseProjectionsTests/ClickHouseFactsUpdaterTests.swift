@@ -8,6 +8,7 @@ import Projections
 import TestSupport
 @testable import ClickHouseProjections
 import ClickHouseStore
+import StoreCore
 
 /// Facts folded during a ClickHouse ingest are the ones folded from the log: journeys new to
 /// the store come from memory, journeys with earlier events or late events from the log, and

@@ -3,6 +3,7 @@ import FunnelModel
 import EventLog
 import Flows
 import TestSupport
+import StoreCore
 @testable import EventStore
 @testable import ClickHouseStore
 

@@ -3,6 +3,7 @@ import FunnelModel
 import EventLog
 import EventStore
 import TestSupport
+import StoreCore
 @testable import ClickHouseStore
 
 /// The store's reads against the SQLite store's on the same log: a SQLite store ingests the

@@ -1,6 +1,7 @@
 import Foundation
 import FunnelModel
 import EventLog
+import StoreCore
 @testable import EventStore
 @testable import ClickHouseStore
 

@@ -3,6 +3,7 @@ import FunnelModel
 import EventLog
 @testable import EventStore
 import TestSupport
+import StoreCore
 
 /// Damaged and unusual inputs: a gzip member that fails its check stores none of its lines
 /// (whatever its size), other compressors are refused with nothing written, padding is no

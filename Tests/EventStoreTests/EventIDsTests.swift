@@ -4,6 +4,7 @@ import GRDB
 import EventLog
 @testable import EventStore
 import TestSupport
+import StoreCore
 
 /// The dedupe index: (hash, seq) pairs in hash ranges, and the filter in front of it.
 final class EventIDsTests: XCTestCase {

@@ -3,6 +3,7 @@ import GRDB
 import EventLog
 @testable import EventStore
 import TestSupport
+import StoreCore
 
 /// A store opened read-only or immutable reads what was written, creates nothing beside the
 /// file, writes nothing, and refuses a store that still needs a migration.

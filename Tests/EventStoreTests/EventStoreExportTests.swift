@@ -3,6 +3,7 @@ import FunnelModel
 import EventLog
 @testable import EventStore
 import TestSupport
+import StoreCore
 
 /// `EventStore.forEachLine`: the stored lines, byte for byte, in arrival order.
 final class EventStoreExportTests: XCTestCase {

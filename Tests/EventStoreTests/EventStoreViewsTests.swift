@@ -4,6 +4,7 @@ import FunnelModel
 import EventLog
 @testable import EventStore
 import TestSupport
+import StoreCore
 
 /// The `event_log` view, the `event` and `step` columns behind it, and their migration.
 final class EventStoreViewsTests: XCTestCase {

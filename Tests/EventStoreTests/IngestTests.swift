@@ -4,6 +4,8 @@ import FunnelModel
 import EventLog
 @testable import EventStore
 import TestSupport
+@testable import StoreCore
+import LineParsing
 
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 let sampleData = packageRoot.appendingPathComponent("sample-data")

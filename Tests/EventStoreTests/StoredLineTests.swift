@@ -2,6 +2,8 @@ import XCTest
 import GRDB
 import FunnelModel
 import EventLog
+import StoreCore
+import LineParsing
 @testable import EventStore
 
 /// The compact log gives back every line byte for byte, and deduplication finds an event's
@@ -12,44 +14,6 @@ final class StoredLineTests: XCTestCase {
 
     func ingest(_ store: EventStore, _ paths: [String]) throws -> IngestSummary {
         try Ingestor(store: store, options: IngestOptions(now: fixedClock(1_000))).ingest(try InputSource.discover(paths))
-    }
-
-    /// The parser numbers keys, users and shapes in first-seen order, and a line of a known
-    /// shape gets the cuts the writer would have picked with its skeleton.
-    func testTheParserNumbersKeysUsersAndShapesInFirstSeenOrder() throws {
-        let ctx = #""context":{"platform":"ios"}"#
-        let lines = [
-            #"{"event_id":"a1","event":"onboarding.started","user_id":"u-1","ts":"2026-10-01T10:00:00Z","flow":"glp1",\#(ctx)}"#,
-            #"{"event_id":"a2","event":"onboarding.step_viewed","user_id":"u-1","ts":"2026-10-01T10:00:01Z","flow":"glp1","step":"goal",\#(ctx)}"#,
-            #"{"event_id":"b1","event":"onboarding.started","user_id":"u-2","ts":"2026-10-01T10:00:02Z","flow":"glp1",\#(ctx)}"#,
-            #"{"event_id":"a3","event":"onboarding.step_viewed","user_id":"u-1","ts":"2026-10-01T10:00:03Z","flow":"glp1","step":"goal",\#(ctx)}"#,
-            #"{"event_id":"b2","user_id":"u-2","event":"onboarding.started","ts":"2026-10-01T10:00:04Z","flow":"glp1",\#(ctx)}"#,
-        ]
-        var decoder = EventDecoder()
-        var keyer = LineKeyer()
-        var got: [LineKeys] = []
-        for line in lines {
-            let bytes = Array(line.utf8)
-            let keys = try bytes.withUnsafeBufferPointer { b -> LineKeys in
-                guard case .success(let env) = decoder.envelope(b) else { throw CocoaError(.coderReadCorrupt) }
-                let k = keyer.keys(env, start: 0, end: b.count, in: b)
-                // The writer's cuts for a known shape are those of the full shape.
-                var full = LineEncoder(), cutsOnly = LineEncoder()
-                full.shape(env, lineStart: 0, lineEnd: b.count, in: b)
-                cutsOnly.pickCuts(env, lineStart: 0, lineEnd: b.count)
-                XCTAssertEqual(full.cuts.map { [$0.start, $0.end, Int($0.field.rawValue)] },
-                               cutsOnly.cuts.map { [$0.start, $0.end, Int($0.field.rawValue)] })
-                let id = UnsafeBufferPointer(rebasing: b[Int(env.eventID.start)..<Int(env.eventID.end)])
-                XCTAssertEqual(k.idHash, StoredLine.idHash(id))
-                return k
-            }
-            got.append(keys)
-        }
-        XCTAssertEqual(got.map(\.key), [0, 1, 0, 1, 0])
-        XCTAssertEqual(got.map(\.user), [0, 0, 1, 0, 1])
-        // Started without a step, viewed with one, and started with its keys in another order.
-        XCTAssertEqual(got.map(\.shape), [0, 1, 0, 1, 2])
-        XCTAssertEqual(Set(got.map(\.idHash)).count, 5)
     }
 
     /// Every accepted line of the sample data (escapes, odd spacing, key orders, extra keys)
@@ -84,7 +48,7 @@ final class StoredLineTests: XCTestCase {
         let decoy = #"{"event_id":"decoy","event":"onboarding.step_viewed","user_id":"u-1","ts":"2026-10-01T10:00:00Z","flow":"glp1","step":"signIn"}"#
         let line = #"{"event_id":"e-1","event":"onboarding.step_viewed","user_id":"u-1","ts":"2026-10-01T10:01:00Z","flow":"glp1","step":"signIn"}"#
         let changed = #"{"event_id":"e-1","event":"onboarding.step_viewed","user_id":"u-1","ts":"2026-10-01T10:02:00Z","flow":"glp1","step":"signIn"}"#
-        let slot = Array("e-1".utf8).withUnsafeBufferPointer { StoredLine.idHash($0) }
+        let slot = Array("e-1".utf8).withUnsafeBufferPointer { EventIdentity.idHash($0) }
         // Plant the decoy under e-1's hash, as a hash collision would.
         try store.writer.write { db in
             try db.execute(sql: """

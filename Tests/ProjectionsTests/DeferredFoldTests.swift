@@ -6,6 +6,8 @@ import EventStore
 import EventLog
 import Flows
 import Simulator
+import StoreCore
+import LineParsing
 @testable import Projections
 
 /// An ingest of several inputs folds each input's journeys after it commits, beside the next

@@ -3,6 +3,8 @@ import Foundation
 import FunnelModel
 import EventLog
 import Flows
+import LineParsing
+import StoreCore
 @testable import EventStore
 @testable import Projections
 

@@ -7,6 +7,7 @@ import Flows
 import Simulator
 @testable import Projections
 import TestSupport
+import StoreCore
 
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

@@ -5,6 +5,7 @@ import EventStore
 import EventLog
 import Flows
 import Simulator
+import StoreCore
 @testable import Projections
 
 /// The journeys ingest keeps (folded from memory, resumed from the stored fold, or refolded

@@ -5,6 +5,8 @@ import FunnelModel
 import EventStore
 import EventLog
 import Simulator
+import StoreCore
+import LineParsing
 @testable import Projections
 
 /// An input of several days whose events outgrow half of what the projection holds is

@@ -6,6 +6,7 @@ import EventStore
 import Flows
 import Projections
 import TestSupport
+import StoreCore
 @testable import Reports
 
 /// Reports read journeys through `JourneySource`: on every seed flow's sample data, the

@@ -2,6 +2,7 @@ import XCTest
 import EventStore
 import FunnelModel
 import TestSupport
+import StoreCore
 @testable import Reports
 
 /// Which files an output may replace (docs/security.md): compared by what they are, not by
@@ -57,7 +58,7 @@ final class OutputTargetTests: XCTestCase {
         let log = dir.appendingPathComponent("events.ndjson").path
         let body = Data("{\"event_id\":\"a\"}\n".utf8)
         try body.write(to: URL(fileURLWithPath: log))
-        let hash = try Ingestor.hash(path: log)
+        let hash = try InputContent.hash(path: log)
         let entry = LedgerEntry(id: 1, path: log, sha256: hash.sha256, size: hash.size, lines: 1, accepted: 1, duplicates: 0,
                                 conflicts: 0, quarantined: 0, unplanned: 0, outcome: .complete, error: nil,
                                 startedAt: Timestamp(micros: 0), finishedAt: Timestamp(micros: 0))

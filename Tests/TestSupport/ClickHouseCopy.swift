@@ -2,6 +2,7 @@ import Foundation
 import FunnelModel
 import EventStore
 import ClickHouseStore
+import StoreCore
 
 /// A SQLite store's log copied into a ClickHouse store table by table, as ingests would have
 /// written it: what the read tests compare the two stores' answers on, apart from the ingest.

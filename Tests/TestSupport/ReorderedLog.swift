@@ -1,6 +1,7 @@
 import FunnelModel
 import EventStore
 import Simulator
+import StoreCore
 
 /// A log that hands out another log's user groups in another order (reversed, or shuffled
 /// with a fixed seed), each group as the other log gives it: what a store whose users come

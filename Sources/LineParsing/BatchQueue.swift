@@ -1,9 +1,10 @@
 import Foundation
+import Workers
 
 /// The hand-off of parsed batches from the parsing thread to the writing thread, with the
 /// emptied batches going back for the parser to fill again.
 final class BatchQueue: @unchecked Sendable {
-    enum Item { case batch(LineBatch), end(ParseEnd), failed(String) }
+    enum Item { case batch(LineBatch), end(ParseEnd), failed(any Error) }
     private let queue: BoundedQueue<Item>
     /// Batches the consumer is done with, emptied, for the producer to fill again (guarded
     /// by the queue's lock).

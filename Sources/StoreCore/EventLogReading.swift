@@ -1,7 +1,7 @@
 import FunnelModel
 
 /// Reading the event log without its tables or connection: what replay, user lookups and
-/// tools need of a store. `EventStore` is the one that holds a log.
+/// tools need of a store. Each store implements it (`EventStore` for SQLite, `ClickHouseStore`).
 public protocol EventLogReading: Sendable {
     /// One user's events (in one flow, or all flows), in fold order (event time, then arrival).
     func events(user: String, flow: String?) throws -> [RecordedEvent]
@@ -25,10 +25,4 @@ public protocol EventLogReading: Sendable {
     /// The events with these seqs (in no particular order): a seq the log does not hold is an
     /// error (callers pass the seqs of stored journeys).
     func events(seqs: [Int64]) throws -> [RecordedEvent]
-}
-
-extension EventStore: EventLogReading {
-    public func forEachEvent(flow: String?, _ body: (RecordedEvent) throws -> Void) throws {
-        try read(doing: "reading the log") { db in try EventStore.forEachEvent(flow: flow, in: db, body) }
-    }
 }

@@ -1,10 +1,11 @@
 import FunnelModel
 import EventLog
+import LineParsing
 import Foundation
 
 /// What every store's writer counts the same way: keys, accepted and quarantined lines, an
 /// input's fault, its flows' totals, and the run's summary.
-extension Ingestor.KeyInfo {
+extension IngestKey {
     /// The key of a line's envelope (refs into `b`), classified against `flowSteps`.
     package init(_ env: Envelope, in b: UnsafeBufferPointer<UInt8>, flowSteps: [String: Set<String>]) {
         func text(_ r: StringRef) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)]), as: UTF8.self) }
@@ -13,7 +14,7 @@ extension Ingestor.KeyInfo {
         let step = env.step.map(text)
         let normalized = EventName.normalized(raw)
         self.init(flow: flow, step: step, rawName: raw, normalized: normalized,
-                  planned: Ingestor.isPlanned(name: normalized, flow: flow, step: step, flows: flowSteps))
+                  planned: IngestKey.isPlanned(name: normalized, flow: flow, step: step, flows: flowSteps))
     }
 }
 
@@ -24,9 +25,9 @@ package struct FlowTotal: Sendable, Hashable {
     package var lastTs = Int64.min
 }
 
-extension Ingestor.InputResult {
+extension InputResult {
     /// Counts an accepted event at `micros` in the input's and its key's totals.
-    package mutating func countAccepted(at micros: Int64, key: inout Ingestor.KeyInfo) {
+    package mutating func countAccepted(at micros: Int64, key: inout IngestKey) {
         counts.accepted += 1
         key.accepted += 1
         key.firstTs = min(key.firstTs, micros)
@@ -56,7 +57,7 @@ extension Ingestor.InputResult {
     }
 
     /// Each flow's accepted events and time span over `keys`.
-    package static func flowTotals(_ keys: [Ingestor.KeyInfo]) -> [String: FlowTotal] {
+    package static func flowTotals(_ keys: [IngestKey]) -> [String: FlowTotal] {
         var out: [String: FlowTotal] = [:]
         for k in keys where k.accepted > 0 {
             var t = out[k.flow] ?? FlowTotal()
@@ -71,7 +72,7 @@ extension Ingestor.InputResult {
 
 extension IngestSummary {
     /// Adds an input's result; its unplanned events go to `unplanned` (see `sortedUnplanned`).
-    package mutating func add(_ r: Ingestor.InputResult, unplanned: inout [UnplannedKey: Int]) {
+    package mutating func add(_ r: InputResult, unplanned: inout [UnplannedKey: Int]) {
         if let r = r.resumed { resumed.append(r) }
         lines += r.counts.lines
         accepted += r.counts.accepted
@@ -88,15 +89,5 @@ extension IngestSummary {
     package static func sortedUnplanned(_ unplanned: [UnplannedKey: Int]) -> [Unplanned] {
         unplanned.map { Unplanned(flow: $0.key.flow, step: $0.key.step, event: $0.key.event, count: $0.value) }
             .sorted { ($1.count, $0.flow, $0.step ?? "", $0.event) < ($0.count, $1.flow, $1.step ?? "", $1.event) }
-    }
-}
-
-extension StoredLine {
-    /// Whether two lines with the same event id are the same event: the same bytes, or the
-    /// same JSON (other spacing or key order). A copy that is not is a conflict.
-    package static func sameEvent(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        if a.count == b.count, let p = a.baseAddress, let q = b.baseAddress, memcmp(p, q, a.count) == 0 { return true }
-        let x = EventDecoder.jsonValue(a)
-        return x != nil && x == EventDecoder.jsonValue(b)
     }
 }

@@ -19,7 +19,7 @@ public final class WorkerThread: @unchecked Sendable {
 
     /// Gives the calling thread `name` where the system shows it (top, perf): Foundation
     /// keeps `Thread.name` to itself on Linux. At most 15 bytes are kept.
-    static func nameForTheSystem(_ name: String) {
+    private static func nameForTheSystem(_ name: String) {
         #if os(Linux)
         let fd = open("/proc/thread-self/comm", O_WRONLY)
         guard fd >= 0 else { return }
@@ -39,8 +39,4 @@ public final class WorkerThread: @unchecked Sendable {
         }
     }
 
-    /// Parses inputs (one at a time) beside the writing thread.
-    public static let parsing = WorkerThread(name: "funnel-parse")
-    /// Folds journeys beside the writing thread.
-    public static let folding = WorkerThread(name: "funnel-fold")
 }

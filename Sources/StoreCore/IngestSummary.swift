@@ -1,5 +1,6 @@
 import FunnelModel
 import EventLog
+import LineParsing
 
 /// Options for an ingest run.
 public struct IngestOptions: Sendable {
@@ -26,13 +27,14 @@ public struct IngestOptions: Sendable {
     /// caught either way.
     public var idFilterBytes = Tuning.idFilterBytes
 
-    public init(strict: Bool = false, flows: [FlowDefinition] = [], parallel: Bool = true, batchLines: Int = Tuning.batchLines,
+    /// `batchLines`: nil for the parser's default.
+    public init(strict: Bool = false, flows: [FlowDefinition] = [], parallel: Bool = true, batchLines: Int? = nil,
                 now: @escaping @Sendable () -> Timestamp = { Timestamp.now() }) {
         self.strict = strict
         self.flows = flows
         self.now = now
         self.parallel = parallel
-        self.batchLines = batchLines
+        self.batchLines = batchLines ?? LineParser.defaultBatchLines
     }
 }
 

@@ -1,6 +1,5 @@
 import FunnelModel
 import EventLog
-import GRDB
 
 /// A store failure, saying what the store was doing.
 public struct StoreError: Error, Sendable, CustomStringConvertible {

@@ -27,7 +27,7 @@ struct LineKeyer {
     private var users = ByteInterner()
     private var shapes = ByteInterner()
     private var key: [UInt8] = []
-    private var encoder = LineEncoder()
+    private var shaper = LineShape()
 
     init() { key.reserveCapacity(256) }
 
@@ -37,7 +37,7 @@ struct LineKeyer {
             UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)])
         }
         var out = LineKeys()
-        out.idHash = StoredLine.idHash(ref(env.eventID))
+        out.idHash = EventIdentity.idHash(ref(env.eventID))
         key.removeAll(keepingCapacity: true)
         key.append(contentsOf: ref(env.flow))
         key.append(0xFF)
@@ -46,9 +46,9 @@ struct LineKeyer {
         key.append(contentsOf: ref(env.name))
         out.key = Int32(key.withUnsafeBufferPointer { keys.intern($0).id })
         out.user = Int32(users.intern(ref(env.userID)).id)
-        encoder.shape(env, lineStart: start, lineEnd: end, in: b)
-        if !encoder.cuts.isEmpty {
-            out.shape = Int32(encoder.skeleton.withUnsafeBufferPointer { shapes.intern($0).id })
+        shaper.shape(env, lineStart: start, lineEnd: end, in: b)
+        if !shaper.cuts.isEmpty {
+            out.shape = Int32(shaper.skeleton.withUnsafeBufferPointer { shapes.intern($0).id })
         }
         return out
     }

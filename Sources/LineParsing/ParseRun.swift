@@ -1,6 +1,7 @@
 import FunnelModel
 import EventLog
 import Foundation
+import Workers
 
 /// One input parsed by `LineParser` on the parsing thread, so that decompression and parsing
 /// use one core while SQLite writes on another. Making one queues its parse behind the input
@@ -10,7 +11,7 @@ import Foundation
 package final class ParseRun: @unchecked Sendable {
     let path: String
     /// Where this input's decoded events go (see `IngestObserver.makeEventSink`).
-    let eventSink: (any ParsedEventSink)?
+    package let eventSink: (any ParsedEventSink)?
     /// Parsed batches on their way to the writer (at most `Tuning.waitingBatches` wait).
     private let queue = BatchQueue(capacity: Tuning.waitingBatches)
     private let done = DispatchSemaphore(value: 0)
@@ -32,7 +33,7 @@ package final class ParseRun: @unchecked Sendable {
                 }
                 _ = queue.push(.end(end))
             } catch {
-                _ = queue.push(.failed("\(error)"))
+                _ = queue.push(.failed(error))
             }
         }
     }
@@ -55,7 +56,7 @@ package final class ParseRun: @unchecked Sendable {
                     try body(batch)
                     queue.recycle(consume batch)
                 case .end(let end): return end
-                case .failed(let message): throw StoreError(doing: "reading \(path)", reason: message)
+                case .failed(let error): throw error
                 }
             }
         } catch {

@@ -1,0 +1,80 @@
+import EventLog
+
+/// A line's shape: the line with the values of event_id, event, user_id, ts, flow, step and
+/// properties cut out, each cut marked by a 0x00 byte and the field's code (0x00 never occurs
+/// in a valid JSON line). Most lines share their layout and differ only in these values, so a
+/// store can keep each shape once and a line as its shape and values. Built on the parsing
+/// thread; the codes are part of the stored format.
+package struct LineShape {
+    /// The envelope values a shape cuts out, by their stored code.
+    package enum Field: UInt8 {
+        case eventID = 1, name, user, ts, flow, step, properties
+    }
+
+    /// A value cut out of the line: batch-absolute byte range and field.
+    package struct Cut {
+        package var start: Int
+        package var end: Int
+        package var field: Field
+    }
+
+    /// The cuts picked last, in line order (empty: the line is kept whole).
+    package private(set) var cuts: [Cut] = []
+    /// The shape built last.
+    package private(set) var skeleton: [UInt8] = []
+
+    package init() {
+        cuts.reserveCapacity(8)
+        skeleton.reserveCapacity(512)
+    }
+
+    /// Picks the cuts of a line at `lineStart..<lineEnd` of `b` and builds its skeleton.
+    package mutating func shape(_ env: Envelope, lineStart: Int, lineEnd: Int, in b: UnsafeBufferPointer<UInt8>) {
+        pickCuts(env, lineStart: lineStart, lineEnd: lineEnd)
+        skeleton.removeAll(keepingCapacity: true)
+        var pos = lineStart
+        for c in cuts {
+            skeleton.append(contentsOf: UnsafeBufferPointer(rebasing: b[pos..<c.start]))
+            skeleton.append(0)
+            skeleton.append(c.field.rawValue)
+            pos = c.end
+        }
+        skeleton.append(contentsOf: UnsafeBufferPointer(rebasing: b[pos..<lineEnd]))
+    }
+
+    /// Picks the cuts of a line at `lineStart..<lineEnd`, in line order (none when they
+    /// overlap), without building its skeleton.
+    package mutating func pickCuts(_ env: Envelope, lineStart: Int, lineEnd: Int) {
+        cuts.removeAll(keepingCapacity: true)
+        func add(_ r: StringRef?, _ f: Field) {
+            guard let r, Int(r.start) >= lineStart, Int(r.end) <= lineEnd else { return }
+            cuts.append(Cut(start: Int(r.start), end: Int(r.end), field: f))
+        }
+        add(env.eventID, .eventID)
+        add(env.name, .name)
+        add(env.userID, .user)
+        add(env.timeText, .ts)
+        add(env.flow, .flow)
+        add(env.step, .step)
+        if let p = env.properties, p.lowerBound >= lineStart, p.upperBound <= lineEnd {
+            cuts.append(Cut(start: p.lowerBound, end: p.upperBound, field: .properties))
+        }
+        // Line order (insertion sort: at most seven cuts).
+        if cuts.count > 1 {
+            for i in 1..<cuts.count {
+                var j = i
+                while j > 0 && cuts[j - 1].start > cuts[j].start {
+                    cuts.swapAt(j - 1, j)
+                    j -= 1
+                }
+            }
+        }
+        // Overlapping cuts cannot happen for distinct top-level fields; if they ever did,
+        // keep the line whole.
+        var previousEnd = lineStart
+        for c in cuts {
+            if c.start < previousEnd { cuts.removeAll(keepingCapacity: true); break }
+            previousEnd = c.end
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import FunnelModel
+
+/// Takes the decoded events of one input on the parsing thread.
+public protocol ParsedEventSink: AnyObject, Sendable {
+    /// One event with its line number (its `id` left empty: the writer has the line) and its
+    /// user's number among the input's (`LineKeys.user`: numbered in first-seen order, equal
+    /// numbers are the same user id). Whether the line was accepted, and with which seq,
+    /// `CommittedInput.accepted` tells.
+    func take(line: Int, user: Int32, event: consuming Event)
+    /// Events it can still take before it drops some (their users are then folded from the
+    /// log), and events it holds. Once it holds as many as it has room for, the first event of
+    /// a new UTC day ends the input's segment: the ingest commits the input so far, and the
+    /// next events go to `successor()`.
+    var room: Int { get }
+    var held: Int { get }
+    /// An empty sink for the events of the input's next segment; nil: none, this one drops
+    /// what does not fit.
+    func successor() -> (any ParsedEventSink)?
+}
+
+extension ParsedEventSink {
+    public var room: Int { .max }
+    public var held: Int { 0 }
+    public func successor() -> (any ParsedEventSink)? { nil }
+}

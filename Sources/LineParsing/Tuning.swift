@@ -1,0 +1,22 @@
+/// LineParsing's tuning constants, in one place: each bounds parse memory or trades it for
+/// speed. Figures behind them are in docs/performance.md.
+enum Tuning {
+    /// Lines in a parsed batch (`LineParser.defaultBatchLines`): many small batches let the
+    /// parser and the writer go on through each other's slow stretches.
+    static let batchLines = 4_096
+    /// Line bytes in a parsed batch, at most (`LineParser.defaultBatchBytes`).
+    static let batchBytes = 4 << 20
+    /// Parsed batches that wait for the writer before the parser waits.
+    static let waitingBatches = 12
+    /// Emptied batches kept for the parser to fill again.
+    static let spareBatches = 2
+    /// How long the writer waits for a batch before it does other work (seconds).
+    static let batchWait = 0.005
+}
+
+extension LineParser {
+    /// Lines in a parsed batch unless the caller says otherwise.
+    package static let defaultBatchLines = Tuning.batchLines
+    /// Line bytes in a parsed batch, at most, unless the caller says otherwise.
+    package static let defaultBatchBytes = Tuning.batchBytes
+}

@@ -40,12 +40,12 @@ let package = Package(
         .target(name: "LineParsing", dependencies: ["FunnelModel", "EventLog", "Workers"], swiftSettings: hotPath),
         // What every store shares: the read protocol, records, options, summary, errors, the ledger's content hash.
         .target(name: "StoreCore", dependencies: [
-            "FunnelModel", "EventLog", "LineParsing",
+            "FunnelModel", "EventLog", "LineParsing", "CMalloc",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The embedded store: the log in SQLite (GRDB).
         .target(name: "EventStore", dependencies: [
-            "FunnelModel", "EventLog", "LineParsing", "StoreCore", "CMalloc", "CSQLite",
+            "FunnelModel", "EventLog", "LineParsing", "StoreCore", "CSQLite",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: hotPath),

@@ -48,10 +48,10 @@ let package = Package(
         .target(name: "LineParsing", dependencies: ["FunnelModel", "EventLog", "Workers"], path: "Library/LineParsing",
                 swiftSettings: instrumented),
         .target(name: "StoreCore", dependencies: [
-            "FunnelModel", "EventLog", "LineParsing", .product(name: "Crypto", package: "swift-crypto"),
+            "FunnelModel", "EventLog", "LineParsing", "CMalloc", .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Library/StoreCore", swiftSettings: instrumented),
         .target(name: "EventStore", dependencies: [
-            "FunnelModel", "EventLog", "LineParsing", "StoreCore", "CMalloc", "CSQLite",
+            "FunnelModel", "EventLog", "LineParsing", "StoreCore", "CSQLite",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ], path: "Library/EventStore", swiftSettings: instrumented),

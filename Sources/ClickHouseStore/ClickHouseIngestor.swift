@@ -24,74 +24,39 @@ public final class ClickHouseIngestor {
         self.observer = observer
     }
 
-    /// Ingests `inputs` in order. Input faults (unreadable, truncated or corrupt gzip) are
-    /// reported in the summary and the run goes on; server failures throw, leaving the input
-    /// being written uncommitted.
+    /// Ingests `inputs` in order (`IngestDriver`). Input faults (unreadable, truncated or
+    /// corrupt gzip) are reported in the summary and the run goes on; server failures throw,
+    /// leaving the input being written uncommitted.
     public func ingest(_ inputs: [InputSource], progress: ((IngestProgress) -> Void)? = nil) throws -> IngestSummary {
-        let clockStart = DispatchTime.now().uptimeNanoseconds
-        var summary = IngestSummary()
-        summary.files = inputs.count
-        summary.flowsChecked = !options.flows.isEmpty
-        var unplanned: [UnplannedKey: Int] = [:]
-        for (index, input) in inputs.enumerated() {
-            var spooled: String?
-            defer { if let spooled { unlink(spooled) } }
-            let content: InputContent.Hash
-            do {
-                let read = try InputContent.of(input)
-                content = read.0
-                spooled = read.spooled
-            } catch let e as InputError {
-                summary.failures.append(.unreadable(input.path, e))
-                continue
-            }
-            let ledger = try ClickHouseLedger.read(store)
-            if let known = ledger.byContent[content.sha256] {
-                summary.skipped.append(.init(path: input.path, sha256: content.sha256, previousPath: known.path,
-                                             previousOutcome: known.outcome))
-                continue
-            }
-            let result = try ingestOne(path: spooled ?? input.path, label: input.path, content: content, ledger: ledger) { batch, lines in
-                progress?(IngestProgress(inputIndex: index, inputCount: inputs.count, path: input.path, bytesRead: batch.bytesRead,
-                                         size: content.size, lines: lines))
-            }
-            summary.add(result, unplanned: &unplanned)
-        }
-        summary.unplannedBy = IngestSummary.sortedUnplanned(unplanned)
-        try observer?.finish(store: store, summary: summary)
-        summary.elapsedSeconds = Double(DispatchTime.now().uptimeNanoseconds - clockStart) / 1e9
-        return summary
+        try IngestDriver(backend: self, options: options).run(inputs, progress: progress)
     }
+}
 
-    /// Writes one input under a new attempt, then commits it.
-    private func ingestOne(path: String, label: String, content: InputContent.Hash, ledger: ClickHouseLedger,
-                           progress: (LineBatch, Int) -> Void) throws -> InputResult {
+extension ClickHouseIngestor: IngestBackend {
+    package func makeEventSink() -> (any ParsedEventSink)? { observer?.makeEventSink() }
+
+    package func finish(_ summary: IngestSummary) throws { try observer?.finish(store: store, summary: summary) }
+
+    /// Skips an input the ledger holds; else writes it under a new attempt, then commits it.
+    package func ingest(_ input: InputPlan, drive: (_ skipLines: Int, _ writer: InputSession) throws -> ParseEnd) throws -> InputOutcome {
+        let ledger = try ClickHouseLedger.read(store)
+        if let known = ledger.byContent[input.content.sha256] {
+            return .skipped(.init(path: input.label, sha256: input.content.sha256, previousPath: known.path,
+                                  previousOutcome: known.outcome))
+        }
         let startedAt = options.now().micros
         let flowSteps = Dictionary(options.flows.map { ($0.id, Set($0.steps.map(\.id))) }, uniquingKeysWith: { a, _ in a })
         var attempt = UInt64.random(in: 1...UInt64.max)
         while ledger.attempts.contains(attempt) { attempt = UInt64.random(in: 1...UInt64.max) }
-        var writer = ClickHouseInputWriter(store: store, label: label, inputID: ledger.lastID + 1, attempt: attempt,
-                                           committed: ledger.attempts, firstSeq: ledger.events + 1, arrived: startedAt,
-                                           flowSteps: flowSteps, chunkRows: chunkRows)
-        func handle(_ batch: LineBatch) throws {
-            try writer.write(batch)
-            progress(batch, writer.result.counts.lines)
+        let session = InputSession(ClickHouseInputWriter(store: store, label: input.label, inputID: ledger.lastID + 1, attempt: attempt,
+                                                         committed: ledger.attempts, firstSeq: ledger.events + 1, arrived: startedAt,
+                                                         flowSteps: flowSteps, chunkRows: chunkRows))
+        let end = try drive(0, session)
+        let result = try session.writer.commit(end, sha256: input.content.sha256, size: input.content.size, startedAt: startedAt,
+                                               finishedAt: options.now)
+        if let observer, let sink = session.eventSink {
+            observer.didCommit(events: sink, attempt: attempt, accepted: session.writer.accepted)
         }
-        let end: ParseEnd
-        let sink = observer?.makeEventSink()
-        if options.parallel {
-            // Parsed on the parsing thread while this one waits for the servers.
-            let run = ParseRun(path: path, batchLines: options.batchLines, batchBytes: Tuning.parseBatchBytes, eventSink: sink)
-            defer { run.cancel() }
-            end = try run.forEach(handle)
-        } else {
-            end = try LineParser.run(path: path, batchLines: options.batchLines, batchBytes: Tuning.parseBatchBytes, eventSink: sink) {
-                try handle($0)
-                return true
-            }
-        }
-        let result = try writer.commit(end, sha256: content.sha256, size: content.size, startedAt: startedAt, finishedAt: options.now)
-        if let observer, let sink { observer.didCommit(events: sink, attempt: attempt, accepted: writer.accepted) }
-        return result
+        return .read(result)
     }
 }

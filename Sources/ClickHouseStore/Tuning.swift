@@ -35,8 +35,6 @@ enum Tuning {
     /// Elements a query may have (every request sets it): a chunk's ids, the committed
     /// attempts, the users of a drop-off (the server's default, 50,000, is less than a chunk).
     static let queryElements = 4 << 20
-    /// Line bytes in a parsed batch, at most.
-    static let parseBatchBytes = 4 << 20
 
     // MARK: reading
 

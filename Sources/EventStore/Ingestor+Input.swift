@@ -6,11 +6,6 @@ import GRDB
 import Foundation
 
 extension Ingestor {
-    enum InputOutcome {
-        case skipped(IngestSummary.Skipped)
-        case read(InputResult)
-    }
-
     /// An input an earlier ingest committed in part (its ledger row has a `resume_line`).
     struct Resume {
         var inputID: Int64
@@ -18,12 +13,6 @@ extension Ingestor {
         var counts: InputCounts
         /// New shapes it may still add.
         var shapeBudget: Int
-    }
-
-    /// Starts parsing `path` on the parsing thread (behind any input parsed before it),
-    /// from the line after `skipLines`.
-    func startParse(path: String, skipLines: Int = 0) -> ParseRun {
-        ParseRun(path: path, batchLines: options.batchLines, eventSink: observer?.makeEventSink(), skipLines: skipLines)
     }
 
     /// The filter of every stored id hash for the next input, with room for `room` more:
@@ -39,21 +28,22 @@ extension Ingestor {
         defer { idFilter = nil }
         return idFilter ?? IDFilter(capacity: room, maxBlocks: maxBlocks)
     }
+}
+
+extension Ingestor: IngestBackend {
+    package func makeEventSink() -> (any ParsedEventSink)? { observer?.makeEventSink() }
+
+    package func finish(_ summary: IngestSummary) throws { try observer?.finish(store: store) }
 
     /// Ingests one input: in one transaction, or (when its events outgrow what the observer
     /// holds) in one per segment, its ledger row saying after which line an ingest that
     /// stopped in between goes on. An input already in the ledger is skipped, or resumed
-    /// when it was left unfinished. `prefetched`: its parse, started ahead (else one starts
-    /// here, unless the input is skipped); `readAhead` is called once the input's parse is
-    /// under way and the input is not skipped, to queue the next input's parse.
-    func ingestOne(path: String, label: String, content: InputContent.Hash, index: Int, count: Int,
-                   prefetched: ParseRun? = nil, readAhead: () -> Void = {},
-                   progress: ((IngestProgress) -> Void)?) throws -> InputOutcome {
+    /// when it was left unfinished.
+    package func ingest(_ input: InputPlan, drive: (_ skipLines: Int, _ writer: InputSession) throws -> ParseEnd) throws -> InputOutcome {
         let startedAt = options.now()
+        let label = input.label, content = input.content
         let flowSteps = Dictionary(options.flows.map { ($0.id, Set($0.steps.map(\.id))) }, uniquingKeysWith: { a, _ in a })
         let observer = self.observer
-        let parallel = options.parallel
-        let batchLines = options.batchLines
         let logger = self.logger
         let now = options.now
 
@@ -94,57 +84,17 @@ extension Ingestor {
                         """, arguments: [label, content.sha256, content.size, startedAt.micros, startedAt.micros])
                 }
                 let inputID = resume?.inputID ?? db.lastInsertedRowID
-                var writer = try InputWriter(db, label: label, inputID: inputID, arrived: startedAt.micros,
+                let writer = try InputWriter(db, label: label, inputID: inputID, arrived: startedAt.micros,
                                              filter: try takeIDFilter(room: max(Tuning.filterRoomIDs, Int(content.size / Tuning.filterRoomBytesPerID)),
                                                                       maxBlocks: filterBlocks, in: db),
                                              flowSteps: flowSteps, heldIDs: heldIDs, observed: observer != nil, resume: resume)
-                let skipLines = resume?.counts.lines ?? 0
-                var run: ParseRun?
-                if parallel {
-                    if let prefetched, skipLines == 0 {
-                        run = prefetched
-                    } else {
-                        // A parse read ahead from the first line is of no use to a resumed input.
-                        prefetched?.cancel()
-                        run = startParse(path: path, skipLines: skipLines)
-                    }
-                }
-                // Whatever ends this input, the parsing thread stops waiting for it.
-                defer { run?.cancel() }
-                readAhead()
-                var eventSink: (any ParsedEventSink)? = if let run { run.eventSink } else { observer?.makeEventSink() }
-
-                func handle(_ batch: LineBatch) throws {
-                    try writer.write(batch)
-                    try observer?.betweenBatches(in: db)
-                    try writer.afterBatch()
-                    progress?(IngestProgress(inputIndex: index, inputCount: count, path: label, bytesRead: batch.bytesRead,
-                                             size: content.size, lines: writer.result.counts.lines))
-                    if let segment = batch.segmentEnd {
-                        let part = try writer.endSegment(finishedAt: now())
-                        try observer?.willCommit(CommittedInput(seqs: part.seqs, accepted: part.accepted, newUsers: part.newUsers,
-                                                                events: segment.ended, more: true), in: db)
-                        try db.commit()
-                        observer?.didCommit(store: store)
-                        try db.beginTransaction(.immediate)
-                        eventSink = segment.next
-                    }
-                }
-                let end: ParseEnd
-                if let run {
-                    end = try run.forEach(idle: { try observer?.betweenBatches(in: db) }, handle)
-                } else {
-                    end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: LineParser.defaultBatchBytes, eventSink: eventSink,
-                                             skipLines: skipLines) {
-                        try handle($0)
-                        return true
-                    }
-                }
-                let result = try writer.finish(end, isLast: index + 1 == count, finishedAt: now(), logger: logger)
-                idFilter = writer.filter
-                if let observer, let eventSink {
-                    try observer.willCommit(CommittedInput(seqs: writer.rows.seqs, accepted: writer.accepted, newUsers: writer.newUsers,
-                                                           events: eventSink, more: index + 1 < count), in: db)
+                let session = InputSession(writer, db: db, store: store, observer: observer, now: now)
+                let end = try drive(resume?.counts.lines ?? 0, session)
+                let result = try session.writer.finish(end, isLast: input.isLast, finishedAt: now(), logger: logger)
+                idFilter = session.writer.filter
+                if let observer, let eventSink = session.eventSink {
+                    try observer.willCommit(CommittedInput(seqs: session.writer.rows.seqs, accepted: session.writer.accepted,
+                                                           newUsers: session.writer.newUsers, events: eventSink, more: !input.isLast), in: db)
                 }
                 try db.commit()
                 observer?.didCommit(store: store)

@@ -32,8 +32,6 @@ enum Tuning {
 
     // MARK: memory and threads
 
-    /// Blocks of this many bytes or more are mapped on their own and unmapped when freed.
-    static let mmapThreshold: Int32 = 256 << 10
     /// SQLite page size of a new store (shallower indexes, fewer page splits).
     static let pageBytes = 16_384
 

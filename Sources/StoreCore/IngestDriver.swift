@@ -1,0 +1,111 @@
+import EventLog
+import LineParsing
+import Foundation
+
+/// The one ingest loop every store runs: each input's content hash, the store's ledger check
+/// and writer (`IngestBackend`), the parse on the parsing thread with the next input read
+/// ahead, progress after each batch, and the run's summary. Input faults (unreadable,
+/// truncated or corrupt) are reported in the summary and the run goes on; store failures throw.
+package struct IngestDriver<Backend: IngestBackend> {
+    package let backend: Backend
+    package let options: IngestOptions
+
+    package init(backend: Backend, options: IngestOptions) {
+        self.backend = backend
+        self.options = options
+    }
+
+    package func run(_ inputs: [InputSource], progress: ((IngestProgress) -> Void)?) throws -> IngestSummary {
+        let clockStart = DispatchTime.now().uptimeNanoseconds
+        Allocator.returnLargeBlocks()
+        var summary = IngestSummary()
+        summary.files = inputs.count
+        summary.flowsChecked = !options.flows.isEmpty
+        var unplanned: [UnplannedKey: Int] = [:]
+        // The next input's parse, started while this one is written and committed.
+        var ahead: (index: Int, content: InputContent.Hash, run: ParseRun)?
+        defer { ahead?.run.cancel() }
+        for (index, input) in inputs.enumerated() {
+            var spooled: String?
+            defer { if let spooled { unlink(spooled) } }
+            let content: InputContent.Hash
+            var prefetched: ParseRun?
+            defer { prefetched?.cancel() }
+            do {
+                if let a = ahead, a.index == index {
+                    content = a.content
+                    prefetched = a.run
+                    ahead = nil
+                } else {
+                    let read = try InputContent.of(input)
+                    content = read.0
+                    spooled = read.spooled
+                }
+            } catch let e as InputError {
+                summary.failures.append(.unreadable(input.path, e))
+                continue
+            }
+            let plan = InputPlan(path: spooled ?? input.path, label: input.path, content: content, index: index, count: inputs.count)
+            let outcome = try backend.ingest(plan) { skipLines, writer in
+                var run: ParseRun?
+                if options.parallel {
+                    if let p = prefetched, skipLines == 0 {
+                        run = p
+                    } else {
+                        // A parse read ahead from the first line is of no use to a resumed input.
+                        prefetched?.cancel()
+                        run = startParse(path: plan.path, skipLines: skipLines)
+                    }
+                }
+                // Whatever ends this input, the parsing thread stops waiting for it.
+                defer { run?.cancel() }
+                ahead = readAhead(inputs, after: index)
+                writer.eventSink = if let run { run.eventSink } else { backend.makeEventSink() }
+                return try parse(plan, skipLines: skipLines, run: run, into: writer, progress: progress)
+            }
+            Allocator.releaseFreeMemory()
+            switch outcome {
+            case .skipped(let s): summary.skipped.append(s)
+            case .read(let r): summary.add(r, unplanned: &unplanned)
+            }
+        }
+        summary.unplannedBy = IngestSummary.sortedUnplanned(unplanned)
+        try backend.finish(summary)
+        summary.elapsedSeconds = Double(DispatchTime.now().uptimeNanoseconds - clockStart) / 1e9
+        return summary
+    }
+
+    /// Hands each batch of the input to `writer` (from `run`, or parsed here when the run is
+    /// not parallel), with progress after each; returns how the parse ended.
+    private func parse(_ plan: InputPlan, skipLines: Int, run: ParseRun?, into writer: Backend.Writer,
+                       progress: ((IngestProgress) -> Void)?) throws -> ParseEnd {
+        func handle(_ batch: LineBatch) throws {
+            try writer.write(batch)
+            progress?(IngestProgress(inputIndex: plan.index, inputCount: plan.count, path: plan.label, bytesRead: batch.bytesRead,
+                                     size: plan.content.size, lines: writer.lines))
+            if let segment = batch.segmentEnd { try writer.endSegment(segment) }
+        }
+        if let run { return try run.forEach(idle: { try writer.idle() }, handle) }
+        return try LineParser.run(path: plan.path, batchLines: options.batchLines, batchBytes: LineParser.defaultBatchBytes,
+                                  eventSink: writer.eventSink, skipLines: skipLines) {
+            try handle($0)
+            return true
+        }
+    }
+
+    /// Starts parsing `path` on the parsing thread (behind any input parsed before it), from
+    /// the line after `skipLines`.
+    private func startParse(path: String, skipLines: Int) -> ParseRun {
+        ParseRun(path: path, batchLines: options.batchLines, eventSink: backend.makeEventSink(), skipLines: skipLines)
+    }
+
+    /// The parse of the input after `index`, started now: only a file can be read ahead
+    /// (standard input is spooled first), and one that cannot be hashed now is reported when
+    /// its turn comes.
+    private func readAhead(_ inputs: [InputSource], after index: Int) -> (index: Int, content: InputContent.Hash, run: ParseRun)? {
+        let next = index + 1
+        guard options.parallel, next < inputs.count, !inputs[next].isStandardInput,
+              let hash = try? InputContent.of(inputs[next]).0 else { return nil }
+        return (next, hash, startParse(path: inputs[next].path, skipLines: 0))
+    }
+}

@@ -57,21 +57,25 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
         ]),
+        // The fold, with no store behind it: journeys, facts, glances, replay, journeys folded
+        // from any log or held across a ClickHouse ingest.
+        .target(name: "Journeys", dependencies: ["FunnelModel", "EventLog", "LineParsing", "StoreCore"], swiftSettings: hotPath),
+        // The journeys projection kept in the SQLite store.
         .target(name: "Projections", dependencies: [
-            "FunnelModel", "EventLog", "Workers", "LineParsing", "StoreCore", "EventStore",
+            "FunnelModel", "EventLog", "Workers", "LineParsing", "StoreCore", "Journeys", "EventStore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], swiftSettings: hotPath),
         // The journeys' report facts kept beside a ClickHouse log, on each shard.
-        .target(name: "ClickHouseProjections", dependencies: ["FunnelModel", "Workers", "LineParsing", "StoreCore", "EventStore", "Projections", "ClickHouseStore"]),
-        .target(name: "Reports", dependencies: ["FunnelModel", "Workers", "StoreCore", "Projections", "EventStore"]),
+        .target(name: "ClickHouseProjections", dependencies: ["FunnelModel", "Workers", "LineParsing", "StoreCore", "Journeys", "ClickHouseStore"]),
+        .target(name: "Reports", dependencies: ["FunnelModel", "Workers", "StoreCore", "Journeys", "Projections", "EventStore"]),
         .executableTarget(name: "funnel", dependencies: [
-            "FunnelModel", "EventLog", "Flows", "Simulator", "StoreCore", "EventStore", "Projections", "Reports",
+            "FunnelModel", "EventLog", "Flows", "Simulator", "StoreCore", "EventStore", "Journeys", "Projections", "Reports",
             "ClickHouseStore", "ClickHouseProjections",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Each stage of a cold ingest alone, for the per-stage table (scripts/stages): a
         // measuring tool, not part of funnel.
-        .executableTarget(name: "funnel-stages", dependencies: ["FunnelModel", "EventLog", "Flows", "LineParsing", "StoreCore", "EventStore", "Projections"]),
+        .executableTarget(name: "funnel-stages", dependencies: ["FunnelModel", "EventLog", "Flows", "LineParsing", "StoreCore", "EventStore", "Journeys", "Projections"]),
         // Scratch folders the test targets share (removed when the test process exits).
         .target(name: "TestSupport", dependencies: ["FunnelModel", "StoreCore", "EventStore", "ClickHouseStore", "Simulator"], path: "Tests/TestSupport"),
         .testTarget(name: "FunnelModelTests", dependencies: ["FunnelModel"]),
@@ -83,10 +87,10 @@ let package = Package(
         .testTarget(name: "EventStoreTests", dependencies: ["TestSupport", "EventStore", "StoreCore", "LineParsing", "EventLog", "FunnelModel",
                                                        .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ClickHouseStoreTests", dependencies: ["TestSupport", "ClickHouseStore", "StoreCore", "EventStore", "EventLog", "Flows", "FunnelModel"]),
-        .testTarget(name: "ClickHouseProjectionsTests", dependencies: ["TestSupport", "ClickHouseProjections", "ClickHouseStore", "Projections", "StoreCore", "EventStore", "EventLog", "Flows", "FunnelModel"]),
-        .testTarget(name: "ProjectionsTests", dependencies: ["TestSupport", "Projections", "Simulator", "Flows", "LineParsing", "StoreCore", "EventStore", "EventLog", "FunnelModel",
+        .testTarget(name: "ClickHouseProjectionsTests", dependencies: ["TestSupport", "ClickHouseProjections", "ClickHouseStore", "Journeys", "Projections", "StoreCore", "EventStore", "EventLog", "Flows", "FunnelModel"]),
+        .testTarget(name: "ProjectionsTests", dependencies: ["TestSupport", "Journeys", "Projections", "Simulator", "Flows", "LineParsing", "StoreCore", "EventStore", "EventLog", "FunnelModel",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ReportsTests", dependencies: ["TestSupport", "Reports", "Projections", "StoreCore", "EventStore", "EventLog", "Flows",
+        .testTarget(name: "ReportsTests", dependencies: ["TestSupport", "Reports", "Journeys", "Projections", "StoreCore", "EventStore", "EventLog", "Flows",
                                                      "FunnelModel", "CZlib"]),
         // `funnel`: the tests run the built binary.
         .testTarget(name: "funnelTests", dependencies: ["TestSupport", "funnel", .product(name: "GRDB", package: "GRDB.swift")]),

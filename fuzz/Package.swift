@@ -30,16 +30,13 @@ let package = Package(
     name: "funnel-fuzz",
     platforms: [.macOS(.v13)],
     dependencies: [
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         .systemLibrary(name: "CZlib", path: "Library/CZlib", pkgConfig: "zlib"),
         .systemLibrary(name: "CDeflate", path: "Library/CDeflate", pkgConfig: "libdeflate"),
         .systemLibrary(name: "CZstd", path: "Library/CZstd", pkgConfig: "libzstd"),
         .systemLibrary(name: "CMalloc", path: "Library/CMalloc"),
-        .systemLibrary(name: "CSQLite", path: "Library/CSQLite"),
         .target(name: "FunnelModel", path: "Library/FunnelModel", swiftSettings: instrumented),
         .target(name: "EventLog", dependencies: ["FunnelModel", "CZlib", "CDeflate", "CZstd"], path: "Library/EventLog",
                 swiftSettings: instrumented),
@@ -50,15 +47,8 @@ let package = Package(
         .target(name: "StoreCore", dependencies: [
             "FunnelModel", "EventLog", "LineParsing", "CMalloc", .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Library/StoreCore", swiftSettings: instrumented),
-        .target(name: "EventStore", dependencies: [
-            "FunnelModel", "EventLog", "LineParsing", "StoreCore", "CSQLite",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "Logging", package: "swift-log"),
-        ], path: "Library/EventStore", swiftSettings: instrumented),
-        .target(name: "Projections", dependencies: [
-            "FunnelModel", "EventLog", "Workers", "LineParsing", "StoreCore", "EventStore",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ], path: "Library/Projections", swiftSettings: instrumented),
+        .target(name: "Journeys", dependencies: ["FunnelModel", "EventLog", "LineParsing", "StoreCore"], path: "Library/Journeys",
+                swiftSettings: instrumented),
         .target(name: "ClickHouseStore", dependencies: ["FunnelModel"], path: "Library/ClickHouseStore",
                 exclude: otherClickHouseFiles, sources: rowBinaryFiles, swiftSettings: instrumented),
         // What several harnesses share: the input as a file, a failure that libFuzzer reports.
@@ -69,7 +59,7 @@ let package = Package(
         fuzzTarget("decoder-diff", ["EventLog", "FunnelModel"]),
         fuzzTarget("flows", ["Flows", "FunnelModel"]),
         fuzzTarget("rowbinary", ["ClickHouseStore"]),
-        fuzzTarget("journey", ["Projections", "Flows", "EventLog", "FunnelModel"]),
+        fuzzTarget("journey", ["Journeys", "Flows", "EventLog", "FunnelModel"]),
     ],
     swiftLanguageModes: [.v6]
 )

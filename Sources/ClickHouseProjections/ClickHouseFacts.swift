@@ -1,8 +1,7 @@
 import Foundation
 import FunnelModel
-import EventStore
-import Projections
 import ClickHouseStore
+import Journeys
 
 /// The report facts of each journey, kept on the shard that holds the user's events: folded
 /// from the log the first time a report needs them (again when the user has newer events or

@@ -1,10 +1,9 @@
 import Foundation
 import FunnelModel
-import EventStore
-import Projections
 import ClickHouseStore
 import StoreCore
 import LineParsing
+import Journeys
 
 /// Keeps the journeys' facts current during a ClickHouse ingest, as the SQLite store's
 /// projection does, so that the next report only reads. Each committed input's events are

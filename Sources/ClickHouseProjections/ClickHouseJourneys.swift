@@ -1,8 +1,7 @@
 import FunnelModel
-import EventStore
-import Projections
 import ClickHouseStore
 import StoreCore
+import Journeys
 
 /// A ClickHouse store's journeys: report facts from the rows kept on each shard
 /// (`ClickHouseFacts`), whole journeys and glances folded from the log at read time.

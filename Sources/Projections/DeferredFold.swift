@@ -2,10 +2,11 @@ import Foundation
 import EventStore
 import StoreCore
 import Workers
+import Journeys
 
 /// One folded journey, ready to be written.
 struct FoldedRow: Sendable {
-    var key: ProjectionUpdater.Key
+    var key: JourneyKey
     var outcome: FoldOutcome
     /// Folded again from the log (an outcome without events then removes the row).
     var fromLog: Bool

@@ -1,6 +1,7 @@
 import FunnelModel
 import EventStore
 import StoreCore
+import Journeys
 
 /// The SQLite store's journeys: the journeys projection (`ProjectionStore`), its rows decoded
 /// as they are read, a journey with events after as-of folded again from the log.

@@ -2,14 +2,17 @@ import Foundation
 import FunnelModel
 import EventStore
 import GRDB
+import Journeys
+import Workers
 
 /// What folding an input needs besides the store.
 struct FoldContext: Sendable {
     let definitions: [String: FlowDefinition]
     let contexts: [String: FlowContext]
-    /// Threads that fold: 2 on the writing thread (it waits anyway), 1 beside it.
+    /// Threads that fold: every worker on the writing thread (it waits anyway), 1 beside it.
     let workers: Int
-    /// Beside the writing thread: true once the writer waits for the fold (then 2 fold).
+    /// Beside the writing thread: true once the writer waits for the fold (then every
+    /// worker folds).
     var awaited: (@Sendable () -> Bool)? = nil
 
     /// Folds each touched journey of `p` the cheapest exact way, reading only: from its
@@ -67,7 +70,7 @@ struct FoldContext: Sendable {
             }
             let work = FoldWork(plans: plans, keys: Array(p.order[start..<end]), parts: p.parts.list, derived: p.parts.derived,
                                 definitions: definitions, contexts: contexts)
-            let results = ProjectionStore.foldAll(work, workers: awaited?() == true ? 2 : workers)
+            let results = ProjectionStore.foldAll(work, workers: awaited?() == true ? WorkerCount.machine : workers)
             defer { results.release() }
             var rows: [FoldedRow] = []
             rows.reserveCapacity(end - start)
@@ -85,7 +88,7 @@ struct FoldContext: Sendable {
 
     /// The stored fold of `key`, when it covers exactly the events before `firstSeq` and
     /// `events` all come after them in fold order.
-    private func resumable(_ key: ProjectionUpdater.Key, events: [HeldEvent], firstSeq: Int64, context: FlowContext,
+    private func resumable(_ key: JourneyKey, events: [HeldEvent], firstSeq: Int64, context: FlowContext,
                            load: RawStatement, in db: Database) throws -> JourneyFold? {
         guard firstSeq != .max, let minTime = events.map(\.time.micros).min() else { return nil }
         load.reset()

@@ -3,6 +3,7 @@ import FunnelModel
 import EventStore
 import Workers
 import GRDB
+import Journeys
 
 /// How a touched journey is folded at the end of an input.
 enum FoldPlan: Sendable {
@@ -23,7 +24,7 @@ enum FoldOutcome: Sendable {
 /// What the folding workers share (read-only).
 struct FoldWork: Sendable {
     let plans: [FoldPlan]
-    let keys: [ProjectionUpdater.Key]
+    let keys: [JourneyKey]
     /// The parts the plans' held events refer to.
     let parts: [EventParts.Parts]
     let derived: [EventParts.Derived]

@@ -1,4 +1,5 @@
 import EventStore
+import Journeys
 
 /// The `journey_state` view: one row per user and flow of the journeys projection, as text
 /// (see docs/store.md).

@@ -1,8 +1,9 @@
+import Journeys
 /// One input's touched journeys, waiting to be folded: the events buffered per user and
 /// flow (nil: fold from the log), in first-touch order.
 struct PendingFold: Sendable {
-    var order: [ProjectionUpdater.Key]
-    var buffered: [ProjectionUpdater.Key: [HeldEvent]?]
+    var order: [JourneyKey]
+    var buffered: [JourneyKey: [HeldEvent]?]
     /// The parts the held events refer to.
     var parts: EventParts
     /// The input's first seq (`.max` when it added no events).

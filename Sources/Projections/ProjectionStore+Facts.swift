@@ -3,6 +3,7 @@ import FunnelModel
 import EventStore
 import GRDB
 import StoreCore
+import Journeys
 
 extension ProjectionStore {
     /// Streams the report facts of every journey of a flow folded with `definition` (stale

@@ -3,6 +3,7 @@ import FunnelModel
 import EventStore
 import GRDB
 import StoreCore
+import Journeys
 
 extension ProjectionStore {
     /// Every journey of a flow, refolding from the log the ones folded with another

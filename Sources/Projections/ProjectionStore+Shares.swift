@@ -2,6 +2,7 @@ import Foundation
 import EventStore
 import GRDB
 import StoreCore
+import Journeys
 
 extension ProjectionStore {
     /// Reads `count` shares at once, each on a thread of its own in a read transaction of its

@@ -3,6 +3,7 @@ import FunnelModel
 import EventStore
 import GRDB
 import StoreCore
+import Journeys
 
 extension ProjectionStore {
     /// Writes one folded journey (or removes a journey the log no longer has events for).
@@ -38,7 +39,7 @@ extension ProjectionStore {
         let missing = (watermark + 1)..<max(watermark + 1, before)
         guard try EventStore.hasEvents(in: missing, in: db) else { return }
         for (user, flow) in try EventStore.usersAndFlows(withEventsIn: missing, in: db) {
-            let key = ProjectionUpdater.Key(flow: flow, user: user)
+            let key = JourneyKey(flow: flow, user: user)
             if p.buffered.updateValue(nil, forKey: key) == nil { p.order.append(key) }
         }
     }

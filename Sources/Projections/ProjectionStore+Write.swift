@@ -3,6 +3,7 @@ import FunnelModel
 import EventStore
 import GRDB
 import StoreCore
+import Journeys
 
 extension ProjectionStore {
     /// Folds one user's journey in one flow from the log and writes (or removes) its row.
@@ -73,7 +74,7 @@ extension ProjectionStore {
                 : try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM user_runs GROUP BY user, flow)") ?? 0
             var done = 0
             var count = 0
-            var pending: [(key: ProjectionUpdater.Key, lines: StoredLines)] = []
+            var pending: [(key: JourneyKey, lines: StoredLines)] = []
             var pendingBytes = 0
             func flush() throws {
                 guard !pending.isEmpty else { return }
@@ -99,7 +100,7 @@ extension ProjectionStore {
                 pendingBytes = 0
             }
             try EventStore.forEachUsersLines(in: db) { user, flow, lines in
-                pending.append((ProjectionUpdater.Key(flow: flow, user: user), lines))
+                pending.append((JourneyKey(flow: flow, user: user), lines))
                 pendingBytes += lines.byteCount
                 if pendingBytes > Tuning.logBytesPerChunk { try flush() }
             }

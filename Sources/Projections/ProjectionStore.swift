@@ -56,19 +56,4 @@ public enum ProjectionStore {
             try db.execute(sql: JourneyStateView.sql)
         },
     ]
-
-    /// What the fold and the facts compute, as a number: raised whenever they change, so
-    /// that journeys folded by an earlier `funnel` are refolded (it is part of the fingerprint).
-    static let foldRevision = 3
-
-    /// A fingerprint of a definition and the fold: journeys folded with another one are refolded.
-    public static func fingerprint(_ definition: FlowDefinition?) -> String {
-        guard let definition else { return "none/\(foldRevision)" }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let data = (try? encoder.encode(definition)) ?? Data()
-        // A change detector, not a security boundary.
-        let hash = FNV1a.hash(data)
-        return "\(definition.id)@\(definition.version):" + String(hash, radix: 16) + "/\(foldRevision)"
-    }
 }

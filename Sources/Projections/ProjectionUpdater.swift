@@ -5,6 +5,7 @@ import GRDB
 import StoreCore
 import LineParsing
 import Workers
+import Journeys
 
 /// Keeps the journeys projection current during ingest, so a late or out-of-order event gives
 /// the same journey as a rebuild. An input's journeys are written in its own transaction (the
@@ -23,10 +24,6 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     let definitions: [String: FlowDefinition]
     let contexts: [String: FlowContext]
     let bufferLimit: Int
-    struct Key: Hashable, Sendable {
-        var flow: String
-        var user: String
-    }
     /// How the last input's journeys were folded (for tests and tuning).
     public private(set) var lastCounts = Counts()
     /// The input whose journeys were left for after its commit, and the fold of the one

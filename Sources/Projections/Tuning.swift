@@ -1,13 +1,11 @@
-/// Projections' tuning constants, in one place: each bounds memory while journeys are folded
-/// or trades it for speed. Figures behind them are in the README's "Performance".
+/// Projections' tuning constants (the SQLite journeys projection), in one place: each bounds
+/// memory while journeys are folded or trades it for speed. Figures behind them are in
+/// docs/performance.md.
 @usableFromInline
 enum Tuning {
     /// Events an ingest holds in memory for folding (`ProjectionUpdater.bufferLimit`); past
     /// it, a user's events are dropped and the user is folded from the log.
     @usableFromInline static let heldEvents = 250_000
-    /// Journeys an ingest into a store without folds of its own (ClickHouse) holds in memory
-    /// across its inputs (`HeldJourneys`); the journeys past it are folded from the log.
-    static let heldJourneys = 100_000
     /// Journeys planned, folded and written as one chunk: small enough that a fold beside
     /// the writer soon takes both cores once it is awaited.
     static let foldChunk = 1_024
@@ -18,10 +16,4 @@ enum Tuning {
     /// Folded chunks that wait for the writing thread before the fold beside it waits: encoded
     /// rows do not pile up.
     static let waitingFoldChunks = 2
-    /// Slots of the recent-combination table of an input's event parts (a power of two).
-    static let recentPartSlots = 1_024
-    /// Expected paths kept per flow definition before the cache starts over.
-    static let cachedPaths = 4_096
-    /// Strings and objects a journey decoding cache keeps before it starts over.
-    static let cachedDecodedValues = 65_536
 }

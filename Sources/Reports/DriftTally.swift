@@ -1,5 +1,6 @@
 import FunnelModel
 import Projections
+import Journeys
 
 /// Counts the drift facts of the journeys a report reads into findings: per distinct fact,
 /// its users, the users a filter left out because of it, when it was first and last seen and

@@ -1,5 +1,6 @@
 import FunnelModel
 import Projections
+import Journeys
 
 extension DropoffExplanation {
     /// What explains a report's top drop-off points that some user is eligible for (at most

@@ -1,6 +1,7 @@
 import FunnelModel
 import Projections
 import EventStore
+import Journeys
 
 /// Counts the journeys of one explanation as they stream from the store: per attribute
 /// value, the users compared and how many of them dropped at the step. Memory holds the

@@ -1,5 +1,6 @@
 import FunnelModel
 import Projections
+import Journeys
 
 /// Everything `funnel explain` needs: the selection as `funnel report` takes it (flow,
 /// cohort, filters, window, as-of, idle window), the step, and optionally one lane.

@@ -1,5 +1,6 @@
 import FunnelModel
 import Projections
+import Journeys
 
 extension FunnelReport {
     /// One way the logs disagree with the flow definition, with its evidence and the edit of

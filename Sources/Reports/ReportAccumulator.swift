@@ -1,5 +1,6 @@
 import FunnelModel
 import Projections
+import Journeys
 
 /// Builds a report from journeys fed one at a time: memory holds counters (and the time
 /// figures percentiles need), never the journeys, so a report over any number of users

@@ -1,6 +1,7 @@
 import Foundation
 import FunnelModel
 import Projections
+import Journeys
 
 /// A request that cannot be answered as asked, with what exists instead.
 public struct RequestError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import Foundation
 import FunnelModel
 import Projections
+import Journeys
 
 extension ReportRequest {
     /// What in a request matched no user, said instead of a silent 0: a flow the store holds

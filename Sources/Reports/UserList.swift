@@ -1,6 +1,7 @@
 import Foundation
 import FunnelModel
 import Projections
+import Journeys
 
 /// The users behind a figure: `funnel users --flow glp1 --state abandoned --step notificationsPermission`.
 public struct UserList: Sendable, Hashable, Codable {

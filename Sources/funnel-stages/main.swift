@@ -9,6 +9,7 @@ import EventStore
 import Flows
 import Projections
 import LineParsing
+import Journeys
 
 /// The CPU time of this process so far (all its threads), in seconds.
 func cpuSeconds() -> Double {

@@ -4,6 +4,7 @@ import EventStore
 import Foundation
 import FunnelModel
 import Projections
+import Journeys
 import Reports
 import StoreCore
 

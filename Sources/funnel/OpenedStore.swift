@@ -6,6 +6,7 @@ import Foundation
 import FunnelModel
 import Projections
 import StoreCore
+import Journeys
 
 /// The store a command works on: the embedded SQLite file, or a ClickHouse server or
 /// cluster. Commands read it through the log and journeys seams and never ask which.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Projections
+import Journeys
 
 struct RebuildCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

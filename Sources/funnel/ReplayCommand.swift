@@ -4,6 +4,7 @@ import Foundation
 import FunnelModel
 import Projections
 import Reports
+import Journeys
 
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

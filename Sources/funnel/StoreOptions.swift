@@ -2,6 +2,7 @@ import ArgumentParser
 import ClickHouseStore
 import EventStore
 import Projections
+import Journeys
 import Foundation
 import Reports
 

@@ -9,6 +9,7 @@ import TestSupport
 @testable import ClickHouseProjections
 import ClickHouseStore
 import StoreCore
+import Journeys
 
 /// The facts kept in ClickHouse are the SQLite projection's, user for user: folded on the
 /// first read, read back after that, folded again for users with newer events, and cut at

@@ -9,6 +9,7 @@ import TestSupport
 @testable import ClickHouseProjections
 import ClickHouseStore
 import StoreCore
+import Journeys
 
 /// Facts folded during a ClickHouse ingest are the ones folded from the log: journeys new to
 /// the store come from memory, journeys with earlier events or late events from the log, and

@@ -6,6 +6,7 @@ import Simulator
 import EventStore
 @testable import Projections
 import TestSupport
+@testable import Journeys
 
 /// What the ingest-and-fold tests share: a scratch folder per test, the GLP-1 definition, day
 /// files as a collector writes them (batches out of order, re-sent copies, late events), and

@@ -9,6 +9,7 @@ import Simulator
 import StoreCore
 import LineParsing
 @testable import Projections
+@testable import Journeys
 
 /// An ingest of several inputs folds each input's journeys after it commits, beside the next
 /// input, and writes them in the next input's transaction; the watermark says which events the
@@ -118,8 +119,8 @@ final class DeferredFoldTests: DayFilesTestCase {
         ]
         let groups = ParsedGroups(bufferLimit: 100)
         for (line, number, user, flow) in lines { groups.take(line: line, user: number, event: event(user, flow, line)) }
-        XCTAssertEqual(groups.order, [ProjectionUpdater.Key(flow: "glp1", user: "u-1"), ProjectionUpdater.Key(flow: "glp1", user: "u-2"),
-                                      ProjectionUpdater.Key(flow: "other", user: "u-1")])
+        XCTAssertEqual(groups.order, [JourneyKey(flow: "glp1", user: "u-1"), JourneyKey(flow: "glp1", user: "u-2"),
+                                      JourneyKey(flow: "other", user: "u-1")])
         XCTAssertEqual(groups.slots, [0, 1, 2])
         XCTAssertEqual(groups.lists.map { $0.map(\.seq) }, [[1, 3, 7], [2, 5], [4, 6]])
 

@@ -1,6 +1,7 @@
 import XCTest
 import FunnelModel
 @testable import Projections
+@testable import Journeys
 
 /// A journey's drift facts: each way its events depart from the mini flow, with the time it
 /// first did, through the fold and the facts' bytes.

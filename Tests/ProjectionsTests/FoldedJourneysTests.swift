@@ -5,6 +5,7 @@ import EventStore
 import Flows
 import TestSupport
 @testable import Projections
+@testable import Journeys
 
 /// `FoldedJourneys` folds from the log what the projection stores: on every seed flow's sample
 /// data, as of the store's as-of and as of a time that cuts journeys, its journeys, facts and

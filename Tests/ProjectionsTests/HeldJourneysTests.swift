@@ -7,6 +7,7 @@ import LineParsing
 import StoreCore
 @testable import EventStore
 @testable import Projections
+@testable import Journeys
 
 /// Journeys folded input after input in memory are the ones folded from all their events at
 /// once; a journey with a late event is given up, and no more than `capacity` are held.

@@ -3,6 +3,7 @@ import Foundation
 import FunnelModel
 import EventStore
 @testable import Projections
+@testable import Journeys
 
 /// The stored journey bytes: what this version writes round-trips, and rows an older
 /// version wrote still decode to the same journey.
@@ -219,7 +220,7 @@ final class JourneyRowVersionTests: XCTestCase {
         let store = try EventStore(path: temporaryStorePath(), migrations: ProjectionStore.migrations)
         var current = JourneyBinaryTests.sample
         current.userID = "u-000043"
-        let fingerprint = ProjectionStore.fingerprint(miniFlow)
+        let fingerprint = JourneyFold.fingerprint(miniFlow)
         try store.writer.write { db in
             let insert = """
                 INSERT INTO journeys (flow, user_id, started_us, completed_us, last_us, current_step, lane, definition, data)

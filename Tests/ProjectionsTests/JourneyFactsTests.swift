@@ -1,5 +1,6 @@
 import XCTest
 @testable import Projections
+@testable import Journeys
 
 /// The stored report facts: what this version writes round-trips bit for bit, and facts an
 /// older version wrote still decode.

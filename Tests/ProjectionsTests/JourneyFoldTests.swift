@@ -4,6 +4,7 @@ import FunnelModel
 import Flows
 import EventStore
 @testable import Projections
+@testable import Journeys
 
 /// The mini flow of Tests/Fixtures/mini-flow.json.
 let miniFlow: FlowDefinition = loadMiniFlow()

@@ -3,6 +3,7 @@ import Foundation
 import FunnelModel
 import Flows
 @testable import Projections
+@testable import Journeys
 
 /// The glance read from a stored journey's bytes is the glance at the whole decoded journey,
 /// for every journey of every sample flow, and asked about every step and every key.

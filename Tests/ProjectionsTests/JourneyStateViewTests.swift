@@ -4,6 +4,7 @@ import FunnelModel
 import EventStore
 import Flows
 @testable import Projections
+@testable import Journeys
 
 /// The `journey_state` view: each journey of the projection as text, with the state a report
 /// gives it by default.

@@ -3,6 +3,7 @@ import Foundation
 import FunnelModel
 import Flows
 @testable import Projections
+@testable import Journeys
 
 /// Report facts read in two shares of the users, on two threads, are the facts of one pass,
 /// in the same order, for every sample flow and with an as-of that cuts journeys short.

@@ -6,6 +6,7 @@ import Flows
 import GRDB
 @testable import Projections
 import TestSupport
+@testable import Journeys
 
 /// A store opened read-only is never written: journeys folded with another definition are
 /// folded again from the log as they are read (the same journeys a writer would store), the
@@ -19,7 +20,7 @@ final class ProjectionStoreReadOnlyTests: XCTestCase {
         var changed = glp1
         let index = try XCTUnwrap(changed.steps.firstIndex { $0.id == "goalWeight" })
         changed.steps[index].when = nil
-        XCTAssertNotEqual(ProjectionStore.fingerprint(changed), ProjectionStore.fingerprint(glp1))
+        XCTAssertNotEqual(JourneyFold.fingerprint(changed), JourneyFold.fingerprint(glp1))
 
         let reader = try EventStore(path: path, migrations: ProjectionStore.migrations, access: .immutable)
         func fingerprints() throws -> [String: Int] {
@@ -32,7 +33,7 @@ final class ProjectionStoreReadOnlyTests: XCTestCase {
             }
         }
         let before = try fingerprints()
-        XCTAssertEqual(before.keys.sorted(), [ProjectionStore.fingerprint(glp1)])
+        XCTAssertEqual(before.keys.sorted(), [JourneyFold.fingerprint(glp1)])
         let read = try ProjectionStore.journeys(flow: "glp1", definition: changed, store: reader)
         var facts = 0
         XCTAssertFalse(try ProjectionStore.forEachFacts(flow: "glp1", definition: changed, store: reader,

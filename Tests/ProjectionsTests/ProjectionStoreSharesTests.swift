@@ -3,6 +3,7 @@ import Foundation
 import FunnelModel
 import Flows
 @testable import Projections
+@testable import Journeys
 
 /// Shares read at once are kept when they saw one state of the store; otherwise every share
 /// is started again and everything is read in one pass.

@@ -8,6 +8,7 @@ import Simulator
 @testable import Projections
 import TestSupport
 import StoreCore
+@testable import Journeys
 
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

@@ -7,6 +7,7 @@ import Flows
 import Simulator
 import StoreCore
 @testable import Projections
+@testable import Journeys
 
 /// The journeys ingest keeps (folded from memory, resumed from the stored fold, or refolded
 /// from the log) are exactly the journeys a rebuild folds from the log.

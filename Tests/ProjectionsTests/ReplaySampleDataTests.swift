@@ -4,6 +4,7 @@ import FunnelModel
 import EventStore
 import Flows
 @testable import Projections
+@testable import Journeys
 
 /// Replays real journeys of every seed flow from the bundled sample data: the verdict is
 /// the one the report counts, and the journeys the issue names are explained.

@@ -1,6 +1,7 @@
 import XCTest
 import FunnelModel
 @testable import Projections
+@testable import Journeys
 
 final class ReplayTests: XCTestCase {
     func testOutOfOrderArrivalGapsAndVerdict() throws {

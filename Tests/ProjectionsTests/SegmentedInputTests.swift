@@ -8,6 +8,7 @@ import Simulator
 import StoreCore
 import LineParsing
 @testable import Projections
+@testable import Journeys
 
 /// An input of several days whose events outgrow half of what the projection holds is
 /// committed in segments, cut where a new day starts, each folded beside the next one like a

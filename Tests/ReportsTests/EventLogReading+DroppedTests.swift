@@ -4,6 +4,7 @@ import FunnelModel
 import EventStore
 import Flows
 import Projections
+import Journeys
 @testable import Reports
 
 /// The last events of the users who dropped at a step: read by the seq their journey keeps,

@@ -3,6 +3,7 @@ import Foundation
 import CZlib
 import FunnelModel
 import Projections
+import Journeys
 @testable import Reports
 import TestSupport
 

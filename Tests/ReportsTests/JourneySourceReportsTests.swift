@@ -8,6 +8,7 @@ import Projections
 import TestSupport
 import StoreCore
 @testable import Reports
+import Journeys
 
 /// Reports read journeys through `JourneySource`: on every seed flow's sample data, the
 /// report in every format, its warnings, the users list and an explanation are the same bytes

@@ -2,6 +2,7 @@ import Foundation
 import FunnelModel
 import Projections
 @testable import Reports
+import Journeys
 
 /// A realistic, deterministic population on the mini flow: a few hundred users over three weeks
 /// with both lanes, the goalWeight condition, both flags, drop-offs at every step, app kills

@@ -2,6 +2,7 @@ import Foundation
 import FunnelModel
 import Projections
 @testable import Reports
+import Journeys
 
 /// The report as ReportBuilder computed it over arrays of journeys before reports streamed
 /// (commit 5d68fcb): the oracle ReportAccumulatorTests compare the streaming report with.

@@ -2,6 +2,7 @@ import XCTest
 import FunnelModel
 import Projections
 @testable import Reports
+import Journeys
 
 final class ReplayRendererTests: XCTestCase {
     func testTextFitsAndJsonHasTheContract() throws {

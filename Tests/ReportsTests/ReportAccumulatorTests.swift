@@ -2,6 +2,7 @@ import XCTest
 import FunnelModel
 import Projections
 @testable import Reports
+import Journeys
 
 /// The streaming report gives exactly the figures of the array-based reference, for every
 /// breakdown, cohort and filter, also when counted in shares and added up.

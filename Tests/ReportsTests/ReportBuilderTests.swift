@@ -3,6 +3,7 @@ import Foundation
 import FunnelModel
 import Projections
 @testable import Reports
+import Journeys
 
 let miniFlow: FlowDefinition = {
     let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

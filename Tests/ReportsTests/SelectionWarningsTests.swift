@@ -5,6 +5,7 @@ import EventLog
 import EventStore
 import Flows
 import Projections
+import Journeys
 import TestSupport
 @testable import Reports
 

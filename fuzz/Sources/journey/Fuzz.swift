@@ -2,7 +2,7 @@ import EventLog
 import Flows
 import FunnelModel
 import FuzzSupport
-import Projections
+import Journeys
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -4,14 +4,14 @@ import EventLog
 /// Equal strings and objects seen while decoding journeys, shared instead of rebuilt.
 /// Bounded: starts over past a number of entries. Use from one thread.
 public final class JourneyDecodingCache {
-    var stringKeys = ByteInterner()
-    var strings: [String] = []
-    var objectKeys = ByteInterner()
-    var objects: [[String: JSONValue]] = []
+    package var stringKeys = ByteInterner()
+    package var strings: [String] = []
+    package var objectKeys = ByteInterner()
+    package var objects: [[String: JSONValue]] = []
 
     public init() {}
 
-    func string(_ bytes: UnsafeRawBufferPointer) -> String {
+    package func string(_ bytes: UnsafeRawBufferPointer) -> String {
         let u = bytes.bindMemory(to: UInt8.self)
         let (i, isNew) = stringKeys.intern(u)
         if isNew {

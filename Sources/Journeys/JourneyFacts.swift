@@ -44,12 +44,12 @@ public struct JourneyFacts: Sendable, Hashable {
 
     /// What facts need of a definition, worked out once for many journeys: its flag
     /// defaults and its cohorts' conditions, parsed (nil: one that does not parse).
-    struct Prepared: Sendable {
-        let flagDefaults: [String: Bool]
-        let cohorts: [Condition?]
-        let vocabulary: FlowVocabulary
+    package struct Prepared: Sendable {
+        package let flagDefaults: [String: Bool]
+        package let cohorts: [Condition?]
+        package let vocabulary: FlowVocabulary
 
-        init(_ definition: FlowDefinition) {
+        package init(_ definition: FlowDefinition) {
             flagDefaults = definition.flagDefaults
             cohorts = definition.cohorts.map { try? Condition(parsing: $0.where) }
             vocabulary = FlowVocabulary(definition)
@@ -60,7 +60,7 @@ public struct JourneyFacts: Sendable, Hashable {
         self.init(j, definition: definition, slots: slots, prepared: Prepared(definition))
     }
 
-    init(_ j: Journey, definition: FlowDefinition, slots: [String: Int], prepared: Prepared) {
+    package init(_ j: Journey, definition: FlowDefinition, slots: [String: Int], prepared: Prepared) {
         startedAt = j.startedAt?.micros
         completedAt = j.completedAt?.micros
         firstEventAt = j.firstEventAt.micros

@@ -10,7 +10,7 @@ extension JourneyGlance {
     }
 
     /// `read(binary:request:cache:names:)` with the request's names looked up once, for many.
-    static func read(binary b: UnsafeRawBufferPointer, request: Codes, cache: JourneyDecodingCache) throws -> JourneyGlance {
+    package static func read(binary b: UnsafeRawBufferPointer, request: Codes, cache: JourneyDecodingCache) throws -> JourneyGlance {
         var g = JourneyGlance(empty: request.request)
         try g.read(binary: b, request: request, cache: cache)
         return g
@@ -18,17 +18,17 @@ extension JourneyGlance {
 
     /// A request's steps and keys as the codes `BinaryWriter.name` writes them with these
     /// names (nil: one the names lack, written in full).
-    struct Codes {
-        let request: Request
-        let names: JourneyNames
-        let steps: [UInt64?]
-        let keys: [UInt64?]
+    package struct Codes {
+        package let request: Request
+        package let names: JourneyNames
+        package let steps: [UInt64?]
+        package let keys: [UInt64?]
         /// A step or key asked for again (two lanes' drop-offs on one step): (where, where
         /// first). A name read fills its first place only; `read` copies it to the others.
-        let repeatedSteps: [(at: Int, first: Int)]
-        let repeatedKeys: [(at: Int, first: Int)]
+        package let repeatedSteps: [(at: Int, first: Int)]
+        package let repeatedKeys: [(at: Int, first: Int)]
 
-        init(_ request: Request, _ names: JourneyNames) {
+        package init(_ request: Request, _ names: JourneyNames) {
             self.request = request
             self.names = names
             steps = request.steps.map { names.index[$0].map { UInt64($0) + 2 } }
@@ -37,7 +37,7 @@ extension JourneyGlance {
             repeatedKeys = Codes.repeated(request.keys)
         }
 
-        static func repeated(_ names: [String]) -> [(at: Int, first: Int)] {
+        package static func repeated(_ names: [String]) -> [(at: Int, first: Int)] {
             names.indices.compactMap { i in
                 names.firstIndex(of: names[i]).flatMap { $0 == i ? nil : (i, $0) }
             }
@@ -47,7 +47,7 @@ extension JourneyGlance {
     /// Replaces this glance with the stored journey's, reusing its arrays (no allocation per
     /// row when reading many). Bytes of version 2 and later are read in one pass: names are
     /// compared as their codes, objects and strings not asked for are skipped, not built.
-    mutating func read(binary b: UnsafeRawBufferPointer, request codes: Codes, cache: JourneyDecodingCache) throws {
+    package mutating func read(binary b: UnsafeRawBufferPointer, request codes: Codes, cache: JourneyDecodingCache) throws {
         guard let stored = b.first, stored >= 2 else {
             self = JourneyGlance(try Journey(binary: b, cache: cache, names: codes.names), request: codes.request)
             return
@@ -142,7 +142,7 @@ extension JourneyGlance {
 extension BinaryReader {
     /// Reads a name (`BinaryWriter.name`) and gives its index among `wanted`, whose codes
     /// are `codes`: compared as codes, or as text for a name written in full.
-    mutating func match(_ codes: [UInt64?], _ wanted: [String]) throws -> Int? {
+    package mutating func match(_ codes: [UInt64?], _ wanted: [String]) throws -> Int? {
         let code = try uint()
         guard code == 1 else { return code == 0 ? nil : codes.firstIndex { $0 == code } }
         let n = try count()

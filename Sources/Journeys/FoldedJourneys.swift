@@ -1,5 +1,4 @@
 import FunnelModel
-import EventStore
 import StoreCore
 
 /// Journeys folded from a log at read time, for a store without a journeys projection. The
@@ -36,7 +35,7 @@ public struct FoldedJourneys: JourneySource {
     /// Folds each group of the flow's events up to `asOf` as the log hands it out; a user
     /// with no event by then is left out. Users are told apart by their ids' bytes, as the
     /// store interns them.
-    func forEachFolded(flow: String, folder: FlowFolder, asOf: Timestamp, _ body: (Journey) throws -> Void) throws {
+    package func forEachFolded(flow: String, folder: FlowFolder, asOf: Timestamp, _ body: (Journey) throws -> Void) throws {
         var group: [RecordedEvent] = []
         func fold() throws {
             defer { group.removeAll(keepingCapacity: true) }

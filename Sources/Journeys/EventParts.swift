@@ -4,28 +4,28 @@ import FunnelModel
 /// once. The decoder hands equal values over as one shared value, so a combination is
 /// recognised by its bits: equal bits are the same strings and dictionaries (the table keeps
 /// them alive), and equal values with other bits are merely kept twice.
-struct EventParts: Sendable {
-    struct Parts: Sendable {
-        var rawName: String
-        var step: String?
-        var context: EventContext
+package struct EventParts: Sendable {
+    package struct Parts: Sendable {
+        package var rawName: String
+        package var step: String?
+        package var context: EventContext
     }
 
     /// What a fold reads of a combination besides its values: the known event its name is,
     /// and its context's number (equal numbers are the same context; see `contextID`).
-    struct Derived: Sendable {
-        var known: EventName?
-        var contextID: Int32
+    package struct Derived: Sendable {
+        package var known: EventName?
+        package var contextID: Int32
     }
 
     /// A combination's bits (up to 80 bytes: `Parts` is 80 on a 64-bit machine).
-    struct Bits: Hashable, Sendable {
-        var w: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+    package struct Bits: Hashable, Sendable {
+        package var w: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
             = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
-        init() {}
+        package init() {}
 
-        init?<T>(_ value: T) {
+        package init?<T>(_ value: T) {
             let size = MemoryLayout<T>.size
             guard size <= 80 else { return nil }
             withUnsafeMutableBytes(of: &w) { out in
@@ -33,16 +33,16 @@ struct EventParts: Sendable {
             }
         }
 
-        static func == (a: Bits, b: Bits) -> Bool {
+        package static func == (a: Bits, b: Bits) -> Bool {
             withUnsafeBytes(of: a.w) { x in withUnsafeBytes(of: b.w) { y in x.elementsEqual(y) } }
         }
 
-        func hash(into hasher: inout Hasher) {
+        package func hash(into hasher: inout Hasher) {
             hasher.combine(mix)
         }
 
         /// A cheap mix of the words (the hash, and the slot in `EventParts.recent`).
-        var mix: UInt64 {
+        package var mix: UInt64 {
             var h: UInt64 = 0x9E37_79B9_7F4A_7C15
             withUnsafeBytes(of: w) { raw in
                 for i in 0..<10 {
@@ -54,8 +54,8 @@ struct EventParts: Sendable {
         }
     }
 
-    private(set) var list: [Parts] = []
-    private(set) var derived: [Derived] = []
+    package private(set) var list: [Parts] = []
+    package private(set) var derived: [Derived] = []
     private var index: [Bits: Int32] = [:]
     /// The last combination seen in each of 1,024 slots (by `Bits.mix`), with its bits: most
     /// events find theirs here without a dictionary lookup.
@@ -67,11 +67,13 @@ struct EventParts: Sendable {
     private var contexts: [Bits: Int32] = [:]
     private var contextCount: Int32 = 0
 
-    var count: Int { list.count }
+    package init() {}
+
+    package var count: Int { list.count }
 
     /// `e` as held, its values taken over (each is swapped out of the event for an empty
     /// one, so nothing is retained and released again as the event goes).
-    mutating func hold(seq: Int64, _ e: inout Event) -> HeldEvent {
+    package mutating func hold(seq: Int64, _ e: inout Event) -> HeldEvent {
         var properties: [String: JSONValue] = [:]
         swap(&properties, &e.properties)
         return HeldEvent(seq: seq, time: e.time, parts: intern(&e), properties: properties)
@@ -118,7 +120,7 @@ struct EventParts: Sendable {
     }
 
     /// Positions of `held` in fold order (time, then seq).
-    static func foldOrder(_ held: [HeldEvent]) -> [Int] {
+    package static func foldOrder(_ held: [HeldEvent]) -> [Int] {
         held.foldOrderIndices(time: { $0.time.micros }, seq: { $0.seq })
     }
 }

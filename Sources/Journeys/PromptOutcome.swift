@@ -28,7 +28,7 @@ public enum PromptOutcome {
 
     /// Adds `outcome` on `step`: a permission outcome replaces the step's earlier one, a
     /// sign-in failure is added once.
-    static func add(_ outcome: String, on step: String, to outcomes: inout [String: [String]]) {
+    package static func add(_ outcome: String, on step: String, to outcomes: inout [String: [String]]) {
         var list = outcomes[step] ?? []
         if isPermission(outcome) {
             list.removeAll(where: isPermission)

@@ -2,20 +2,20 @@ import FunnelModel
 import EventLog
 
 /// Reads a journey's stored form (see `Journey+Binary`).
-struct BinaryReader {
-    let b: UnsafeRawBufferPointer
-    var offset = 0
-    var cache: JourneyDecodingCache?
+package struct BinaryReader {
+    package let b: UnsafeRawBufferPointer
+    package var offset = 0
+    package var cache: JourneyDecodingCache?
     /// The definition's names (version 2 writes names as indexes into them).
-    var names = JourneyNames.none
+    package var names = JourneyNames.none
     /// Version 2 bytes: object keys and names are written as `BinaryWriter.name` does.
-    var namesAsIndexes = false
+    package var namesAsIndexes = false
     /// Whether `object` shares equal objects through the cache (flags repeat; values rarely do).
-    var sharesObjects = false
+    package var sharesObjects = false
 
-    init(_ b: UnsafeRawBufferPointer) { self.b = b }
+    package init(_ b: UnsafeRawBufferPointer) { self.b = b }
 
-    var atEnd: Bool { offset == b.count }
+    package var atEnd: Bool { offset == b.count }
 
     @inline(__always) mutating func byte() throws -> UInt8 {
         guard offset < b.count else { throw JourneyDecodingError(offset: offset, reason: "unexpected end") }
@@ -37,25 +37,25 @@ struct BinaryReader {
         return v
     }
 
-    mutating func count() throws -> Int {
+    package mutating func count() throws -> Int {
         let n = try uint()
         guard n <= UInt64(b.count - offset) else { throw JourneyDecodingError(offset: offset, reason: "count \(n) beyond the data") }
         return Int(n)
     }
 
     /// A tally (events, views): a `uint` that must fit `Int`, as the writer's did.
-    mutating func tally() throws -> Int {
+    package mutating func tally() throws -> Int {
         let start = offset
         let n = try uint()
         guard let v = Int(exactly: n) else { throw JourneyDecodingError(offset: start, reason: "tally \(n) beyond Int") }
         return v
     }
 
-    mutating func int() throws -> Int64 {
+    package mutating func int() throws -> Int64 {
         Varint.unzigzag(try uint())
     }
 
-    mutating func double() throws -> Double {
+    package mutating func double() throws -> Double {
         guard b.count - offset >= 8 else { throw JourneyDecodingError(offset: offset, reason: "unexpected end") }
         let bits = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
         offset += 8
@@ -71,26 +71,26 @@ struct BinaryReader {
         return s
     }
 
-    mutating func string() throws -> String { try utf8(Int(try count())) }
+    package mutating func string() throws -> String { try utf8(Int(try count())) }
 
-    mutating func optionalString() throws -> String? {
+    package mutating func optionalString() throws -> String? {
         let n = try uint()
         if n == 0 { return nil }
         return try utf8(Int(clamping: n - 1))
     }
 
-    mutating func timestamp() throws -> Timestamp {
+    package mutating func timestamp() throws -> Timestamp {
         let micros = try int()
         let offset = try int()
         guard let o = Int32(exactly: offset) else { throw JourneyDecodingError(offset: self.offset, reason: "offset out of range") }
         return Timestamp(micros: micros, offsetSeconds: o)
     }
 
-    mutating func optionalTimestamp() throws -> Timestamp? {
+    package mutating func optionalTimestamp() throws -> Timestamp? {
         try byte() == 0 ? nil : try timestamp()
     }
 
-    mutating func timestamp(from base: Timestamp) throws -> Timestamp {
+    package mutating func timestamp(from base: Timestamp) throws -> Timestamp {
         let micros = try int()
         let offset = try int()
         guard let o = Int32(exactly: Int64(base.offsetSeconds) &+ offset) else {
@@ -99,11 +99,11 @@ struct BinaryReader {
         return Timestamp(micros: base.micros &+ micros, offsetSeconds: o)
     }
 
-    mutating func optionalTimestamp(from base: Timestamp) throws -> Timestamp? {
+    package mutating func optionalTimestamp(from base: Timestamp) throws -> Timestamp? {
         try byte() == 0 ? nil : try timestamp(from: base)
     }
 
-    mutating func optionalName() throws -> String? {
+    package mutating func optionalName() throws -> String? {
         switch try uint() {
         case 0: return nil
         case 1: return try string()
@@ -111,7 +111,7 @@ struct BinaryReader {
         }
     }
 
-    mutating func name() throws -> String {
+    package mutating func name() throws -> String {
         guard let s = try optionalName() else { throw JourneyDecodingError(offset: offset, reason: "missing name") }
         return s
     }
@@ -131,19 +131,19 @@ struct BinaryReader {
         }
     }
 
-    mutating func skipString() throws { offset += try count() }
+    package mutating func skipString() throws { offset += try count() }
 
-    mutating func skipName() throws {
+    package mutating func skipName() throws {
         if try uint() == 1 { try skipString() }
     }
 
     /// A timestamp written from a base: two varints.
-    mutating func skipTimestamp() throws {
+    package mutating func skipTimestamp() throws {
         _ = try uint()
         _ = try uint()
     }
 
-    mutating func skipSeconds() throws {
+    package mutating func skipSeconds() throws {
         switch try byte() {
         case 0: return
         case 1: _ = try uint()
@@ -153,11 +153,11 @@ struct BinaryReader {
     }
 
     /// Seconds written as whole microseconds (`BinaryWriter.wholeMicros`).
-    mutating func wholeMicros() throws -> Double {
+    package mutating func wholeMicros() throws -> Double {
         Double(Int64(clamping: try uint())) / 1_000_000
     }
 
-    mutating func seconds() throws -> Double? {
+    package mutating func seconds() throws -> Double? {
         switch try byte() {
         case 0: return nil
         case 1: return try wholeMicros()
@@ -166,7 +166,7 @@ struct BinaryReader {
         }
     }
 
-    mutating func object(depth: Int = 0) throws -> [String: JSONValue] {
+    package mutating func object(depth: Int = 0) throws -> [String: JSONValue] {
         guard depth == 0, sharesObjects, let cache else { return try decodeObject(depth: depth) }
         let start = offset
         try skipObject()
@@ -188,7 +188,7 @@ struct BinaryReader {
     }
 
     /// Moves past an object without building it.
-    mutating func skipObject(depth: Int = 0) throws {
+    package mutating func skipObject(depth: Int = 0) throws {
         let n = try count()
         for _ in 0..<n {
             try skipKey()
@@ -196,7 +196,7 @@ struct BinaryReader {
         }
     }
 
-    mutating func skipValue(depth: Int) throws {
+    package mutating func skipValue(depth: Int) throws {
         guard depth < 512 else { throw JourneyDecodingError(offset: offset, reason: "nesting too deep") }
         switch try byte() {
         case 0, 1, 2: return
@@ -210,7 +210,7 @@ struct BinaryReader {
         }
     }
 
-    mutating func decodeObject(depth: Int) throws -> [String: JSONValue] {
+    package mutating func decodeObject(depth: Int) throws -> [String: JSONValue] {
         let n = try count()
         var o: [String: JSONValue] = [:]
         o.reserveCapacity(n)
@@ -221,7 +221,7 @@ struct BinaryReader {
         return o
     }
 
-    mutating func value(depth: Int = 0) throws -> JSONValue {
+    package mutating func value(depth: Int = 0) throws -> JSONValue {
         guard depth < 512 else { throw JourneyDecodingError(offset: offset, reason: "nesting too deep") }
         switch try byte() {
         case 0: return .null

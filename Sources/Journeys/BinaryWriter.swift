@@ -2,19 +2,19 @@ import FunnelModel
 import EventLog
 
 /// Writes a journey's stored form (see `Journey+Binary`).
-struct BinaryWriter {
-    var bytes: [UInt8] = []
+package struct BinaryWriter {
+    package var bytes: [UInt8] = []
     /// The names a journey's object keys, string values and steps are written as indexes
     /// into (`.none`: every one in full).
-    var names = JourneyNames.none
+    package var names = JourneyNames.none
 
-    mutating func byte(_ b: UInt8) { bytes.append(b) }
+    package mutating func byte(_ b: UInt8) { bytes.append(b) }
 
-    mutating func uint(_ v: UInt64) { Varint.append(v, to: &bytes) }
+    package mutating func uint(_ v: UInt64) { Varint.append(v, to: &bytes) }
 
-    mutating func int(_ v: Int64) { uint(Varint.zigzag(v)) }
+    package mutating func int(_ v: Int64) { uint(Varint.zigzag(v)) }
 
-    mutating func double(_ d: Double) {
+    package mutating func double(_ d: Double) {
         var bits = d.bitPattern
         for _ in 0..<8 {
             bytes.append(UInt8(truncatingIfNeeded: bits))
@@ -22,7 +22,7 @@ struct BinaryWriter {
         }
     }
 
-    mutating func string(_ s: String) {
+    package mutating func string(_ s: String) {
         var s = s
         s.withUTF8 { u in
             uint(UInt64(u.count))
@@ -31,7 +31,7 @@ struct BinaryWriter {
     }
 
     /// Optional strings: 0 for nil, else length + 1.
-    mutating func string(_ s: String?) {
+    package mutating func string(_ s: String?) {
         guard var s else { bytes.append(0); return }
         s.withUTF8 { u in
             uint(UInt64(u.count) + 1)
@@ -39,24 +39,24 @@ struct BinaryWriter {
         }
     }
 
-    mutating func timestamp(_ t: Timestamp) {
+    package mutating func timestamp(_ t: Timestamp) {
         int(t.micros)
         int(Int64(t.offsetSeconds))
     }
 
-    mutating func timestamp(_ t: Timestamp?) {
+    package mutating func timestamp(_ t: Timestamp?) {
         guard let t else { bytes.append(0); return }
         bytes.append(1)
         timestamp(t)
     }
 
     /// A timestamp as its difference from `base` (micros and offset).
-    mutating func timestamp(_ t: Timestamp, from base: Timestamp) {
+    package mutating func timestamp(_ t: Timestamp, from base: Timestamp) {
         int(t.micros &- base.micros)
         int(Int64(t.offsetSeconds) - Int64(base.offsetSeconds))
     }
 
-    mutating func timestamp(_ t: Timestamp?, from base: Timestamp) {
+    package mutating func timestamp(_ t: Timestamp?, from base: Timestamp) {
         guard let t else { bytes.append(0); return }
         bytes.append(1)
         timestamp(t, from: base)
@@ -64,7 +64,7 @@ struct BinaryWriter {
 
     /// A name (version 2): 0 for none, 1 and its text for one `names` does not have, k + 2
     /// for its k-th.
-    mutating func name(_ s: String?) {
+    package mutating func name(_ s: String?) {
         guard let s else { bytes.append(0); return }
         if let k = names.index[s] {
             uint(UInt64(k) + 2)
@@ -76,7 +76,7 @@ struct BinaryWriter {
 
     /// Seconds: 0 for none, 1 and whole microseconds when they give back the same value,
     /// else 2 and the double's bits.
-    mutating func seconds(_ s: Double?) {
+    package mutating func seconds(_ s: Double?) {
         guard let s else { bytes.append(0); return }
         if let micros = BinaryWriter.wholeMicros(s) {
             bytes.append(1)
@@ -88,13 +88,13 @@ struct BinaryWriter {
     }
 
     /// `s` as microseconds when `Double(micros) / 1_000_000` gives back exactly `s`.
-    static func wholeMicros(_ s: Double) -> UInt64? {
+    package static func wholeMicros(_ s: Double) -> UInt64? {
         let micros = (s * 1_000_000).rounded()
         guard micros >= 0, micros < 9_007_199_254_740_992, Double(Int64(micros)) / 1_000_000 == s else { return nil }
         return UInt64(micros)
     }
 
-    mutating func object(_ o: [String: JSONValue]) {
+    package mutating func object(_ o: [String: JSONValue]) {
         uint(UInt64(o.count))
         for key in o.keys.sorted() {
             name(key)
@@ -102,7 +102,7 @@ struct BinaryWriter {
         }
     }
 
-    mutating func value(_ v: JSONValue) {
+    package mutating func value(_ v: JSONValue) {
         switch v {
         case .null: byte(0)
         case .bool(let b): byte(b ? 2 : 1)

@@ -2,7 +2,7 @@
 /// does not know, each mapped to the first time it showed it.
 public enum DriftKey {
     /// Parts are joined by the unit separator, which no step, key or value in a definition holds.
-    static let separator: Character = "\u{1F}"
+    package static let separator: Character = "\u{1F}"
 
     /// An answer the definition does not list for `key`.
     public static func value(_ key: String, _ value: String) -> String { "v\(separator)\(key)\(separator)\(value)" }

@@ -16,7 +16,7 @@ import EventLog
 /// `driftSeen`; version 4 is version 3 followed by `promptOutcomes`; version 5 is version 4
 /// followed by `lastSeqOnCurrentStep` (0 for none, else the seq + 1).
 extension Journey {
-    static let binaryVersion: UInt8 = 5
+    package static let binaryVersion: UInt8 = 5
 
     /// The journey's bytes, and after them the fold's resume state when given. `names`: those
     /// of the definition the journey was folded with (reading the bytes back needs the same).
@@ -131,7 +131,7 @@ extension Journey {
         try self.init(reader: &r)
     }
 
-    init(reader r: inout BinaryReader) throws {
+    package init(reader r: inout BinaryReader) throws {
         switch try r.byte() {
         case 1: try self.init(version1: &r)
         case 2:
@@ -269,7 +269,7 @@ extension Journey {
         return (events, unplanned, backNavigations, signInFailures, deviations)
     }
 
-    static func pathStatus(_ bits: UInt8) -> PathStep.Status {
+    package static func pathStatus(_ bits: UInt8) -> PathStep.Status {
         switch bits & 3 {
         case 0: return .shown
         case 1: return .skipped

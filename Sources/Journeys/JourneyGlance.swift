@@ -64,7 +64,7 @@ public struct JourneyGlance: Sendable, Hashable {
     }
 
     /// A glance at no journey, with room for `request`'s answers and steps: to read into.
-    init(empty request: Request) {
+    package init(empty request: Request) {
         userID = ""
         startedAt = nil
         completedAt = nil

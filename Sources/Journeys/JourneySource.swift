@@ -1,5 +1,4 @@
 import FunnelModel
-import EventStore
 import StoreCore
 
 /// What reports read of a store: its log, and every journey of a flow folded with a

@@ -1,26 +1,26 @@
 import FunnelModel
 
 /// A flow definition with what saving journeys needs of it, computed once.
-struct FlowContext: Sendable {
-    let definition: FlowDefinition?
-    let fingerprint: String
-    let slots: [String: Int]
+package struct FlowContext: Sendable {
+    package let definition: FlowDefinition?
+    package let fingerprint: String
+    package let slots: [String: Int]
     /// What the definition says the logs may contain (built once, not once per journey folded).
-    let vocabulary: FlowVocabulary?
+    package let vocabulary: FlowVocabulary?
     /// The names the definition gives: stored journeys write them as indexes into these.
-    let names: JourneyNames
+    package let names: JourneyNames
     /// Expected paths worked out so far (nil without a definition).
-    let paths: ExpectedPaths?
+    package let paths: ExpectedPaths?
     /// What facts need of the definition (nil without one).
-    let facts: JourneyFacts.Prepared?
+    package let facts: JourneyFacts.Prepared?
 
-    init(_ definition: FlowDefinition?) {
+    package init(_ definition: FlowDefinition?) {
         self.definition = definition
         paths = definition.map(ExpectedPaths.init)
         facts = definition.map(JourneyFacts.Prepared.init)
         vocabulary = definition.map(FlowVocabulary.init)
         names = JourneyNames(definition)
-        fingerprint = ProjectionStore.fingerprint(definition)
+        fingerprint = JourneyFold.fingerprint(definition)
         var slots: [String: Int] = [:]
         let ordered: [String] = definition.map { JourneyFacts.slots($0) } ?? []
         for i in ordered.indices { slots[ordered[i]] = i }

@@ -5,7 +5,7 @@ import FunnelModel
 /// definition writes these as their index here.
 public struct JourneyNames: Sendable {
     public let names: [String]
-    let index: [String: Int]
+    package let index: [String: Int]
 
     public init(_ definition: FlowDefinition?) {
         var names = definition?.steps.map(\.id) ?? []
@@ -20,7 +20,7 @@ public struct JourneyNames: Sendable {
         self.init(names: names)
     }
 
-    init(names: [String]) {
+    package init(names: [String]) {
         self.names = names
         var index: [String: Int] = [:]
         for (i, name) in names.enumerated() where index[name] == nil { index[name] = i }

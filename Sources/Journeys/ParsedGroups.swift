@@ -1,5 +1,4 @@
 import FunnelModel
-import EventStore
 import LineParsing
 import StoreCore
 
@@ -7,35 +6,35 @@ import StoreCore
 /// limit), their seq holding the line number until the input's `CommittedInput.accepted`
 /// gives the real one. The parsing thread touches it while it reads the input; the writing thread
 /// adopts it at the input's end (`ProjectionUpdater.willCommit`), after the parse finished.
-final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
-    let bufferLimit: Int
+package final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
+    package let bufferLimit: Int
     /// Whether the ingest may end the input's segment at a new day and go on in a successor.
-    let segmented: Bool
+    package let segmented: Bool
     /// Users and flows in first-touch order.
-    var order: [ProjectionUpdater.Key] = []
+    package var order: [JourneyKey] = []
     /// Each of `order`'s list in `lists`, or -1: past the buffer limit, folded from the log.
-    var slots: [Int] = []
-    var lists: [[HeldEvent]] = []
-    var parts = EventParts()
+    package var slots: [Int] = []
+    package var lists: [[HeldEvent]] = []
+    package var parts = EventParts()
     private var count = 0
     /// Each key's index in `order`.
-    private var index: [ProjectionUpdater.Key: Int] = [:]
+    private var index: [JourneyKey: Int] = [:]
     /// By the line's user number: the index in `order` of that user's first key, or -1. Most
     /// lines find their key here, without hashing the user id and flow.
     private var byUser: [Int32] = []
 
-    init(bufferLimit: Int, segmented: Bool = true) {
+    package init(bufferLimit: Int, segmented: Bool = true) {
         self.bufferLimit = bufferLimit
         self.segmented = segmented
     }
 
-    var room: Int { bufferLimit - count }
+    package var room: Int { bufferLimit - count }
 
-    var held: Int { count }
+    package var held: Int { count }
 
-    func successor() -> (any ParsedEventSink)? { segmented ? ParsedGroups(bufferLimit: bufferLimit) : nil }
+    package func successor() -> (any ParsedEventSink)? { segmented ? ParsedGroups(bufferLimit: bufferLimit) : nil }
 
-    func take(line: Int, user: Int32, event: consuming Event) {
+    package func take(line: Int, user: Int32, event: consuming Event) {
         let u = Int(user)
         let k: Int
         if u >= 0, u < byUser.count, byUser[u] >= 0, order[Int(byUser[u])].flow == event.flow {
@@ -45,7 +44,7 @@ final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
             var flow = "", id = ""
             swap(&flow, &event.flow)
             swap(&id, &event.userID)
-            let key = ProjectionUpdater.Key(flow: flow, user: id)
+            let key = JourneyKey(flow: flow, user: id)
             if u >= byUser.count { byUser.append(contentsOf: repeatElement(-1, count: u + 1 - byUser.count)) }
             if let known = index[key] {
                 k = known
@@ -81,7 +80,7 @@ extension ParsedGroups {
     /// seqs, moving them out: events whose line was not accepted (a duplicate, a conflict) are
     /// dropped, and a user and flow left with none is skipped. nil: past the buffer limit,
     /// to be folded from the log.
-    func takeAccepted(_ accepted: AcceptedLines, _ body: (ProjectionUpdater.Key, [HeldEvent]?) -> Void) {
+    package func takeAccepted(_ accepted: AcceptedLines, _ body: (JourneyKey, [HeldEvent]?) -> Void) {
         for (k, key) in order.enumerated() {
             let i = slots[k]
             guard i >= 0 else {

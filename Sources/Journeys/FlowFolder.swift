@@ -1,11 +1,10 @@
 import FunnelModel
-import EventStore
 
 /// Folds the journeys of one flow, with what folding needs of its definition worked out once
 /// (vocabulary, expected paths, facts' slots and cohort conditions): for callers that fold
 /// many users' events one user at a time, as `FoldedJourneys` and a store's own facts do.
 public struct FlowFolder: Sendable {
-    let context: FlowContext
+    package let context: FlowContext
 
     public init(_ definition: FlowDefinition?) {
         context = FlowContext(definition)
@@ -28,7 +27,7 @@ public struct FlowFolder: Sendable {
     }
 
     /// The report facts of a journey folded with this definition; nil without one.
-    func facts(of journey: Journey) -> JourneyFacts? {
+    package func facts(of journey: Journey) -> JourneyFacts? {
         guard let definition = context.definition, let prepared = context.facts else { return nil }
         return JourneyFacts(journey, definition: definition, slots: context.slots, prepared: prepared)
     }

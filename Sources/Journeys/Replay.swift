@@ -46,14 +46,14 @@ public struct Replay: Sendable, Hashable, Codable {
         /// The original line as it arrived.
         public var line: String
 
-        enum CodingKeys: String, CodingKey {
+        package enum CodingKeys: String, CodingKey {
             case seq, eventID = "event_id", event, ts, step
             case sinceStartSeconds = "since_start_seconds", sincePreviousSeconds = "since_previous_seconds"
             case notes, flags, gap, duplicateCopies = "duplicate_copies", folded, line
         }
     }
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case userID = "user_id", flow, flowTitle = "flow_title", asOf = "as_of", idleSeconds = "idle_seconds"
         case state, currentStep = "current_step", lane, laneReason = "lane_reason", startedAt = "started_at"
         case completedAt = "completed_at", secondsToComplete = "seconds_to_complete", events, path, skipped
@@ -166,14 +166,14 @@ extension Replay {
     }
 
     /// Where the journey departs from its definition, for the verdict: "" when it does not.
-    static func offDefinition(_ j: Journey, _ definition: FlowDefinition?) -> String {
+    package static func offDefinition(_ j: Journey, _ definition: FlowDefinition?) -> String {
         guard let definition else { return "" }
         let vocabulary = FlowVocabulary(definition)
         let parts = DriftFact.facts(of: j, vocabulary: vocabulary).compactMap { $0.explanation(vocabulary) }
         return parts.isEmpty ? "" : "; off the definition: " + parts.joined(separator: "; ")
     }
 
-    static func verdict(_ j: Journey, state: Journey.State, asOf: Timestamp, idleSeconds: Double) -> String {
+    package static func verdict(_ j: Journey, state: Journey.State, asOf: Timestamp, idleSeconds: Double) -> String {
         guard j.started else {
             return "not counted: no onboarding.started for this flow (reports count started users only)"
         }

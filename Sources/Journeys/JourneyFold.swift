@@ -52,7 +52,7 @@ public struct JourneyFold: Sendable {
     }
 
     /// `vocabulary`: the definition's, when the caller has it already.
-    init(userID: String, flow: String, definition: FlowDefinition?, vocabulary: FlowVocabulary?) {
+    package init(userID: String, flow: String, definition: FlowDefinition?, vocabulary: FlowVocabulary?) {
         self.userID = userID
         self.flow = flow
         self.definition = definition
@@ -79,7 +79,7 @@ public struct JourneyFold: Sendable {
         self.init(resuming: journey, state, definition: definition, vocabulary: nil)
     }
 
-    init(resuming journey: Journey, _ state: Resume, definition: FlowDefinition?, vocabulary: FlowVocabulary?) {
+    package init(resuming journey: Journey, _ state: Resume, definition: FlowDefinition?, vocabulary: FlowVocabulary?) {
         self.init(userID: journey.userID, flow: journey.flow, definition: definition, vocabulary: vocabulary)
         startedAt = journey.startedAt
         startStep = journey.startStep
@@ -107,7 +107,7 @@ public struct JourneyFold: Sendable {
 
     /// The next events number their contexts afresh (another input's `EventParts`): the last
     /// context folded is not known by its number there.
-    mutating func forgetContextNumber() {
+    package mutating func forgetContextNumber() {
         lastContextID = -1
     }
 
@@ -267,7 +267,7 @@ public struct JourneyFold: Sendable {
     public func finish() -> Journey { finish(paths: nil) }
 
     /// `finish()`, taking the expected path from `paths` when it holds one for the context.
-    func finish(paths: ExpectedPaths?) -> Journey {
+    package func finish(paths: ExpectedPaths?) -> Journey {
         let flagDefaults = paths.map(\.flagDefaults) ?? definition?.flagDefaults ?? [:]
         let ctx = ConditionContext(values: values, flags: flags, appVersion: appVersion, platform: platform,
                                    startDate: startedAt?.utcDay, flagDefaults: flagDefaults)
@@ -341,7 +341,7 @@ public struct JourneyFold: Sendable {
         fold(events, definition: definition, until: until, vocabulary: nil)
     }
 
-    static func fold(_ events: [RecordedEvent], definition: FlowDefinition?, until: Timestamp? = nil,
+    package static func fold(_ events: [RecordedEvent], definition: FlowDefinition?, until: Timestamp? = nil,
                      vocabulary: FlowVocabulary?) -> JourneyFold? {
         // Sort positions by (time, seq), not the events themselves: no copies of events.
         let order = events.foldOrderIndices
@@ -361,20 +361,20 @@ public struct JourneyFold: Sendable {
 /// Expected paths already worked out for one flow definition, by the part of the context they
 /// read (`FlowDefinition.pathContext`): most journeys share a few lanes, answers and flags.
 /// Shared by the threads that fold; bounded (it starts over past `Tuning.cachedPaths` contexts).
-final class ExpectedPaths: @unchecked Sendable {
-    let definition: FlowDefinition
+package final class ExpectedPaths: @unchecked Sendable {
+    package let definition: FlowDefinition
     /// The definition's flag defaults (built once, not once per journey finished).
-    let flagDefaults: [String: Bool]
+    package let flagDefaults: [String: Bool]
     private let keys: Set<String>
     private let paths = BoundedCache<ConditionContext, ExpectedPath>(limit: Tuning.cachedPaths)
 
-    init(_ definition: FlowDefinition) {
+    package init(_ definition: FlowDefinition) {
         self.definition = definition
         flagDefaults = definition.flagDefaults
         keys = definition.conditionKeys
     }
 
-    func path(for ctx: ConditionContext) -> ExpectedPath {
+    package func path(for ctx: ConditionContext) -> ExpectedPath {
         let key = definition.pathContext(ctx, keys: keys)
         if let known = paths.get(key) { return known }
         // Worked out from the part alone, so a path is always the same function of its key.

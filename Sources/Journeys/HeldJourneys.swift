@@ -1,6 +1,5 @@
 import Foundation
 import FunnelModel
-import EventStore
 import LineParsing
 import StoreCore
 
@@ -13,12 +12,12 @@ import StoreCore
 /// writes the facts. Used from one thread at a time.
 public final class HeldJourneys: @unchecked Sendable {
     private struct Going {
-        var fold: JourneyFold
+        package var fold: JourneyFold
         /// The last event folded, in fold order (time, then seq).
-        var lastTime: Int64
-        var lastSeq: Int64
+        package var lastTime: Int64
+        package var lastSeq: Int64
         /// The journey's highest seq.
-        var maxSeq: Int64
+        package var maxSeq: Int64
     }
 
     private enum Held {
@@ -30,14 +29,14 @@ public final class HeldJourneys: @unchecked Sendable {
     private let folders: [String: FlowFolder]
     private let capacity: Int
     private let bufferLimit: Int
-    private var journeys: [ProjectionUpdater.Key: Held] = [:]
+    private var journeys: [JourneyKey: Held] = [:]
 
     /// Holds the journeys of the flows of `definitions` that have report facts.
     public convenience init(definitions: [FlowDefinition]) {
-        self.init(definitions: definitions, capacity: Tuning.heldJourneys, bufferLimit: Tuning.heldEvents)
+        self.init(definitions: definitions, capacity: Tuning.heldJourneys, bufferLimit: Tuning.heldJourneyEvents)
     }
 
-    init(definitions: [FlowDefinition], capacity: Int, bufferLimit: Int) {
+    package init(definitions: [FlowDefinition], capacity: Int, bufferLimit: Int) {
         var folders: [String: FlowFolder] = [:]
         for definition in definitions where JourneyFacts.supports(definition) && folders[definition.id] == nil {
             folders[definition.id] = FlowFolder(definition)
@@ -113,7 +112,7 @@ public final class HeldJourneys: @unchecked Sendable {
 
     /// A held journey's report facts, the highest seq among its events and its last event's time.
     public func facts(flow: String, user: String) -> (facts: JourneyFacts, throughSeq: Int64, lastMicros: Int64)? {
-        guard case .going(let going)? = journeys[ProjectionUpdater.Key(flow: flow, user: user)], let folder = folders[flow],
+        guard case .going(let going)? = journeys[JourneyKey(flow: flow, user: user)], let folder = folders[flow],
               let facts = folder.facts(of: going.fold.finish(paths: folder.context.paths)) else { return nil }
         return (facts, going.maxSeq, going.lastTime)
     }

@@ -1,0 +1,16 @@
+/// Journeys' tuning constants, in one place: each bounds memory while journeys are folded.
+/// Figures behind them are in docs/performance.md.
+package enum Tuning {
+    /// Journeys an ingest into a store without folds of its own (ClickHouse) holds in memory
+    /// across its inputs (`HeldJourneys`); the journeys past it are folded from the log.
+    package static let heldJourneys = 100_000
+    /// Events such an ingest holds for folding (`HeldJourneys`); past it, a user's events are
+    /// dropped and the user is folded from the log.
+    package static let heldJourneyEvents = 250_000
+    /// Slots of the recent-combination table of an input's event parts (a power of two).
+    package static let recentPartSlots = 1_024
+    /// Expected paths kept per flow definition before the cache starts over.
+    package static let cachedPaths = 4_096
+    /// Strings and objects a journey decoding cache keeps before it starts over.
+    package static let cachedDecodedValues = 65_536
+}

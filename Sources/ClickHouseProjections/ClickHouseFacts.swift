@@ -134,8 +134,11 @@ public enum ClickHouseFacts {
         }
     }
 
-    /// Drops every facts row and folds them all again from the log; how many journeys.
+    /// Drops every facts row and folds them all again from the log; how many journeys. The
+    /// store's `writers` table says that a rebuild runs, until it ends.
     public static func rebuild(store: ClickHouseStore, definitions: [FlowDefinition]) throws -> Int {
+        let writing = try store.startWriting("rebuild")
+        defer { writing.end() }
         for server in store.servers {
             try server.execute("TRUNCATE TABLE journey_facts", doing: "dropping the journeys on \(server.server)")
         }

@@ -25,9 +25,11 @@ public final class ClickHouseIngestor {
 
     /// Ingests `inputs` in order. Input faults (unreadable, truncated or corrupt gzip) are
     /// reported in the summary and the run goes on; server failures throw, leaving the input
-    /// being written uncommitted.
+    /// being written uncommitted. The store's `writers` table says that an ingest runs, until it ends.
     public func ingest(_ inputs: [InputSource], progress: ((IngestProgress) -> Void)? = nil) throws -> IngestSummary {
         let clockStart = DispatchTime.now().uptimeNanoseconds
+        let writing = try store.startWriting("ingest")
+        defer { writing.end() }
         var summary = IngestSummary()
         summary.files = inputs.count
         summary.flowsChecked = !options.flows.isEmpty

@@ -22,7 +22,7 @@ extension ClickHouseStore {
         /// Seconds since its last heartbeat reached the coordinator.
         public var silentSeconds: Int
 
-        /// `ingest, pid 4242 on host, since 2026-11-25T16:40:02Z, last heartbeat 3 s ago`.
+        /// `ingest, pid 4242 on host, since 2026-11-25T16:40:02.000Z, last heartbeat 3 s ago`.
         public var description: String {
             "\(command), pid \(pid) on \(host), since \(startedAt), last heartbeat \(silentSeconds) s ago"
         }

@@ -35,9 +35,10 @@ public enum ClickHouseFacts {
     }
 
     /// Streams the facts of every journey of `flow` as of `asOf`, as `ProjectionStore.forEachFacts`
-    /// does on SQLite: false when facts cannot stand for this definition's journeys.
+    /// does on SQLite: false when facts cannot stand for this definition's journeys. `refolds`
+    /// is told of the journeys folded again for `asOf`, as each bucket finds and folds them.
     public static func forEachFacts(store: ClickHouseStore, flow: String, definition: FlowDefinition, asOf: Timestamp,
-                                    _ body: (JourneyFacts) throws -> Void) throws -> Bool {
+                                    refolds: RefoldProgress? = nil, _ body: (JourneyFacts) throws -> Void) throws -> Bool {
         guard JourneyFacts.supports(definition) else { return false }
         let folder = FlowFolder(definition)
         let snapshot = try store.snapshot()
@@ -48,7 +49,9 @@ public enum ClickHouseFacts {
                 for bucket in 0..<plan.buckets { try refresh(scope, bucket: bucket, of: plan.buckets, folder: folder, allStale: plan.allStale) }
             }
             let readBuckets = Scope.buckets(try scope.factsRowCount(), Tuning.factsPerAnswer)
-            for bucket in 0..<readBuckets { try read(scope, bucket: bucket, of: readBuckets, folder: folder, asOf: asOf, body) }
+            for bucket in 0..<readBuckets {
+                try read(scope, bucket: bucket, of: readBuckets, folder: folder, asOf: asOf, refolds: refolds, body)
+            }
         }
         return true
     }
@@ -130,8 +133,11 @@ public enum ClickHouseFacts {
         }
     }
 
-    /// Drops every facts row and folds them all again from the log; how many journeys.
+    /// Drops every facts row and folds them all again from the log; how many journeys. The
+    /// store's `writers` table says that a rebuild runs, until it ends.
     public static func rebuild(store: ClickHouseStore, definitions: [FlowDefinition]) throws -> Int {
+        let writing = try store.startWriting("rebuild")
+        defer { writing.end() }
         for server in store.servers {
             try server.execute("TRUNCATE TABLE journey_facts", doing: "dropping the journeys on \(server.server)")
         }
@@ -258,7 +264,7 @@ public enum ClickHouseFacts {
     /// Streams a bucket's facts rows that are current; a journey with events after `asOf` is
     /// folded again from the log up to it (left out when it had not begun by then).
     static func read(_ scope: Scope, bucket: Int64, of count: Int64, folder: FlowFolder, asOf: Timestamp,
-                     _ body: (JourneyFacts) throws -> Void) throws {
+                     refolds: RefoldProgress? = nil, _ body: (JourneyFacts) throws -> Void) throws {
         let inBucket = ClickHouseStore.bucket(bucket, of: count)
         var facts = JourneyFacts.empty
         var later: [String] = []
@@ -278,8 +284,11 @@ public enum ClickHouseFacts {
             try body(facts)
         }
         guard !later.isEmpty else { return }
+        refolds?.expect(later.count)
         try scope.forEachUser(in: ClickHouseSQL.list(strings: later), bucket: inBucket) { events in
-            if let cut = folder.facts(of: events, until: asOf) { try body(cut) }
+            let cut = folder.facts(of: events, until: asOf)
+            refolds?.folded()
+            if let cut { try body(cut) }
         }
     }
 }

@@ -26,9 +26,12 @@ public final class ClickHouseIngestor {
 
     /// Ingests `inputs` in order (`IngestDriver`). Input faults (unreadable, truncated or
     /// corrupt gzip) are reported in the summary and the run goes on; server failures throw,
-    /// leaving the input being written uncommitted.
+    /// leaving the input being written uncommitted. The store's `writers` table says that an
+    /// ingest runs, until it ends.
     public func ingest(_ inputs: [InputSource], progress: ((IngestProgress) -> Void)? = nil) throws -> IngestSummary {
-        try IngestDriver(backend: self, options: options).run(inputs, progress: progress)
+        let writing = try store.startWriting("ingest")
+        defer { writing.end() }
+        return try IngestDriver(backend: self, options: options).run(inputs, progress: progress)
     }
 }
 

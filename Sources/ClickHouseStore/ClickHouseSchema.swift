@@ -91,5 +91,15 @@ public enum ClickHouseSchema {
             if layout.cluster != nil { statements.append(.addColumn(table: "events", column: "id_hash", definition: definition)) }
             return statements
         },
+        // Who writes the store now (`ClickHouseStore+Writers`): the first server's table, one
+        // row per writer once merged; times are the server's.
+        Migration(name: "v3-writers") { _ in
+            ["""
+                CREATE TABLE IF NOT EXISTS writers (
+                    run UInt64, command String, host String, pid UInt32, started DateTime,
+                    beat DateTime DEFAULT now(), ended UInt8
+                ) ENGINE = ReplacingMergeTree(beat) ORDER BY run
+                """]
+        },
     ]
 }

@@ -43,4 +43,12 @@ enum Tuning {
     static let bucketBytes: Int64 = 48 << 20
     /// Seqs one answer of an export covers: lines come back in arrival order, a range at a time.
     static let exportSeqs: UInt64 = 200_000
+
+    // MARK: writers
+
+    /// Seconds between the heartbeats an ingest or rebuild writes in the `writers` table.
+    static let writerHeartbeat: Double = 10
+    /// Seconds of silence after which a writer that did not record its end counts as killed,
+    /// not running: six heartbeats missed, which a live writer does not miss on a working server.
+    static let writerGoneAfter = 60
 }

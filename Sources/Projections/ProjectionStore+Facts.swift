@@ -10,15 +10,16 @@ extension ProjectionStore {
     /// ones are refolded first). A journey with events after `asOf` is folded again from the
     /// log up to `asOf` (left out when it had not begun by then). False when facts cannot
     /// stand for this definition's journeys (or a read-only store holds stale ones): use
-    /// `forEachJourney`.
+    /// `forEachJourney`. `refolds` is told how many journeys are folded again for `asOf`.
     public static func forEachFacts(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp,
-                                    _ body: (JourneyFacts) throws -> Void) throws -> Bool {
+                                    refolds: RefoldProgress? = nil, _ body: (JourneyFacts) throws -> Void) throws -> Bool {
         guard JourneyFacts.supports(definition) else { return false }
         let context = FlowContext(definition)
         // Facts a read-only store could not refresh do not stand for this definition.
         guard try refoldStale(flow: flow, context: context, store: store).isEmpty else { return false }
         try store.writer.read { db in
-            try scanFacts(flow: flow, definition: definition, slots: context.slots, asOf: asOf, users: .all, in: db, body)
+            try scanFacts(flow: flow, definition: definition, slots: context.slots, asOf: asOf, users: .all, refolds: refolds,
+                          in: db, body)
         }
         return true
     }
@@ -30,14 +31,16 @@ extension ProjectionStore {
     /// different states of the store (an ingest committed between them), every share is
     /// started again and the whole flow is read once more, as share 0 (`readShares`).
     public static func forEachFacts(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp,
-                                    parts: Int, start: @escaping @Sendable (Int) -> Void,
+                                    parts: Int, refolds: RefoldProgress? = nil, start: @escaping @Sendable (Int) -> Void,
                                     _ body: @escaping @Sendable (Int, JourneyFacts) -> Void) throws -> Bool {
         guard JourneyFacts.supports(definition) else { return false }
         let context = FlowContext(definition)
         guard try refoldStale(flow: flow, context: context, store: store).isEmpty else { return false }
         let slots = context.slots
         func readAll(_ db: Database) throws {
-            try scanFacts(flow: flow, definition: definition, slots: slots, asOf: asOf, users: .all, in: db) { body(0, $0) }
+            try scanFacts(flow: flow, definition: definition, slots: slots, asOf: asOf, users: .all, refolds: refolds, in: db) {
+                body(0, $0)
+            }
         }
         guard parts > 1, let split = try store.writer.read({ db in try factsSplit(flow: flow, in: db) }) else {
             start(0)
@@ -46,7 +49,8 @@ extension ProjectionStore {
         }
         let shares: [FactsUsers] = [.below(split), .from(split)]
         try readShares(shares.count, store: store, doing: "reading the journeys of \(flow)", start: start, { part, db in
-            try scanFacts(flow: flow, definition: definition, slots: slots, asOf: asOf, users: shares[part], in: db) { body(part, $0) }
+            try scanFacts(flow: flow, definition: definition, slots: slots, asOf: asOf, users: shares[part], refolds: refolds,
+                          in: db) { body(part, $0) }
         }, whole: readAll)
         return true
     }
@@ -59,32 +63,49 @@ extension ProjectionStore {
         case from([UInt8])
     }
 
-    /// The facts rows of a flow's users in `users`, in user id order, once `refoldStale` has run.
+    /// The facts rows of a flow's users in `users`, in user id order, once `refoldStale` has
+    /// run; `refolds` is first told how many rows are folded again (past `asOf`, or without facts).
     private static func scanFacts(flow: String, definition: FlowDefinition, slots: [String: Int], asOf: Timestamp,
-                                  users: FactsUsers, in db: Database, _ body: (JourneyFacts) throws -> Void) throws {
+                                  users: FactsUsers, refolds: RefoldProgress?, in db: Database,
+                                  _ body: (JourneyFacts) throws -> Void) throws {
         let doing = "reading the journeys of \(flow)"
-        let select = "SELECT facts, last_us, user_id FROM journey_facts WHERE flow = ?"
-        let statement: RawStatement
-        switch users {
-        case .all:
-            statement = try RawStatement(db, select)
-        case .below(let split):
-            statement = try RawStatement(db, select + " AND user_id < ?")
-            split.withUnsafeBufferPointer { statement.text(2, $0) }
-        case .from(let split):
-            statement = try RawStatement(db, select + " AND user_id >= ?")
-            split.withUnsafeBufferPointer { statement.text(2, $0) }
+        // The flow's rows of `users`, then `extra`, whose parameter (if any) is the returned number.
+        func statement(_ select: String, _ extra: String = "") throws -> (RawStatement, Int32) {
+            let statement: RawStatement
+            switch users {
+            case .all:
+                statement = try RawStatement(db, select + extra)
+                statement.text(1, flow)
+                return (statement, 2)
+            case .below(let split):
+                statement = try RawStatement(db, select + " AND user_id < ?" + extra)
+                split.withUnsafeBufferPointer { statement.text(2, $0) }
+            case .from(let split):
+                statement = try RawStatement(db, select + " AND user_id >= ?" + extra)
+                split.withUnsafeBufferPointer { statement.text(2, $0) }
+            }
+            statement.text(1, flow)
+            return (statement, 3)
         }
-        statement.text(1, flow)
+        // The count reads the flow's facts rows: only when a journey is past `asOf` (the
+        // `last_us` index of `journeys` says at once), not for a read as of the latest event.
+        if let refolds, try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM journeys WHERE last_us > ?)",
+                                          arguments: [asOf.micros]) == true {
+            let (count, asOfParameter) = try statement("SELECT count(*) FROM journey_facts WHERE flow = ?",
+                                                       " AND (last_us > ? OR facts IS NULL)")
+            count.int(asOfParameter, asOf.micros)
+            try count.forEachRow(doing) { refolds.expect(Int(count.int64(0))) }
+        }
+        let (statement, _) = try statement("SELECT facts, last_us, user_id FROM journey_facts WHERE flow = ?")
         var facts = JourneyFacts.empty
         try statement.forEachRow(doing) {
             if statement.int64(1) > asOf.micros || statement.isNull(0) {
                 guard let user = statement.string(2) else {
                     throw StoreError(doing: doing, reason: "a facts row without a user id")
                 }
-                if let cut = try journey(user: user, flow: flow, definition: definition, until: asOf, in: db) {
-                    try body(JourneyFacts(cut, definition: definition, slots: slots))
-                }
+                let cut = try journey(user: user, flow: flow, definition: definition, until: asOf, in: db)
+                refolds?.folded()
+                if let cut { try body(JourneyFacts(cut, definition: definition, slots: slots)) }
                 return
             }
             do {

@@ -40,10 +40,11 @@ extension ProjectionStore {
     /// Streams every journey of a flow in table order (memory does not grow with the number
     /// of users), refolding first the ones folded with another definition. With `asOf`, a
     /// journey with events after it is folded again from the log up to `asOf` (and left out
-    /// when it had not begun by then), as `journeys(_:asOf:definition:store:)` does.
+    /// when it had not begun by then), as `journeys(_:asOf:definition:store:)` does;
+    /// `refolds` is told how many journeys are folded again from the log.
     public static func forEachJourney(flow: String, definition: FlowDefinition?, store: EventStore, asOf: Timestamp? = nil,
-                                      _ body: (Journey) throws -> Void) throws {
-        try forEachStored(flow: flow, definition: definition, store: store, asOf: asOf,
+                                      refolds: RefoldProgress? = nil, _ body: (Journey) throws -> Void) throws {
+        try forEachStored(flow: flow, definition: definition, store: store, asOf: asOf, refolds: refolds,
                           decode: { bytes, cache, names in
                               let j = try Journey(binary: bytes, cache: cache, names: names)
                               return (j, j.userID, j.lastEventAt.micros)
@@ -54,11 +55,13 @@ extension ProjectionStore {
     /// Streams what `request` asks of every journey of a flow (`JourneyGlance`), as
     /// `forEachJourney` streams the journeys, without decoding them whole.
     public static func forEachGlance(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp?,
-                                     request: JourneyGlance.Request, _ body: (JourneyGlance) throws -> Void) throws {
+                                     request: JourneyGlance.Request, refolds: RefoldProgress? = nil,
+                                     _ body: (JourneyGlance) throws -> Void) throws {
         let context = FlowContext(definition)
         let stale = try refoldStale(flow: flow, context: context, store: store)
         try store.writer.read { db in
-            try scanGlances(flow: flow, context: context, asOf: asOf, request: request, rows: nil, stale: stale, in: db, body)
+            try scanGlances(flow: flow, context: context, asOf: asOf, request: request, rows: nil, stale: stale, refolds: refolds,
+                            in: db, body)
         }
     }
 
@@ -69,7 +72,8 @@ extension ProjectionStore {
     /// every range is started again and the whole flow is read once more, as range 0
     /// (`readShares`).
     public static func forEachGlance(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp?,
-                                     request: JourneyGlance.Request, parts: Int, start: @escaping @Sendable (Int) -> Void,
+                                     request: JourneyGlance.Request, parts: Int, refolds: RefoldProgress? = nil,
+                                     start: @escaping @Sendable (Int) -> Void,
                                      _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
         let context = FlowContext(definition)
         let stale = try refoldStale(flow: flow, context: context, store: store)
@@ -81,21 +85,22 @@ extension ProjectionStore {
         let bounds = (0...count).map { low + (high - low + 1) * $0 / count }
         try readShares(Int(count), store: store, doing: "reading the journeys of \(flow)", start: start, { part, db in
             try scanGlances(flow: flow, context: context, asOf: asOf, request: request,
-                            rows: bounds[part]..<bounds[part + 1], stale: stale, in: db) { body(part, $0) }
+                            rows: bounds[part]..<bounds[part + 1], stale: stale, refolds: refolds, in: db) { body(part, $0) }
         }, whole: { db in
-            try scanGlances(flow: flow, context: context, asOf: asOf, request: request, rows: nil, stale: stale, in: db) { body(0, $0) }
+            try scanGlances(flow: flow, context: context, asOf: asOf, request: request, rows: nil, stale: stale, refolds: refolds,
+                            in: db) { body(0, $0) }
         })
     }
 
     /// The glances of the rows in `rows` (nil: every row).
     private static func scanGlances(flow: String, context: FlowContext, asOf: Timestamp?,
-                                    request: JourneyGlance.Request, rows: Range<Int64>?, stale: Set<String>, in db: Database,
-                                    _ body: (JourneyGlance) throws -> Void) throws {
+                                    request: JourneyGlance.Request, rows: Range<Int64>?, stale: Set<String>,
+                                    refolds: RefoldProgress?, in db: Database, _ body: (JourneyGlance) throws -> Void) throws {
         // The request's names looked up once, in the names the rows were written with; one
         // glance read into again and again.
         var codes: JourneyGlance.Codes?
         var glance = JourneyGlance(empty: request)
-        try scanStored(flow: flow, context: context, asOf: asOf, rows: rows, stale: stale, in: db,
+        try scanStored(flow: flow, context: context, asOf: asOf, rows: rows, stale: stale, refolds: refolds, in: db,
                        decode: { bytes, cache, names in
                            let c = codes ?? JourneyGlance.Codes(request, names)
                            codes = c
@@ -108,20 +113,23 @@ extension ProjectionStore {
     /// The loop of `forEachJourney` and `forEachGlance`: `decode` reads a stored row (with
     /// its user and last event time), `whole` stands for a journey folded again from the log.
     private static func forEachStored<T>(flow: String, definition: FlowDefinition?, store: EventStore, asOf: Timestamp?,
+                                         refolds: RefoldProgress?,
                                          decode: (UnsafeRawBufferPointer, JourneyDecodingCache, JourneyNames) throws -> (T, String, Int64),
                                          whole: (Journey) -> T, _ body: (T) throws -> Void) throws {
         let context = FlowContext(definition)
         let stale = try refoldStale(flow: flow, context: context, store: store)
         try store.writer.read { db in
-            try scanStored(flow: flow, context: context, asOf: asOf, rows: nil, stale: stale, in: db, decode: decode, whole: whole, body)
+            try scanStored(flow: flow, context: context, asOf: asOf, rows: nil, stale: stale, refolds: refolds, in: db,
+                           decode: decode, whole: whole, body)
         }
     }
 
     /// The rows of a flow's journeys in `rows` (rowids; nil: all), in table order, once
     /// `refoldStale` has run; the rows of `stale` users (which a read-only store could not
-    /// refresh) are folded again from the log.
+    /// refresh) are folded again from the log. `refolds` is first told how many rows are folded
+    /// again (past `asOf`, or folded with another definition), then of each as it is.
     private static func scanStored<T>(flow: String, context: FlowContext, asOf: Timestamp?, rows: Range<Int64>?,
-                                      stale: Set<String>, in db: Database,
+                                      stale: Set<String>, refolds: RefoldProgress?, in db: Database,
                                       decode: (UnsafeRawBufferPointer, JourneyDecodingCache, JourneyNames) throws -> (T, String, Int64),
                                       whole: (Journey) -> T, _ body: (T) throws -> Void) throws {
         let definition = context.definition
@@ -133,9 +141,12 @@ extension ProjectionStore {
             statement.int(2, rows.lowerBound)
             statement.int(3, rows.upperBound)
         }
+        if let refolds { refolds.expect(try refoldCount(flow: flow, context: context, asOf: asOf, rows: rows, in: db)) }
         let cache = JourneyDecodingCache()
         func refolded(_ user: String) throws {
-            if let folded = try journey(user: user, flow: flow, definition: definition, until: asOf, in: db) { try body(whole(folded)) }
+            let folded = try journey(user: user, flow: flow, definition: definition, until: asOf, in: db)
+            refolds?.folded()
+            if let folded { try body(whole(folded)) }
         }
         try statement.forEachRow("reading the journeys of \(flow)") {
             // A row another ingest folded with another definition since `refoldStale`
@@ -161,6 +172,27 @@ extension ProjectionStore {
                 try body(row.value)
             }
         }
+    }
+
+    /// How many rows of a flow's journeys in `rows` `scanStored` folds again: those past
+    /// `asOf`, read on the `last_us` index (`+`: not on another one), as many as will be
+    /// folded, and those folded with another definition, on the definition index (`<` or `>`:
+    /// `<>` reads no index).
+    private static func refoldCount(flow: String, context: FlowContext, asOf: Timestamp?, rows: Range<Int64>?,
+                                    in db: Database) throws -> Int {
+        let range = rows == nil ? "" : " AND rowid >= ? AND rowid < ?"
+        let rowArguments: StatementArguments = rows.map { [$0.lowerBound, $0.upperBound] } ?? []
+        var count = 0
+        var other = "SELECT count(*) FROM journeys WHERE flow = ? AND (definition < ? OR definition > ?)" + range
+        var otherArguments: StatementArguments = [flow, context.fingerprint, context.fingerprint] + rowArguments
+        if let asOf {
+            count += try Int.fetchOne(db, sql: "SELECT count(*) FROM journeys WHERE last_us > ? AND +flow = ?"
+                                          + (rows == nil ? "" : " AND +rowid >= ? AND +rowid < ?"),
+                                      arguments: [asOf.micros, flow] + rowArguments) ?? 0
+            other += " AND last_us <= ?"
+            otherArguments += [asOf.micros]
+        }
+        return count + (try Int.fetchOne(db, sql: other, arguments: otherArguments) ?? 0)
     }
 
     /// The store's as-of: the latest event time not after `now` (an event dated in the

@@ -39,7 +39,11 @@ struct ExplainCommand: ParsableCommand {
             try output.check(store: storeOptions, reads: catalog.files)
             let store = try storeOptions.openExisting(command: "explain")
             try output.check(ledger: store)
-            let explanation = try request.run(source: store.journeys, definitions: catalog.all, now: now())
+            let bar = ProgressBar.onTerminal()
+            // Blanked before the output, and before an error's message.
+            defer { bar?.clear() }
+            let explanation = try request.run(source: store.journeys(showingRefoldsOn: bar), definitions: catalog.all, now: now())
+            bar?.clear()
             switch format {
             case .text: try output.write(explanation.text())
             case .json: try output.write(try explanation.json())

@@ -44,9 +44,14 @@ extension FlowsCommand {
                 let store = try storeOptions.openExisting(command: "flows drift")
                 try output.check(ledger: store)
                 let clock = now()
-                let report = try request.run(source: store.journeys, definitions: catalog.all, now: clock)
+                let bar = ProgressBar.onTerminal()
+                // Blanked before the output, and before an error's message.
+                defer { bar?.clear() }
+                let journeys = store.journeys(showingRefoldsOn: bar)
+                let report = try request.run(source: journeys, definitions: catalog.all, now: clock)
                 // With no user there is nothing to compare: not an agreement.
-                let warnings = try request.warnings(for: report, source: store.journeys, definitions: catalog.all, now: clock)
+                let warnings = try request.warnings(for: report, source: journeys, definitions: catalog.all, now: clock)
+                bar?.clear()
                 if report.users.started == 0 {
                     throw CLIError("nothing to compare: " + (warnings.last ?? "no user started in the flow"))
                 }

@@ -24,10 +24,13 @@ enum OpenedStore {
         }
     }
 
-    var journeys: any JourneySource {
+    /// The journeys, with `bar` (when there is one: on a terminal) showing how many of them a
+    /// read folds again from the log for an as-of before their last events.
+    func journeys(showingRefoldsOn bar: ProgressBar?) -> any JourneySource {
+        let refolds = bar.map { b in RefoldProgress { done, total in b.update(done: done, of: total, "journeys refolded for as-of") } }
         switch self {
-        case .sqlite(let s): return s
-        case .clickhouse(let s): return ClickHouseJourneys(store: s)
+        case .sqlite(let s): return StoreJourneys(store: s, refolds: refolds)
+        case .clickhouse(let s): return ClickHouseJourneys(store: s, refolds: refolds)
         }
     }
 

@@ -3,10 +3,12 @@ import Foundation
 import FunnelModel
 import StoreCore
 
-/// A one-line progress bar on standard error, for long work (ingest, rebuild, export): made
-/// only when standard error is a terminal (`onTerminal`), redrawn at most every 0.1 s.
+/// A one-line progress bar on standard error, for long work (ingest, rebuild, export, a read
+/// as of the past): made only when standard error is a terminal (`onTerminal`), redrawn at
+/// most every 0.1 s.
 final class ProgressBar {
     private var last = 0.0
+    private var drawn = false
 
     /// A bar when standard error is a terminal, else nil (nothing is drawn when piped).
     static func onTerminal() -> ProgressBar? { isatty(2) == 1 ? ProgressBar() : nil }
@@ -30,6 +32,7 @@ final class ProgressBar {
         let now = Date().timeIntervalSince1970
         guard now - last >= 0.1 else { return }
         last = now
+        drawn = true
         let width = 24
         let filled = Int((fraction ?? 0) * Double(width))
         let percent = fraction.map { String(format: "%3d%%", Int($0 * 100)) } ?? "    "
@@ -38,7 +41,10 @@ final class ProgressBar {
         FileHandle.standardError.write(Data((text.padding(toLength: 79, withPad: " ", startingAt: 0)).utf8))
     }
 
+    /// Blanks the bar's line, if it was drawn, for what is written next.
     func clear() {
+        guard drawn else { return }
+        drawn = false
         FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 79) + "\r").utf8))
     }
 }

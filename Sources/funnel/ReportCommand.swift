@@ -64,13 +64,19 @@ struct ReportCommand: ParsableCommand {
             }
             let started = DispatchTime.now().uptimeNanoseconds
             let clock = now()
-            var report = try request.run(source: store.journeys, definitions: catalog.all, now: clock)
-            if format == .html { report.explanations = try request.explanations(of: report, source: store.journeys, definitions: catalog.all, now: clock) }
+            let bar = ProgressBar.onTerminal()
+            // Blanked before the output, and before an error's message.
+            defer { bar?.clear() }
+            let journeys = store.journeys(showingRefoldsOn: bar)
+            var report = try request.run(source: journeys, definitions: catalog.all, now: clock)
+            if format == .html { report.explanations = try request.explanations(of: report, source: journeys, definitions: catalog.all, now: clock) }
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+            let warnings = try request.warnings(for: report, source: journeys, definitions: catalog.all, now: clock)
+            bar?.clear()
             if timing {
-                let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
                 FileHandle.standardError.write(Data(String(format: "report: %.4f s\n", seconds).utf8))
             }
-            for warning in try request.warnings(for: report, source: store.journeys, definitions: catalog.all, now: clock) {
+            for warning in warnings {
                 FileHandle.standardError.write(Data("funnel report: warning: \(TerminalText.escapeLines(warning))\n".utf8))
             }
             let text: String

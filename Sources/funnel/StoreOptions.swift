@@ -1,9 +1,11 @@
 import ArgumentParser
 import ClickHouseStore
 import EventStore
+import StoreCore
 import Projections
 import Journeys
 import Foundation
+import FunnelModel
 import Reports
 
 /// `--store PATH`, shared by every subcommand that opens the store.
@@ -49,9 +51,16 @@ struct StoreOptions: ParsableArguments {
     /// ClickHouse store's tables are created when missing, and hold no events then). A file
     /// this user cannot write is opened read-only (`EventStore.readAccess`) and nothing is
     /// written to it; said once on standard error, as is an ingest or rebuild writing the
-    /// store now (with the inputs the figures include).
+    /// store now (with the inputs the figures include): on SQLite it holds the writer lock, on
+    /// ClickHouse the store's `writers` table names it.
     func openExisting(command: String) throws -> OpenedStore {
-        if ClickHouseLocation.names(path) { return try openClickHouse() }
+        if ClickHouseLocation.names(path) {
+            let opened = try openClickHouse()
+            if case .clickhouse(let store) = opened, let writer = try store.runningWriters().first {
+                noteBusy(command, who: " (\(TerminalText.escape(writer.description)))", inputs: try store.inputs())
+            }
+            return opened
+        }
         let busy = WriterLock.isHeld(storePath: path)
         guard FileManager.default.fileExists(atPath: path) else {
             if busy { throw CLIError("an ingest is creating the store \(path) now; run again when it has committed its first input") }
@@ -71,13 +80,16 @@ struct StoreOptions: ParsableArguments {
         if access != .readWrite {
             note(command, "the store \(path) is read-only for this user: it is read as it is and nothing is written to it; the figures are as the store last wrote them")
         }
-        if busy {
-            let inputs = try store.inputs()
-            let included = inputs.last.map { "the inputs finished so far (\(inputs.count) in the ledger, the last \($0.path) at \($0.finishedAt))" }
-                ?? "no input yet (none is finished)"
-            note(command, "an ingest or rebuild is writing \(path) now: the figures include \(included); run again when it ends for the whole")
-        }
+        if busy { noteBusy(command, who: "", inputs: try store.inputs()) }
         return .sqlite(store)
+    }
+
+    /// Says that an ingest or rebuild (`who`) writes the store now, and which of its inputs
+    /// (the ledger's, `inputs`) the figures include.
+    private func noteBusy(_ command: String, who: String, inputs: [LedgerEntry]) {
+        let included = inputs.last.map { "the inputs finished so far (\(inputs.count) in the ledger, the last \($0.path) at \($0.finishedAt))" }
+            ?? "no input yet (none is finished)"
+        note(command, "an ingest or rebuild is writing \(name) now\(who): the figures include \(included); run again when it ends for the whole")
     }
 
     private func note(_ command: String, _ text: String) {

@@ -40,8 +40,14 @@ struct UsersCommand: ParsableCommand {
             try output.check(ledger: store)
             let request = selection.request()
             let clock = now()
-            let list = try request.users(source: store.journeys, definitions: catalog.all, now: clock, state: state, step: step)
-            for warning in try request.warnings(for: list, source: store.journeys, definitions: catalog.all, now: clock) {
+            let bar = ProgressBar.onTerminal()
+            // Blanked before the output, and before an error's message.
+            defer { bar?.clear() }
+            let journeys = store.journeys(showingRefoldsOn: bar)
+            let list = try request.users(source: journeys, definitions: catalog.all, now: clock, state: state, step: step)
+            let warnings = try request.warnings(for: list, source: journeys, definitions: catalog.all, now: clock)
+            bar?.clear()
+            for warning in warnings {
                 FileHandle.standardError.write(Data("funnel users: warning: \(TerminalText.escapeLines(warning))\n".utf8))
             }
             switch format {

@@ -34,6 +34,47 @@ final class ClickHouseFactsTests: XCTestCase {
         return out.sorted { $0.binary().lexicographicallyPrecedes($1.binary()) }
     }
 
+    /// A report as of the past tells how many journeys it folds again, monotone, ending at
+    /// the users with events after as-of, on one server and on two shards; the facts are those
+    /// of a read told nothing.
+    func testARefoldAsOfThePastTellsItsProgress() throws {
+        if let reason = ClickHouseServers.unavailable {
+            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(reason) }
+            throw XCTSkip(reason)
+        }
+        let servers = try ClickHouseServers.shared()
+        let sqlite = try sqliteStore(["glp1"])
+        let definition = try XCTUnwrap(Flows.builtIn.first { $0.id == "glp1" })
+        let latest = try XCTUnwrap(try sqlite.latestEventTime(notAfter: nil))
+        let asOf = Timestamp(micros: latest.micros - 3 * 86_400_000_000)
+        let later = try ProjectionStore.journeys(flow: "glp1", definition: definition, store: sqlite).filter { $0.lastEventAt > asOf }.count
+        XCTAssertGreaterThan(later, 50)
+        for address in [servers.single(ClickHouseServers.database("refolds")), servers.cluster(ClickHouseServers.database("refolds"))] {
+            let store = try ClickHouseStore(location: try ClickHouseLocation(address), migrations: ClickHouseFacts.migrations)
+            try ClickHouseCopy.copy(sqlite, into: store)
+            var pairs: [(done: Int, total: Int)] = []
+            let source = ClickHouseJourneys(store: store, refolds: RefoldProgress { pairs.append(($0, $1)) })
+            let got = try facts { try source.forEachFacts(flow: "glp1", definition: definition, asOf: asOf, $0) }
+            XCTAssertEqual(got.map { $0.binary() },
+                           try facts { try ClickHouseJourneys(store: store).forEachFacts(flow: "glp1", definition: definition, asOf: asOf, $0) }
+                            .map { $0.binary() }, address)
+            XCTAssertEqual(pairs.last?.done, later, address)
+            XCTAssertEqual(pairs.last?.total, later, address)
+            // Each journey folded is told (a bucket's count, told meanwhile, repeats the count so far).
+            let dones = pairs.map(\.done)
+            XCTAssertEqual(zip(dones, dones.dropFirst()).filter { $0 != $1 }.map(\.1), Array(1...later), address)
+            XCTAssertEqual(pairs.first?.done, 0, address)
+            for (a, b) in zip(pairs, pairs.dropFirst()) {
+                XCTAssertLessThanOrEqual(a.total, b.total, address)
+            }
+            XCTAssertTrue(pairs.allSatisfy { $0.done <= $0.total }, address)
+            // As of the latest event nothing is folded again.
+            pairs = []
+            _ = try facts { try source.forEachFacts(flow: "glp1", definition: definition, asOf: latest, $0) }
+            XCTAssertTrue(pairs.isEmpty, "\(address): \(pairs)")
+        }
+    }
+
     func testFactsMatchSQLiteOnOneServerAndTwoShards() throws {
         if let reason = ClickHouseServers.unavailable {
             if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(reason) }

@@ -123,6 +123,34 @@ final class ClickHouseIngestorTests: XCTestCase {
 
     /// Event ids written with escapes (unescaped, an id can sit outside its line's bytes):
     /// their copies, in the same chunk, the next chunk and the next input, decided as SQLite does.
+    /// While it runs, an ingest is named in the store's `writers`, with the inputs it committed
+    /// so far in the ledger; once it ends, it is not (a failed one neither).
+    func testAnIngestSaysThatItRunsUntilItEnds() throws {
+        let servers = try running()
+        let store = try ClickHouseStore(location: try ClickHouseLocation(servers.single(ClickHouseServers.database("writer"))))
+        var seen: [(writers: [ClickHouseStore.Writer], inputs: Int)] = []
+        var lastInput = -1
+        let summary = try ClickHouseIngestor(store: store, options: try options()).ingest(try InputSource.discover(sample("glp1"))) { p in
+            guard p.inputIndex != lastInput else { return }
+            lastInput = p.inputIndex
+            seen.append(((try? store.runningWriters()) ?? [], (try? store.inputs().count) ?? -1))
+        }
+        XCTAssertEqual(summary.files, 9)
+        XCTAssertEqual(seen.count, 9)
+        for (i, s) in seen.enumerated() {
+            XCTAssertEqual(s.writers.map(\.command), ["ingest"], "input \(i)")
+            XCTAssertEqual(s.writers.first?.pid, Int(getpid()))
+            XCTAssertEqual(s.inputs, i, "input \(i)")
+        }
+        XCTAssertEqual(try store.runningWriters(), [])
+        // An ingest that fails (here its ledger goes missing before its first commit) ends too.
+        XCTAssertThrowsError(try ClickHouseIngestor(store: store, options: try options()).ingest(try InputSource.discover(sample("trendy"))) { _ in
+            try? store.coordinator.execute("RENAME TABLE inputs TO inputs_gone", doing: "hiding the ledger")
+        })
+        try store.coordinator.execute("RENAME TABLE inputs_gone TO inputs", doing: "restoring the ledger")
+        XCTAssertEqual(try store.runningWriters(), [])
+    }
+
     func testIdsWrittenWithEscapesAreDecidedAsSQLite() throws {
         func line(_ id: String, _ user: String, _ ts: String) -> String {
             #"{"event_id":"\#(id)","event":"onboarding.started","user_id":"\#(user)","ts":"\#(ts)","flow":"glp1","step":"signIn"}"#

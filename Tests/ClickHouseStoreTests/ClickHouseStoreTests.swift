@@ -23,7 +23,8 @@ final class ClickHouseStoreTests: XCTestCase {
             let tables = String(decoding: try client.read("SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name",
                                                           doing: "listing"), as: UTF8.self)
             XCTAssertEqual(tables.split(separator: "\n"),
-                           ["conflicts", "duplicates", "events", "events_shard", "input_flows", "inputs", "quarantine", "schema_migrations"])
+                           ["conflicts", "duplicates", "events", "events_shard", "input_flows", "inputs", "quarantine", "schema_migrations",
+                            "writers"])
             let applied = String(decoding: try client.read("SELECT count() FROM schema_migrations", doing: "counting"), as: UTF8.self)
             XCTAssertEqual(applied, "\(ClickHouseSchema.migrations.count)\n")
         }
@@ -67,6 +68,59 @@ final class ClickHouseStoreTests: XCTestCase {
                                                            doing: "counting"), as: UTF8.self)
             XCTAssertEqual(applied, "1\n")
         }
+    }
+
+    /// A writer says that it runs until it ends; one that goes silent without ending (killed)
+    /// counts as running only until `Tuning.writerGoneAfter`; a store from before the table
+    /// gets it when opened.
+    func testWritersSayWhoWritesUntilTheyEndOrGoSilent() throws {
+        let servers = try running()
+        let location = try ClickHouseLocation(servers.cluster(ClickHouseServers.database("writers")))
+        let store = try ClickHouseStore(location: location)
+        XCTAssertEqual(try store.runningWriters(), [])
+        let before = Date().timeIntervalSince1970
+        let ingest = try store.startWriting("ingest")
+        let rebuild = try store.startWriting("rebuild")
+        let running = try store.runningWriters()
+        XCTAssertEqual(Set(running.map(\.command)), ["ingest", "rebuild"])
+        for writer in running {
+            XCTAssertEqual(writer.pid, Int(getpid()))
+            XCTAssertEqual(writer.host, ProcessInfo.processInfo.hostName)
+            XCTAssertLessThanOrEqual(writer.silentSeconds, 2)
+            XCTAssertEqual(Double(writer.startedAt.micros) / 1e6, before, accuracy: 3)
+        }
+        // The heartbeat keeps a writer's row fresh while it runs.
+        Thread.sleep(forTimeInterval: Tuning.writerHeartbeat + 1.5)
+        let beating = try store.runningWriters()
+        XCTAssertEqual(beating.count, 2)
+        XCTAssertTrue(beating.allSatisfy { $0.silentSeconds <= 3 }, "\(beating)")
+        ingest.end()
+        ingest.end()
+        XCTAssertEqual(try store.runningWriters().map(\.command), ["rebuild"])
+        rebuild.end()
+        XCTAssertEqual(try store.runningWriters(), [])
+        // The coordinator's table only.
+        for server in store.servers.dropFirst() {
+            XCTAssertEqual(String(decoding: try server.read("SELECT count() FROM writers", doing: "counting"), as: UTF8.self), "0\n")
+        }
+
+        // A killed writer's row: no end, its last heartbeat as old as the timeout and more.
+        try store.coordinator.execute("""
+            INSERT INTO writers (run, command, host, pid, started, beat, ended)
+            VALUES (7, 'ingest', 'gone', 99, now() - 600, now() - \(Tuning.writerGoneAfter + 5), 0)
+            """, doing: "inserting")
+        XCTAssertEqual(try store.runningWriters(), [])
+        XCTAssertEqual(try store.runningWriters(goneAfter: Tuning.writerGoneAfter + 60).map(\.host), ["gone"])
+
+        // A store from before the table: created when the store is opened.
+        for client in store.servers {
+            try client.execute("DROP TABLE writers", doing: "downgrading")
+            try client.execute("TRUNCATE TABLE schema_migrations", doing: "downgrading")
+            try client.execute("INSERT INTO schema_migrations (name) VALUES ('v1-events'), ('v1-ledger'), ('v2-event-id-hash')",
+                               doing: "downgrading")
+        }
+        let reopened = try ClickHouseStore(location: location)
+        XCTAssertEqual(try reopened.runningWriters(), [])
     }
 
     func testRowsGoInAndComeBackInRowBinary() throws {

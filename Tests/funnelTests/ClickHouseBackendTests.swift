@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import TestSupport
+import ClickHouseStore
 
 /// The same commands on SQLite, on one ClickHouse server and on a two-shard cluster give the
 /// same output byte for byte (the store's name aside), for every seed flow's sample data and
@@ -118,6 +119,83 @@ final class ClickHouseBackendTests: XCTestCase {
         for args in [["export"], ["report", "--flow", "glp1", "--format", "json"], ["quarantine"]] {
             XCTAssertEqual(try run(args, store: store), try run(args, store: reference), "\(args)")
         }
+    }
+
+    /// A read while an ingest writes a ClickHouse store says so once, naming the ingest and the
+    /// inputs the figures include, as on SQLite; an ingest killed goes silent and is not
+    /// counted once its last heartbeat is older than the timeout.
+    func testAReadDuringAnIngestSaysWhoWritesAndWhatItIncludes() throws {
+        let servers = try servers()
+        let address = servers.single(ClickHouseServers.database("busy"))
+        let inputs = sampleData.appendingPathComponent("glp1").path
+        _ = try run(["ingest", inputs], store: address)
+        let quiet = try runFunnel(["report", "--store", address, "--flow", "glp1", "--format", "json"])
+        XCTAssertEqual(quiet.status, 0, quiet.stderr)
+        XCTAssertEqual(quiet.stderr, "")
+        let store = try ClickHouseStore(location: try ClickHouseLocation(address))
+        // An ingest under way, as an ingest records itself.
+        let writing = try store.startWriting("ingest")
+        let last = sampleData.appendingPathComponent("glp1/events-2026-10-09.ndjson.gz").path
+        for command in [["report", "--flow", "glp1", "--format", "json"], ["users", "--flow", "glp1"], ["quarantine"], ["export"]] {
+            let r = try runFunnel(command + ["--store", address])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let note = unwrapped(r.stderr)
+            XCTAssertTrue(note.hasPrefix("funnel \(command[0]): note: an ingest or rebuild is writing \(address) now (ingest, pid \(getpid()) on \(ProcessInfo.processInfo.hostName), since 20"),
+                          r.stderr)
+            XCTAssertTrue(note.contains(" s ago): the figures include the inputs finished so far (9 in the ledger, the last \(last) at 20"),
+                          r.stderr)
+            XCTAssertEqual(note.components(separatedBy: "note:").count, 2, r.stderr)
+            if command[0] == "report" { XCTAssertEqual(r.stdout, quiet.stdout) }
+        }
+        writing.end()
+        XCTAssertEqual(try runFunnel(["report", "--store", address, "--flow", "glp1"]).stderr, "")
+        // A writer on another machine, heard from now: running. One whose last heartbeat is
+        // past the timeout: killed, not running.
+        try store.coordinator.execute("""
+            INSERT INTO writers (run, command, host, pid, started, beat, ended)
+            VALUES (7, 'ingest', 'elsewhere', 99, now() - 3600, now() - 3000, 0)
+            """, doing: "inserting")
+        XCTAssertEqual(try runFunnel(["report", "--store", address, "--flow", "glp1"]).stderr, "")
+        try store.coordinator.execute("""
+            INSERT INTO writers (run, command, host, pid, started, ended) VALUES (8, 'rebuild', 'elsewhere', 98, now() - 5, 0)
+            """, doing: "inserting")
+        XCTAssertTrue(unwrapped(try runFunnel(["report", "--store", address, "--flow", "glp1"]).stderr)
+                        .hasPrefix("funnel report: note: an ingest or rebuild is writing \(address) now (rebuild, pid 98 on elsewhere, since 20"))
+
+        // A real ingest, killed once it has said that it runs: its row never ends, but its
+        // process is gone from this machine, so a read does not count it; nor, after the
+        // timeout (asked of the store as 2 s here), would a read on another machine.
+        let fresh = servers.single(ClickHouseServers.database("killed"))
+        let days = try FileManager.default.contentsOfDirectory(atPath: inputs).filter { $0.hasSuffix(".gz") }.sorted()
+        _ = try run(["ingest"] + days.prefix(3).map { inputs + "/" + $0 }, store: fresh)
+        let killedStore = try ClickHouseStore(location: try ClickHouseLocation(fresh))
+        let p = Process()
+        p.executableURL = try funnelBinary()
+        p.arguments = ["ingest", "--store", fresh, inputs]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        var writers: [ClickHouseStore.Writer] = []
+        for _ in 0..<400 where writers.isEmpty {
+            writers = try killedStore.runningWriters()
+            if writers.isEmpty { Thread.sleep(forTimeInterval: 0.02) }
+        }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        XCTAssertEqual(writers.map(\.pid), [Int(p.processIdentifier)])
+        let unended = String(decoding: try killedStore.coordinator.read("""
+            SELECT count(), max(ended) FROM writers WHERE pid = \(p.processIdentifier)
+            """, doing: "reading"), as: UTF8.self)
+        XCTAssertEqual(unended.split(separator: "\t").last, "0\n", unended)
+        XCTAssertEqual(try killedStore.runningWriters(), [])
+        let after = try runFunnel(["report", "--store", fresh, "--flow", "glp1"])
+        XCTAssertEqual(after.status, 0, after.stderr)
+        XCTAssertEqual(after.stderr, "")
+        Thread.sleep(forTimeInterval: 3)
+        let silent = String(decoding: try killedStore.coordinator.read("""
+            SELECT count() FROM (SELECT run FROM writers GROUP BY run HAVING max(ended) = 0 AND max(beat) >= now() - 2)
+            """, doing: "reading"), as: UTF8.self)
+        XCTAssertEqual(silent, "0\n")
     }
 
     func testThePasswordNeverShowsNotEvenInAnError() throws {

@@ -35,4 +35,42 @@ final class ProgressTests: XCTestCase {
             XCTAssertFalse(piped.stdout.contains("\r"), "\(args("piped"))")
         }
     }
+
+    /// A read as of a time before the latest event folds journeys again from the log: a bar
+    /// of them on a terminal, none when piped, and the figures a pipe gets.
+    func testAReadAsOfThePastShowsProgressOnATerminalOnly() throws {
+        let store = tempDir().appendingPathComponent("s.sqlite").path
+        XCTAssertEqual(try runFunnel(["ingest", "--store", store, sampleData.appendingPathComponent("glp1").path]).status, 0)
+        let asOf = ["--as-of", "2026-10-05"]
+        let reads: [[String]] = [
+            ["report", "--store", store, "--flow", "glp1"] + asOf,
+            ["report", "--store", store, "--flow", "glp1", "--by", "app_version", "--format", "json"] + asOf,
+            ["users", "--store", store, "--flow", "glp1", "--state", "abandoned"] + asOf,
+            ["explain", "--store", store, "--flow", "glp1", "--step", "signIn"] + asOf,
+            ["flows", "drift", "--store", store, "--flow", "glp1"] + asOf,
+        ]
+        for args in reads {
+            let terminal = try onTerminal(args)
+            let piped = try runFunnel(args)
+            XCTAssertEqual(terminal.status, piped.status, "\(args): \(terminal.stdout)")
+            XCTAssertTrue(terminal.stdout.contains("\r[") && terminal.stdout.contains("journeys refolded for as-of"),
+                          "\(args): \(terminal.stdout.debugDescription)")
+            XCTAssertFalse(piped.stderr.contains("\r"), "\(args): \(piped.stderr.debugDescription)")
+            XCTAssertFalse(piped.stdout.contains("\r"), "\(args)")
+            XCTAssertFalse(piped.stdout.isEmpty, "\(args)")
+            // The bar's line is blanked before the output, which the terminal shows whole after it.
+            let shown = terminal.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+            let after = shown.components(separatedBy: "\r" + String(repeating: " ", count: 79) + "\r").dropFirst().last ?? ""
+            XCTAssertTrue(after.contains(piped.stdout.prefix(60)) && !after.contains("\r["), "\(args): \(terminal.stdout.debugDescription)")
+        }
+        // An error met after the bar was drawn starts on a blanked line.
+        let typo = try onTerminal(["report", "--store", store, "--flow", "glp1", "--where", "weightGoal=maintian"] + asOf)
+        XCTAssertEqual(typo.status, 2, typo.stdout)
+        XCTAssertTrue(typo.stdout.contains("\r" + String(repeating: " ", count: 79) + "\rfunnel report: --where \"weightGoal=maintian\""),
+                      typo.stdout.debugDescription)
+        // As of the latest event nothing is folded again: no bar.
+        let latest = try onTerminal(["report", "--store", store, "--flow", "glp1"])
+        XCTAssertEqual(latest.status, 0, latest.stdout)
+        XCTAssertFalse(latest.stdout.contains("\r["), latest.stdout.debugDescription)
+    }
 }

@@ -1,0 +1,86 @@
+import XCTest
+import Foundation
+import FunnelModel
+import EventStore
+import Flows
+@testable import Projections
+import Journeys
+
+/// A read as of the past tells how many journeys it folds again from the log: counted before
+/// they are folded, then one by one, monotone, ending at the total, which is the number of
+/// journeys with events after as-of; the figures are those of a read told nothing.
+final class RefoldProgressTests: XCTestCase {
+    /// The (done, total) pairs a progress was told, from any thread.
+    final class Told: @unchecked Sendable {
+        private let lock = NSLock()
+        private var pairs: [(done: Int, total: Int)] = []
+        func add(_ done: Int, _ total: Int) { lock.withLock { pairs.append((done, total)) } }
+        var all: [(done: Int, total: Int)] { lock.withLock { pairs } }
+    }
+
+    /// One kind of read, its answer sorted (the order is the source's): facts as their bytes
+    /// (a step not reached has NaN seconds, never equal to itself), the rest by user.
+    typealias Read = (any JourneySource, FlowDefinition, Timestamp) throws -> [AnyHashable]
+
+    var reads: [(String, Read)] { [
+        ("facts", { source, d, asOf in
+            var out: [[UInt8]] = []
+            XCTAssertTrue(try source.forEachFacts(flow: d.id, definition: d, asOf: asOf) { out.append($0.binary()) })
+            return out.sorted { $0.lexicographicallyPrecedes($1) }
+        }),
+        ("facts in shares", { source, d, asOf in
+            let out = PartStates(repeating: [[UInt8]](), count: 2)
+            XCTAssertTrue(try source.forEachFacts(flow: d.id, definition: d, asOf: asOf, parts: 2,
+                                                  start: { part in out.update(part) { $0 = [] } },
+                                                  { part, f in out.update(part) { $0.append(f.binary()) } }))
+            return out.all.flatMap { $0 }.sorted { $0.lexicographicallyPrecedes($1) }
+        }),
+        ("journeys", { source, d, asOf in
+            var out: [Journey] = []
+            try source.forEachJourney(flow: d.id, definition: d, asOf: asOf) { out.append($0) }
+            return out.sorted { $0.userID < $1.userID }
+        }),
+        ("glances in shares", { source, d, asOf in
+            let request = JourneyGlance.Request(steps: d.orderedStepIDs, keys: d.collectedKeys.sorted())
+            let out = PartStates(repeating: [JourneyGlance](), count: 2)
+            try source.forEachGlance(flow: d.id, definition: d, asOf: asOf, request: request, parts: 2,
+                                     start: { part in out.update(part) { $0 = [] } },
+                                     { part, g in out.update(part) { $0.append(g) } })
+            return out.all.flatMap { $0 }.sorted { $0.userID < $1.userID }
+        }),
+    ] }
+
+    func testAReadAsOfThePastCountsItsRefoldsUpToTheTotal() throws {
+        let flows = ["glp1", "trendy"]
+        let store = try ingest(flows.map { repositoryRoot.appendingPathComponent("sample-data/\($0)").path }, into: temporaryStorePath())
+        let latest = try XCTUnwrap(try ProjectionStore.defaultAsOf(store: store, now: Timestamp(micros: .max)))
+        let asOf = Timestamp(micros: latest.micros - 3 * 86_400_000_000)
+        for flow in flows {
+            let definition = try XCTUnwrap(Flows.builtIn.first { $0.id == flow })
+            let later = try ProjectionStore.journeys(flow: flow, definition: definition, store: store).filter { $0.lastEventAt > asOf }.count
+            XCTAssertGreaterThan(later, 20, flow)
+            for (name, read) in reads {
+                let told = Told()
+                let source = StoreJourneys(store: store, refolds: RefoldProgress { told.add($0, $1) })
+                XCTAssertEqual(try read(source, definition, asOf), try read(store, definition, asOf), "\(flow) \(name)")
+                let pairs = told.all
+                XCTAssertEqual(pairs.last?.done, later, "\(flow) \(name)")
+                XCTAssertEqual(pairs.last?.total, later, "\(flow) \(name)")
+                // Each journey folded is told (a share's count, told meanwhile, repeats the
+                // count so far), and a total is known before the first.
+                let dones = pairs.map(\.done)
+                XCTAssertEqual(zip(dones, dones.dropFirst()).filter { $0 != $1 }.map(\.1), Array(1...later), "\(flow) \(name)")
+                XCTAssertEqual(pairs.first?.done, 0, "\(flow) \(name)")
+                for (a, b) in zip(pairs, pairs.dropFirst()) {
+                    XCTAssertLessThanOrEqual(a.done, b.done, "\(flow) \(name)")
+                    XCTAssertLessThanOrEqual(a.total, b.total, "\(flow) \(name)")
+                }
+                XCTAssertTrue(pairs.allSatisfy { $0.done <= $0.total }, "\(flow) \(name)")
+                // As of the latest event nothing is folded again, and nothing is told.
+                let none = Told()
+                _ = try read(StoreJourneys(store: store, refolds: RefoldProgress { none.add($0, $1) }), definition, latest)
+                XCTAssertTrue(none.all.isEmpty, "\(flow) \(name): \(none.all)")
+            }
+        }
+    }
+}

@@ -28,7 +28,7 @@ public final class LineSpool: SimulatedLines {
         guard f >= 0 else { throw OutputError(path: folder, reason: "cannot make a spool file: " + String(cString: strerror(errno))) }
         unlink(String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self))
         fd = f
-        pending.reserveCapacity(Tuning.spoolWriteBytes + (1 << 16))
+        pending.reserveCapacity(Tuning.spoolWriteBytes)
     }
 
     deinit { close(fd) }

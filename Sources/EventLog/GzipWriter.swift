@@ -6,7 +6,8 @@ import Darwin
 #endif
 
 /// Writes gzip: each `writeMember` call adds one complete gzip member, as collectors that
-/// append batches to a daily file do. The file is the concatenation of the members. With
+/// append batches to a daily file do (`startMember`, `writePart` and `finishMember` write one
+/// member in parts). The file is the concatenation of the members. With
 /// `replacing`, the members go to a `ReplacingFile`, which `commit()` renames over `path`:
 /// until then an old file of that name stays whole.
 public final class GzipWriter {
@@ -15,6 +16,9 @@ public final class GzipWriter {
     private let replacement: ReplacingFile?
     private var out: [UInt8]
     private let level: Int32
+    /// The member being written, between `startMember` and its end.
+    private var stream = z_stream()
+    private var inMember = false
 
     public init(replacing path: String, level: Int32 = 6) throws {
         self.path = path
@@ -40,33 +44,71 @@ public final class GzipWriter {
         replacement = nil
     }
 
-    deinit { if fd >= 0 { close(fd) } }
+    deinit {
+        if inMember { deflateEnd(&stream) }
+        if fd >= 0 { close(fd) }
+    }
 
     /// Compresses `bytes` as one gzip member and appends it to the file.
     public func writeMember(_ bytes: [UInt8]) throws {
-        var stream = z_stream()
+        try startMember()
+        try feed(bytes, Z_FINISH)
+    }
+
+    /// Starts one gzip member that `writePart` feeds and `finishMember` ends, for a member too
+    /// large to hold: the same bytes as one `writeMember` of the parts joined (zlib's output
+    /// does not depend on how its input is cut).
+    public func startMember() throws {
+        if inMember { deflateEnd(&stream) }
+        stream = z_stream()
         guard funnel_deflateInit2(&stream, level, 16 + MAX_WBITS) == Z_OK else {
+            inMember = false
             throw InputError(kind: .corrupt, path: path, offset: 0, reason: "zlib could not start deflating")
         }
-        defer { deflateEnd(&stream) }
-        var input = bytes
-        try input.withUnsafeMutableBufferPointer { src in
-            stream.next_in = src.baseAddress
-            stream.avail_in = UInt32(src.count)
-            var status: Int32 = Z_OK
-            while status != Z_STREAM_END {
-                let produced: Int = out.withUnsafeMutableBufferPointer { dst in
-                    stream.next_out = dst.baseAddress
-                    stream.avail_out = UInt32(dst.count)
-                    status = deflate(&stream, Z_FINISH)
-                    return dst.count - Int(stream.avail_out)
+        inMember = true
+    }
+
+    /// Compresses `bytes` into the member `startMember` began.
+    public func writePart(_ bytes: [UInt8]) throws { try feed(bytes, Z_NO_FLUSH) }
+
+    /// Ends the member `startMember` began.
+    public func finishMember() throws { try feed([], Z_FINISH) }
+
+    /// Deflates `bytes` into the open member and writes what zlib gives; `Z_FINISH` ends the
+    /// member. A failure ends it too.
+    private func feed(_ bytes: [UInt8], _ flush: Int32) throws {
+        guard inMember else { throw InputError(kind: .corrupt, path: path, offset: 0, reason: "no gzip member is open") }
+        do {
+            try bytes.withUnsafeBufferPointer { src in
+                stream.next_in = UnsafeMutablePointer(mutating: src.baseAddress)
+                stream.avail_in = UInt32(src.count)
+                while true {
+                    var status: Int32 = Z_OK
+                    let produced: Int = out.withUnsafeMutableBufferPointer { dst in
+                        stream.next_out = dst.baseAddress
+                        stream.avail_out = UInt32(dst.count)
+                        status = deflate(&stream, flush)
+                        return dst.count - Int(stream.avail_out)
+                    }
+                    guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
+                        throw InputError(kind: .corrupt, path: path, offset: 0, reason: "deflate failed (\(status))")
+                    }
+                    try writeAll(produced)
+                    // Done when the member ended, or, within it, when zlib took all the input
+                    // and had room to spare.
+                    if flush == Z_FINISH ? status == Z_STREAM_END : stream.avail_out != 0 { break }
                 }
-                guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
-                    throw InputError(kind: .corrupt, path: path, offset: 0, reason: "deflate failed (\(status))")
-                }
-                try writeAll(produced)
             }
+        } catch {
+            endMember()
+            throw error
         }
+        if flush == Z_FINISH { endMember() }
+    }
+
+    private func endMember() {
+        deflateEnd(&stream)
+        inMember = false
     }
 
     public func writeMember(_ text: String) throws { try writeMember(Array(text.utf8)) }

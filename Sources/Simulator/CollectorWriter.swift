@@ -51,94 +51,78 @@ public struct CollectorWriter: Sendable {
 
     public init(seed: UInt64) { self.seed = seed }
 
-    public func write(_ events: SimulatedEvents, to directory: String) throws -> CollectorSummary {
+    /// Writes `lines` into `directory` (made when missing) in the layout's files, each whole
+    /// or not at all; `progress` is told the lines written so far and how many there are in all.
+    public func write<Lines: SimulatedLines>(_ lines: Lines, to directory: String,
+                                             progress: ((_ written: Int, _ total: Int) -> Void)? = nil) throws -> CollectorSummary {
         if mkdir(directory, 0o755) != 0 && errno != EEXIST {
             throw InputError(kind: .unreadable, path: directory, offset: 0, reason: "cannot create directory: " + String(cString: strerror(errno)))
         }
-        var rng = SplitMix64(seed: SplitMix64.mix(seed ^ 0xC011_EC70))
+        let plan = CollectorPlan(lines, for: self)
         var summary = CollectorSummary()
-        summary.events = events.count
-        // Arrival: the event's own day, or for a late one some hours into the next day.
-        var byDay: [Int64: [(arrival: Int64, index: Int)]] = [:]
-        for i in 0..<events.count {
-            let t = events.micros[i]
-            var day = t >= 0 ? t / 86_400_000_000 : (t - 86_399_999_999) / 86_400_000_000
-            var arrival = t + Int64(rng.int(200...30_000)) * 1000
-            if rng.chance(lateRate) {
-                day += 1
-                arrival = day * 86_400_000_000 + Int64(rng.int(0...(6 * 3600))) * 1_000_000
-                summary.late += 1
+        summary.events = plan.events
+        summary.duplicates = plan.duplicates
+        summary.late = plan.late
+        let report: (CollectorSummary) -> Void = { progress?($0.lines, plan.lines) }
+        switch layout {
+        case .daily:
+            for day in plan.days {
+                try writeFile(directory + "/events-" + LineBuilder.day(day.day) + ".ndjson.gz", day.batches, lines, &summary, report)
             }
-            byDay[day, default: []].append((arrival, i))
-        }
-        // The single-member layout's whole file, before it is compressed at once.
-        var single: [UInt8] = []
-        for day in byDay.keys.sorted() {
-            guard var arrivals = byDay[day] else { continue }
-            arrivals.sort { $0.arrival != $1.arrival ? $0.arrival < $1.arrival : $0.index < $1.index }
-            var batches: [[Int]] = []
-            var k = 0
-            while k < arrivals.count {
-                let n = min(rng.int(batchSize), arrivals.count - k)
-                batches.append(arrivals[k..<(k + n)].map(\.index))
-                k += n
-            }
-            // Re-sent lines go into a later batch (or the same one, for the last).
-            for b in 0..<batches.count {
-                for index in batches[b] where rng.chance(duplicateRate) {
-                    let target = min(batches.count - 1, b + rng.int(0...2))
-                    batches[target].append(index)
-                    summary.duplicates += 1
-                }
-            }
-            // Out of order within the day.
-            if batches.count > 1 {
-                for i in stride(from: batches.count - 1, to: 0, by: -1) {
-                    batches.swapAt(i, rng.int(0...i))
-                }
-            }
-            switch layout {
-            case .daily:
-                try writeFile(directory + "/events-" + LineBuilder.day(day) + ".ndjson.gz", batches, events, &summary)
-            case .split(let n):
-                for k in 0..<max(1, n) {
-                    let mine = batches.map { $0.filter { Int(events.users[$0]) % max(1, n) == k } }
+        case .split(let n):
+            let parts = max(1, n)
+            for day in plan.days {
+                for k in 0..<parts {
+                    let mine = day.batches.map { $0.filter { Int(lines.userIndex($0)) % parts == k } }
                     // No file for a part without lines (an empty file is no gzip).
                     guard mine.contains(where: { !$0.isEmpty }) else { continue }
-                    try writeFile(directory + "/events-" + LineBuilder.day(day) + "-\(k + 1).ndjson.gz", mine, events, &summary)
-                }
-            case .single:
-                for batch in batches {
-                    for index in batch { single += events.bytes[events.range(index)] }
-                    summary.lines += batch.count
+                    try writeFile(directory + "/events-" + LineBuilder.day(day.day) + "-\(k + 1).ndjson.gz", mine, lines, &summary, report)
                 }
             }
-        }
-        if layout == .single {
-            let path = directory + "/events.ndjson.gz"
-            let writer = try GzipWriter(replacing: path, level: compressionLevel)
-            try writer.writeMember(single)
-            try writer.commit()
-            summary.members += 1
-            summary.files.append(path)
+        case .single:
+            try writeSingle(directory + "/events.ndjson.gz", plan, lines, &summary, report)
         }
         return summary
     }
 
     /// One multi-member file: a member per batch that has lines, written whole or not at all
     /// (`GzipWriter(replacing:)`).
-    private func writeFile(_ path: String, _ batches: [[Int]], _ events: SimulatedEvents,
-                           _ summary: inout CollectorSummary) throws {
+    private func writeFile<Lines: SimulatedLines>(_ path: String, _ batches: [[Int]], _ lines: Lines,
+                                                  _ summary: inout CollectorSummary,
+                                                  _ report: (CollectorSummary) -> Void) throws {
         let writer = try GzipWriter(replacing: path, level: compressionLevel)
         var chunk: [UInt8] = []
         for batch in batches where !batch.isEmpty {
             chunk.removeAll(keepingCapacity: true)
-            for index in batch { chunk += events.bytes[events.range(index)] }
+            for index in batch { try lines.appendLine(index, to: &chunk) }
             try writer.writeMember(chunk)
             summary.members += 1
             summary.lines += batch.count
+            report(summary)
         }
         try writer.commit()
+        summary.files.append(path)
+    }
+
+    /// The single-member file: every day's batches in order, streamed into one gzip member.
+    private func writeSingle<Lines: SimulatedLines>(_ path: String, _ plan: CollectorPlan, _ lines: Lines,
+                                                    _ summary: inout CollectorSummary,
+                                                    _ report: (CollectorSummary) -> Void) throws {
+        let writer = try GzipWriter(replacing: path, level: compressionLevel)
+        try writer.startMember()
+        var chunk: [UInt8] = []
+        for day in plan.days {
+            for batch in day.batches {
+                chunk.removeAll(keepingCapacity: true)
+                for index in batch { try lines.appendLine(index, to: &chunk) }
+                try writer.writePart(chunk)
+                summary.lines += batch.count
+                report(summary)
+            }
+        }
+        try writer.finishMember()
+        try writer.commit()
+        summary.members += 1
         summary.files.append(path)
     }
 }

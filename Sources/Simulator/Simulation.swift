@@ -82,6 +82,23 @@ public struct SimulatedEvents: Sendable {
         starts[i]..<(i + 1 < starts.count ? starts[i + 1] : bytes.count)
     }
 
+    /// Adds `other`'s lines after these.
+    mutating func append(_ other: SimulatedEvents) {
+        let base = bytes.count
+        starts += other.starts.lazy.map { $0 + base }
+        micros += other.micros
+        users += other.users
+        bytes += other.bytes
+    }
+
+    /// No lines, the memory kept for the next ones.
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        starts.removeAll(keepingCapacity: true)
+        micros.removeAll(keepingCapacity: true)
+        users.removeAll(keepingCapacity: true)
+    }
+
     /// Line i without its newline.
     public func line(_ i: Int) -> String {
         let r = range(i)
@@ -125,20 +142,35 @@ public struct Simulation: Sendable {
         self.options = options
     }
 
-    /// Simulates every user; `progress` is told how many are done every 1,000 users.
+    /// Simulates every user and keeps them all in memory; `progress` is told how many are
+    /// done every 1,000 users.
     public func run(progress: ((Int) -> Void)? = nil) -> SimulationResult {
-        var plan = Plan(flow: flow, seed: options.seed)
         var events = SimulatedEvents()
         events.bytes.reserveCapacity(options.users * 40 * 300)
         var users: [SimulatedUser] = []
         users.reserveCapacity(options.users)
-        let startMicros = (Timestamp.parse(options.startDay)?.micros ?? 0)
-        for u in 0..<options.users {
-            users.append(plan.simulate(user: u, number: options.firstUser + u, firstDayMicros: startMicros, days: options.days,
-                                       uuids: options.eventIDs == .uuid, into: &events))
-            if (u + 1) % 1_000 == 0 { progress?(u + 1) }
+        forEachUser(progress: progress) { user, lines in
+            users.append(user)
+            events.append(lines)
         }
         return SimulationResult(users: users, events: events)
+    }
+
+    /// Simulates the users in order, handing each to `body` with their lines alone (the
+    /// buffer is reused for the next user); `progress` is told how many are done every 1,000
+    /// users.
+    public func forEachUser(progress: ((Int) -> Void)? = nil,
+                            _ body: (SimulatedUser, SimulatedEvents) throws -> Void) rethrows {
+        var plan = Plan(flow: flow, seed: options.seed)
+        var lines = SimulatedEvents()
+        let startMicros = (Timestamp.parse(options.startDay)?.micros ?? 0)
+        for u in 0..<options.users {
+            lines.removeAll()
+            let user = plan.simulate(user: u, number: options.firstUser + u, firstDayMicros: startMicros, days: options.days,
+                                     uuids: options.eventIDs == .uuid, into: &lines)
+            try body(user, lines)
+            if (u + 1) % 1_000 == 0 { progress?(u + 1) }
+        }
     }
 }
 

@@ -50,18 +50,19 @@ struct SampleCommand: ParsableCommand {
             let definition = try flows.catalog().flow(flow)
             try checkOutFolder()
             let options = SimulationOptions(users: users, seed: seed, days: days, startDay: start, firstUser: firstUser, eventIDs: ids)
+            let simulation = try Simulation(flow: definition, options: options)
+            try createFolder(out)
+            // The lines wait in a spool in the output folder (it has no name, so nothing is left
+            // behind), then the collector reads them back batch by batch.
             let bar = ProgressBar.onTerminal()
-            let result = try Simulation(flow: definition, options: options).run(progress: bar.map { b in { (done: Int) in b.update(done: done, of: users, "users simulated") } })
-            bar?.update(done: users, of: users, "users simulated; writing the logs")
+            let spooled = try simulation.spool(in: out, progress: bar.map { b in { (done: Int) in b.update(done: done, of: users, "users simulated") } })
             var writer = CollectorWriter(seed: seed)
             writer.compressionLevel = compressionLevel
             writer.layout = singleFile ? .single : filesPerDay > 1 ? .split(filesPerDay) : .daily
-            try createFolder(out)
-            let summary = try writer.write(result.events, to: out)
+            let summary = try writer.write(spooled.lines, to: out,
+                                           progress: bar.map { b in { done, total in b.update(done: done, of: total, "lines written") } })
             bar?.clear()
-            let started = result.users.filter(\.started).count
-            let completed = result.users.filter(\.completed).count
-            print("\(definition.id): \(users) users, \(started) started, \(completed) completed")
+            print("\(definition.id): \(users) users, \(spooled.started) started, \(spooled.completed) completed")
             print("\(summary.events) events, \(summary.lines) lines (\(summary.duplicates) re-sent, \(summary.late) late), \(summary.members) gzip members")
             print("\(summary.files.count) files in \(out)")
         }

@@ -30,6 +30,44 @@ final class GzipTests: XCTestCase {
         XCTAssertEqual(text, "line one\nline two\nline three\n")
     }
 
+    /// A member written in parts is the member written whole, byte for byte, however the
+    /// input is cut, and a member may follow it in the same file.
+    func testMemberInPartsIsTheWholeMember() throws {
+        var body: [UInt8] = []
+        var x: UInt64 = 7
+        for n in 0..<60_000 {
+            x = x &* 6364136223846793005 &+ 1442695040888963407
+            body += Array("{\"n\":\(n),\"user\":\"u-\(x >> 50)\",\"v\":\(x >> 40)}\n".utf8)
+        }
+        XCTAssertGreaterThan(body.count, 1 << 21, "longer than zlib's window and the writer's buffer")
+        let whole = tempPath("whole.gz")
+        try GzipWriter(path: whole).writeMember(body)
+        let expected = try Array(Data(contentsOf: URL(fileURLWithPath: whole)))
+        for cut in [3, 4_096, 65_536, 100_003, body.count] {
+            let path = tempPath("parts-\(cut).gz")
+            let w = try GzipWriter(path: path)
+            try w.startMember()
+            var i = 0
+            while i < body.count {
+                try w.writePart(Array(body[i..<min(body.count, i + cut)]))
+                i += cut
+            }
+            try w.finishMember()
+            try w.writeMember("after\n")
+            let written = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+            XCTAssertTrue(written.starts(with: expected), "cut \(cut): the member differs")
+            XCTAssertEqual(try readAll(path, chunk: 1 << 16), body + Array("after\n".utf8), "cut \(cut)")
+        }
+        // An empty member in parts is the empty member.
+        let empty = tempPath("empty.gz"), emptyParts = tempPath("empty-parts.gz")
+        try GzipWriter(path: empty).writeMember([UInt8]())
+        let w = try GzipWriter(path: emptyParts)
+        try w.startMember()
+        try w.finishMember()
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: emptyParts)), try Data(contentsOf: URL(fileURLWithPath: empty)))
+        XCTAssertThrowsError(try w.writePart(Array("no member\n".utf8)), "a part needs an open member")
+    }
+
     func testPlainFilePassesThrough() throws {
         let path = tempPath("a.ndjson")
         try "{\"a\":1}\n".write(toFile: path, atomically: true, encoding: .utf8)

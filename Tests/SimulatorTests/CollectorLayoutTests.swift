@@ -42,6 +42,44 @@ final class CollectorLayoutTests: XCTestCase {
         }
     }
 
+    /// The streamed writer (lines spooled to a file, read back batch by batch, the single
+    /// file's member in parts) writes the same bytes as the in-memory one, in every layout, and
+    /// leaves nothing but its files.
+    func testSpooledLinesWriteTheSameFilesAsInMemory() throws {
+        let glp1 = try FlowCatalog().flow("glp1")
+        let cases: [(CollectorWriter.Layout, SimulationOptions.EventIDStyle, String)] = [
+            (.daily, .hex, "daily"), (.split(3), .hex, "split"), (.single, .hex, "single"), (.daily, .uuid, "uuid"),
+        ]
+        for (layout, ids, name) in cases {
+            let simulation = try Simulation(flow: glp1, options: SimulationOptions(users: 1_000, seed: 12, days: 3, eventIDs: ids))
+            var writer = CollectorWriter(seed: 12)
+            writer.layout = layout
+            let memoryFolder = Scratch.directory("streamed").appendingPathComponent(name + "-memory").path
+            let memory = try writer.write(simulation.run().events, to: memoryFolder)
+            let spoolFolder = Scratch.directory("streamed").appendingPathComponent(name + "-spool").path
+            try FileManager.default.createDirectory(atPath: spoolFolder, withIntermediateDirectories: true)
+            var reported: [(Int, Int)] = []
+            let streamed = try writer.write(simulation.spool(in: spoolFolder).lines, to: spoolFolder) { reported.append(($0, $1)) }
+            XCTAssertEqual(streamed.lines, memory.lines, name)
+            XCTAssertEqual(streamed.members, memory.members, name)
+            XCTAssertEqual([streamed.duplicates, streamed.late], [memory.duplicates, memory.late], name)
+            let names = try FileManager.default.contentsOfDirectory(atPath: memoryFolder).sorted()
+            XCTAssertEqual(names, memory.files.map { ($0 as NSString).lastPathComponent }.sorted(), name)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spoolFolder).sorted(), names, "\(name): no spool or temporary file left")
+            var compared = 0
+            for file in names {
+                let a = try XCTUnwrap(FileManager.default.contents(atPath: memoryFolder + "/" + file))
+                let b = try XCTUnwrap(FileManager.default.contents(atPath: spoolFolder + "/" + file))
+                XCTAssertTrue(a == b, "\(name) \(file): \(a.count) and \(b.count) bytes differ")
+                compared += a.count
+            }
+            XCTAssertGreaterThan(compared, 500_000, name)
+            // Progress counts every line written, up to all of them.
+            XCTAssertEqual(reported.last.map { [$0.0, $0.1] }, [memory.lines, memory.lines], name)
+            XCTAssertEqual(reported.map(\.0), reported.map(\.0).sorted(), name)
+        }
+    }
+
     func testUUIDEventIDsAreUniqueVersion4() throws {
         let (_, lines) = try write(.daily, ids: .uuid, into: "uuid")
         let pattern = try NSRegularExpression(pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")

@@ -165,4 +165,48 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertEqual(notFolder.status, 2, notFolder.stderr)
         XCTAssertTrue(notFolder.stderr.contains("--out \(day) is a file, not a folder"), notFolder.stderr)
     }
+
+    /// `funnel sample` killed while it writes leaves the old day file whole and no file of its
+    /// own: its spool never has a name (it is open, deleted, while the users are simulated),
+    /// and the day file being written is a temporary until it is renamed.
+    func testKilledSampleLeavesOldFilesAndNoTemporary() throws {
+        guard FileManager.default.fileExists(atPath: "/proc/self/fd") else { throw XCTSkip("no /proc to see open files") }
+        let out = tempDir().appendingPathComponent("collector")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let day = out.appendingPathComponent("events-2026-10-01.ndjson.gz").path
+        try Data("real collector data\n".utf8).write(to: URL(fileURLWithPath: day))
+        let process = Process()
+        process.executableURL = try funnelBinary()
+        process.arguments = ["sample", "--flow", "glp1", "--users", "20000", "--days", "2", "--force", "--out", out.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+        func openFiles() -> [String] {
+            let fds = "/proc/\(process.processIdentifier)/fd"
+            return ((try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? []).compactMap {
+                try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + $0)
+            }
+        }
+        func temporaries() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []).filter { $0.hasPrefix(".") }
+        }
+        let deadline = Date().addingTimeInterval(120)
+        var spool: String?
+        while process.isRunning && Date() < deadline && (spool == nil || temporaries().isEmpty) {
+            spool = spool ?? openFiles().first { $0.contains("/.funnel-spool-") }
+            usleep(5_000)
+        }
+        XCTAssertTrue(process.isRunning, "the sample ended before it could be killed while writing")
+        let spoolPath = try XCTUnwrap(spool, "no spool open")
+        XCTAssertTrue(spoolPath.hasSuffix(" (deleted)"), spoolPath)
+        XCTAssertFalse(temporaries().isEmpty, "not yet writing a day file")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+        XCTAssertEqual(try String(contentsOfFile: day, encoding: .utf8), "real collector data\n")
+        // What a kill leaves is the day file's temporary (a ReplacingFile's, never read as a
+        // log), not the spool.
+        XCTAssertEqual(temporaries().filter { !$0.contains(".ndjson.gz.funnel-") }, [])
+    }
 }

@@ -12,8 +12,9 @@ import Journeys
 
 /// Reports read journeys through `JourneySource`: on every seed flow's sample data, the
 /// report in every format, its warnings, the users list and an explanation are the same bytes
-/// from the SQLite projection, from `FoldedJourneys` over the log, and from `FoldedJourneys`
-/// over the log with its users handed out reversed or shuffled.
+/// from the SQLite projection, from `FoldedJourneys` over the log, from `FoldedJourneys`
+/// over the log with its users handed out reversed or shuffled, and from `FoldedJourneys`
+/// over the in-memory backend (`MemoryStore`) the same logs were ingested into.
 final class JourneySourceReportsTests: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -34,11 +35,20 @@ final class JourneySourceReportsTests: XCTestCase {
         return store
     }
 
-    /// The projection, and folds of the log in its order and with its users shuffled.
+    /// The same sample data in the in-memory backend, through the one ingest driver.
+    static func sampleMemoryStore(_ flows: [String]) throws -> MemoryStore {
+        let store = MemoryStore(options: IngestOptions(flows: Flows.builtIn))
+        _ = try store.ingest(try InputSource.discover(flows.map { root.appendingPathComponent("sample-data/\($0)").path }))
+        return store
+    }
+
+    /// The projection, folds of the log in its order and with its users shuffled, and folds
+    /// of the in-memory backend's log.
     static let sources: Result<[(name: String, source: any JourneySource)], any Error> = Result {
         let store = try JourneySourceReportsTests.store.get()
         return [("EventStore", store), ("FoldedJourneys", FoldedJourneys(log: store)),
-                ("FoldedJourneys shuffled", FoldedJourneys(log: try ReorderedLog(store, .shuffled(seed: 42))))]
+                ("FoldedJourneys shuffled", FoldedJourneys(log: try ReorderedLog(store, .shuffled(seed: 42)))),
+                ("FoldedJourneys over MemoryStore", FoldedJourneys(log: try sampleMemoryStore(flows)))]
     }
 
     /// What the commands print for `request` from `source`, by what it is: the report in

@@ -48,11 +48,7 @@ public enum Format {
     /// A cell of `width` columns: `s` with its control characters written out
     /// (`TerminalText`), padded with spaces, or cut with `…` (never inside an escape).
     public static func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
-        let s = TerminalText.fit(s, width: width)
-        let n = s.count
-        if n >= width { return s }
-        let fill = String(repeating: " ", count: width - n)
-        return right ? fill + s : s + fill
+        TextCell.pad(TerminalText.fit(s, width: width), width, right: right)
     }
 
     /// A bar of `width` cells for a fraction 0…1, in eighths.
@@ -62,7 +58,7 @@ public enum Format {
         let blocks = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]
         var out = String(repeating: "█", count: eighths / 8)
         if eighths % 8 > 0 { out += blocks[eighths % 8] }
-        return out + String(repeating: " ", count: max(0, width - out.count))
+        return TextCell.pad(out, width)
     }
 
     public static func number(_ value: Double?, digits: Int = 3) -> String {

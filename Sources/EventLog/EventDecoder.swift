@@ -40,33 +40,11 @@ public struct Envelope: Sendable, Hashable {
 /// built once per distinct text, and shared by every event that has the same text. Bounded:
 /// each table starts over once it holds many entries.
 public struct EventCache {
-    var strings = SharedValues<String>(limit: Tuning.cachedStrings)
-    var contexts = SharedValues<EventContext>(limit: Tuning.cachedContexts)
-    var properties = SharedValues<[String: JSONValue]>(limit: Tuning.cachedPropertySets)
+    var strings = BoundedByteCache<String>(limit: Tuning.cachedStrings)
+    var contexts = BoundedByteCache<EventContext>(limit: Tuning.cachedContexts)
+    var properties = BoundedByteCache<[String: JSONValue]>(limit: Tuning.cachedPropertySets)
 
     public init() {}
-}
-
-/// Values by the exact bytes they were built from.
-struct SharedValues<Value> {
-    private var keys = ByteInterner()
-    private var values: [Value] = []
-    let limit: Int
-
-    init(limit: Int) { self.limit = limit }
-
-    /// The value for `bytes`: the one built before for the same bytes, else `make()`'s.
-    mutating func value(for bytes: UnsafeBufferPointer<UInt8>, _ make: () -> Value) -> Value {
-        let (i, isNew) = keys.intern(bytes)
-        if !isNew { return values[i] }
-        let value = make()
-        values.append(value)
-        if values.count > limit {
-            keys = ByteInterner()
-            values.removeAll()
-        }
-        return value
-    }
 }
 
 /// Validates event lines against the v1 contract (schemas/event.schema.json) at the byte

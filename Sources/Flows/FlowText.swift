@@ -31,8 +31,8 @@ public enum FlowText {
         for row in rows {
             var line = ""
             for (c, cell) in row.enumerated() {
-                let text = c == last && c != shrinkColumn ? fitLeft(cell, widths[c]) : fit(cell, widths[c])
-                line += c == row.count - 1 ? text : pad(text, widths[c]) + "  "
+                let text = c == last && c != shrinkColumn ? TextCell.cutLeft(cell, widths[c]) : TextCell.cut(cell, widths[c])
+                line += c == row.count - 1 ? text : TextCell.pad(text, widths[c]) + "  "
             }
             out += trimRight(line) + "\n"
         }
@@ -150,7 +150,7 @@ public enum FlowText {
             var line = ""
             for (k, cell) in cells.enumerated() {
                 let text = r < cell.count ? cell[r] : ""
-                line += k == cells.count - 1 ? text : pad(text, colWidth) + String(repeating: " ", count: gutter)
+                line += k == cells.count - 1 ? text : TextCell.pad(text, colWidth) + String(repeating: " ", count: gutter)
             }
             out += trimRight(line) + "\n"
         }
@@ -172,7 +172,7 @@ public enum FlowText {
             case .undetermined(let why): mark = "?"; reason = "undetermined: " + why
             }
             let kind = flow.step(e.step).map { $0.kind == .screen ? "" : " [\($0.kind.rawValue)]" } ?? ""
-            let head = "  \(mark) " + pad(e.step, idWidth)
+            let head = "  \(mark) " + TextCell.pad(e.step, idWidth)
             if reason.isEmpty && kind.isEmpty {
                 out += trimRight(head) + "\n"
             } else {
@@ -231,18 +231,6 @@ public enum FlowText {
     }
 
     // MARK: text helpers
-
-    static func pad(_ s: String, _ w: Int) -> String {
-        s.count >= w ? s : s + String(repeating: " ", count: w - s.count)
-    }
-
-    static func fit(_ s: String, _ w: Int) -> String {
-        s.count <= w ? s : String(s.prefix(max(0, w - 1))) + "…"
-    }
-
-    static func fitLeft(_ s: String, _ w: Int) -> String {
-        s.count <= w ? s : "…" + String(s.suffix(max(0, w - 1)))
-    }
 
     static func trimRight(_ s: String) -> String {
         var t = Substring(s)

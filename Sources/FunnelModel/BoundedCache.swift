@@ -2,7 +2,8 @@ import Foundation
 
 /// Values worked out once by key and shared between threads, bounded: past `limit` keys the
 /// cache starts over (a flow has few distinct keys; the bound keeps a stray input from
-/// growing it without end). Safe from any thread.
+/// growing it without end). Safe from any thread. Its single-thread twin for keys that are
+/// bytes, looked up without building a key, is EventLog's `BoundedByteCache`.
 package final class BoundedCache<Key: Hashable, Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [Key: Value] = [:]
@@ -19,5 +20,14 @@ package final class BoundedCache<Key: Hashable, Value>: @unchecked Sendable {
             if entries.count >= limit { entries.removeAll() }
             entries[key] = value
         }
+    }
+
+    /// The value kept for `key`, else `make()`'s, kept. `make` runs outside the lock: two
+    /// threads may both work out a new key's value, so it must be a function of the key.
+    package func value(for key: Key, _ make: () -> Value) -> Value {
+        if let known = get(key) { return known }
+        let value = make()
+        put(key, value)
+        return value
     }
 }

@@ -203,21 +203,11 @@ public struct ConditionParseError: Error, Sendable, Hashable, CustomStringConver
 
 extension Condition {
     public init(parsing text: String) throws(ConditionParseError) {
-        if let cached = ConditionCache.shared.get(text) {
-            switch cached {
-            case .success(let c): self = c
-            case .failure(let e): throw e
-            }
-            return
+        let parsed = ConditionCache.shared.value(for: text) {
+            var p = ConditionParser(text: text)
+            return Result { () throws(ConditionParseError) in try p.parseAll() }
         }
-        var p = ConditionParser(text: text)
-        do {
-            self = try p.parseAll()
-            ConditionCache.shared.put(text, .success(self))
-        } catch {
-            ConditionCache.shared.put(text, .failure(error))
-            throw error
-        }
+        self = try parsed.get()
     }
 }
 

@@ -171,20 +171,13 @@ package struct BinaryReader {
         let start = offset
         try skipObject()
         let raw = UnsafeRawBufferPointer(rebasing: b[start..<offset])
-        let (i, isNew) = cache.objectKeys.intern(raw.bindMemory(to: UInt8.self))
-        if !isNew { return cache.objects[i] }
-        var sub = BinaryReader(raw)
-        sub.cache = cache
-        sub.names = names
-        sub.namesAsIndexes = namesAsIndexes
-        let o = try sub.decodeObject(depth: depth)
-        if cache.objects.count >= Tuning.cachedDecodedValues {
-            cache.objectKeys = ByteInterner()
-            cache.objects.removeAll(keepingCapacity: true)
-            _ = cache.objectKeys.intern(raw.bindMemory(to: UInt8.self))
+        return try cache.objects.value(for: raw.bindMemory(to: UInt8.self)) {
+            var sub = BinaryReader(raw)
+            sub.cache = cache
+            sub.names = names
+            sub.namesAsIndexes = namesAsIndexes
+            return try sub.decodeObject(depth: depth)
         }
-        cache.objects.append(o)
-        return o
     }
 
     /// Moves past an object without building it.

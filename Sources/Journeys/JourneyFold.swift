@@ -376,10 +376,7 @@ package final class ExpectedPaths: @unchecked Sendable {
 
     package func path(for ctx: ConditionContext) -> ExpectedPath {
         let key = definition.pathContext(ctx, keys: keys)
-        if let known = paths.get(key) { return known }
         // Worked out from the part alone, so a path is always the same function of its key.
-        let path = definition.expectedPath(key)
-        paths.put(key, path)
-        return path
+        return paths.value(for: key) { definition.expectedPath(key) }
     }
 }

@@ -135,12 +135,12 @@ extension Replay {
             if !folded { flags.append("after as-of \(asOf): not counted") }
             if let prev = previousByArrival[r.seq],
                Double(prev.event.time.micros - e.time.micros) / 1_000_000 > clockJumpSeconds {
-                flags.append("suspicious clock: \(durationText(Double(prev.event.time.micros - e.time.micros) / 1_000_000)) before the event that arrived just before it")
+                flags.append("suspicious clock: \(DurationText.spoken(Double(prev.event.time.micros - e.time.micros) / 1_000_000)) before the event that arrived just before it")
             }
             let copies = duplicates[e.id] ?? []
             if !copies.isEmpty { flags.append("arrived \(copies.count + 1) times: duplicates dropped") }
             let sincePrevious = previousTime.map { Double(e.time.micros - $0.micros) / 1_000_000 }
-            let gap = sincePrevious.flatMap { $0 >= gapSeconds ? "left the app for \(durationText($0))" : nil }
+            let gap = sincePrevious.flatMap { $0 >= gapSeconds ? "left the app for \(DurationText.spoken($0))" : nil }
             entries.append(Entry(
                 seq: r.seq, eventID: e.id, event: e.name, ts: e.time.rfc3339(), step: e.step,
                 sinceStartSeconds: startTime.map { Double(e.time.micros - $0.micros) / 1_000_000 },
@@ -180,21 +180,11 @@ extension Replay {
         let quiet = Double(asOf.micros - j.lastEventAt.micros) / 1_000_000
         switch state {
         case .completed:
-            return "completed in \(durationText(j.secondsToComplete ?? 0))" + (j.lane.map { " on lane \($0)" } ?? "")
+            return "completed in \(DurationText.spoken(j.secondsToComplete ?? 0))" + (j.lane.map { " on lane \($0)" } ?? "")
         case .inProgress:
-            return "in progress at \(j.currentStep ?? "no step yet"): last event \(durationText(max(quiet, 0))) before as-of, within the \(durationText(idleSeconds)) idle window"
+            return "in progress at \(j.currentStep ?? "no step yet"): last event \(DurationText.spoken(max(quiet, 0))) before as-of, within the \(DurationText.spoken(idleSeconds)) idle window"
         case .abandoned:
-            return "abandoned at \(j.currentStep ?? "no step") (counted as a drop-off there): last event \(durationText(quiet)) before as-of, past the \(durationText(idleSeconds)) idle window"
+            return "abandoned at \(j.currentStep ?? "no step") (counted as a drop-off there): last event \(DurationText.spoken(quiet)) before as-of, past the \(DurationText.spoken(idleSeconds)) idle window"
         }
-    }
-
-    /// `5 h 12 min`, `3 min 4 s`, `2 d 3 h`.
-    public static func durationText(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded())
-        if s < 60 { return "\(s) s" }
-        if s % 3600 == 0 && s <= 172_800 { return "\(s / 3600) h" }
-        if s < 3600 { return "\(s / 60) min" + (s % 60 == 0 ? "" : " \(s % 60) s") }
-        if s < 86_400 { return "\(s / 3600) h" + (s / 60 % 60 == 0 ? "" : " \(s / 60 % 60) min") }
-        return "\(s / 86_400) d" + (s / 3600 % 24 == 0 ? "" : " \(s / 3600 % 24) h")
     }
 }

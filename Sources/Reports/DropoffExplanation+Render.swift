@@ -57,7 +57,7 @@ extension DropoffExplanation {
     }
 
     var scopeText: String {
-        var parts = ["as of \(asOf)", "idle \(Format.duration(idleSeconds))"]
+        var parts = ["as of \(asOf)", "idle \(DurationText.compact(idleSeconds))"]
         if let since { parts.append("since \(since)") }
         if let until { parts.append("until \(until)") }
         return parts.joined(separator: " · ")

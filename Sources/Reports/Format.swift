@@ -3,17 +3,6 @@ import FunnelModel
 
 /// Small formatting helpers shared by the renderers.
 public enum Format {
-    /// `45s`, `6m 12s`, `1h 05m`, `2d 3h`.
-    public static func duration(_ seconds: Double?) -> String {
-        guard let seconds, seconds.isFinite else { return "—" }
-        let s = Int(seconds.rounded())
-        if s < 60 { return "\(s)s" }
-        if s < 3600 { return "\(s / 60)m \(String(format: "%02d", s % 60))s" }
-        if s % 3600 == 0 && s <= 172_800 { return "\(s / 3600)h" }
-        if s < 86_400 { return "\(s / 3600)h \(String(format: "%02d", s / 60 % 60))m" }
-        return "\(s / 86_400)d \(s / 3600 % 24)h"
-    }
-
     /// `61.8%`, or `—` when there is no rate.
     public static func percent(_ value: Double?, digits: Int = 1) -> String {
         guard let value, value.isFinite else { return "—" }
@@ -59,11 +48,7 @@ public enum Format {
     /// A cell of `width` columns: `s` with its control characters written out
     /// (`TerminalText`), padded with spaces, or cut with `…` (never inside an escape).
     public static func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
-        let s = TerminalText.fit(s, width: width)
-        let n = s.count
-        if n >= width { return s }
-        let fill = String(repeating: " ", count: width - n)
-        return right ? fill + s : s + fill
+        TextCell.pad(TerminalText.fit(s, width: width), width, right: right)
     }
 
     /// A bar of `width` cells for a fraction 0…1, in eighths.
@@ -73,7 +58,7 @@ public enum Format {
         let blocks = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]
         var out = String(repeating: "█", count: eighths / 8)
         if eighths % 8 > 0 { out += blocks[eighths % 8] }
-        return out + String(repeating: " ", count: max(0, width - out.count))
+        return TextCell.pad(out, width)
     }
 
     public static func number(_ value: Double?, digits: Int = 3) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import FunnelModel
 
 extension FunnelReport {
     /// One self-contained HTML page: inline CSS and inline SVG, no script, nothing fetched from
@@ -102,8 +103,8 @@ struct HTMLPage {
         rateSub += rateBar(r.completionRate, r.completionRateCI95)
         out += kpi("Completion rate", Format.percent(r.completionRate), rateSub, cls: "rate")
         let t = r.timeToCompleteSeconds
-        out += kpi("Time to complete", "<span class=\"q\">p50</span> " + HTML.escape(Format.duration(t.p50)),
-                   "<span class=\"q\">p90</span> \(HTML.escape(Format.duration(t.p90))) · \(HTML.count(t.count)) completed")
+        out += kpi("Time to complete", "<span class=\"q\">p50</span> " + HTML.escape(DurationText.compact(t.p50)),
+                   "<span class=\"q\">p90</span> \(HTML.escape(DurationText.compact(t.p90))) · \(HTML.count(t.count)) completed")
         out += "</section>\n"
         return out
     }
@@ -123,7 +124,7 @@ struct HTMLPage {
     func idleText(_ seconds: Double) -> String {
         if seconds >= 3600, seconds.truncatingRemainder(dividingBy: 3600) == 0 { return "\(Int(seconds / 3600)) h" }
         if seconds >= 60, seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60)) min" }
-        return Format.duration(seconds)
+        return DurationText.compact(seconds)
     }
 
     // MARK: funnel
@@ -263,7 +264,7 @@ struct HTMLPage {
             out += "</span><br>"
             var second: [String] = []
             if row.dropped > 0 { second.append("<span class=\"dropn\">\(HTML.count(row.dropped)) dropped here</span>") }
-            if let m = row.medianSecondsOnStep { second.append("<span class=\"muted\">median \(HTML.escape(Format.duration(m))) on step</span>") }
+            if let m = row.medianSecondsOnStep { second.append("<span class=\"muted\">median \(HTML.escape(DurationText.compact(m))) on step</span>") }
             out += second.joined(separator: " <span class=\"muted\">·</span> ")
         }
         out += "</div>\n</div>\n"
@@ -344,7 +345,7 @@ struct HTMLPage {
         guard t.count > 0 else { return "" }
         var out = "<p class=\"hint\">\(HTML.count(t.count)) completed users, from <code>onboarding.started</code> to <code>onboarding.completed</code>: "
         let parts = [("p50", t.p50), ("p75", t.p75), ("p90", t.p90), ("p95", t.p95), ("mean", t.mean)]
-        out += parts.map { "\($0.0) <b>\(HTML.escape(Format.duration($0.1)))</b>" }.joined(separator: " · ")
+        out += parts.map { "\($0.0) <b>\(HTML.escape(DurationText.compact($0.1)))</b>" }.joined(separator: " · ")
         out += "</p>\n"
         return out
     }
@@ -379,7 +380,7 @@ struct HTMLPage {
             let bw = max(0.5, x1 - x0 - 1.5)
             let y0 = y(b.users)
             out += "<rect class=\"bin\" x=\"\(HTML.num(x0 + 0.75))\" y=\"\(HTML.num(y0))\" width=\"\(HTML.num(bw))\" height=\"\(HTML.num(top + plotH - y0))\">"
-            out += "<title>\(HTML.escape(Format.duration(b.fromSeconds)))–\(HTML.escape(Format.duration(b.toSeconds))): \(b.users) users</title></rect>\n"
+            out += "<title>\(HTML.escape(DurationText.compact(b.fromSeconds)))–\(HTML.escape(DurationText.compact(b.toSeconds))): \(b.users) users</title></rect>\n"
         }
         // x axis and ticks
         let axisY = top + plotH
@@ -388,7 +389,7 @@ struct HTMLPage {
             let tx = x(t)
             let anchor = tx < left + 12 ? "start" : (tx > w - right - 12 ? "end" : "middle")
             out += "<line class=\"tick\" x1=\"\(HTML.num(tx))\" x2=\"\(HTML.num(tx))\" y1=\"\(HTML.num(axisY))\" y2=\"\(HTML.num(axisY + 4))\"/>"
-            out += "<text class=\"axis\" x=\"\(HTML.num(tx))\" y=\"\(HTML.num(axisY + 16))\" text-anchor=\"\(anchor)\">\(HTML.escape(Format.duration(t)))</text>\n"
+            out += "<text class=\"axis\" x=\"\(HTML.num(tx))\" y=\"\(HTML.num(axisY + 16))\" text-anchor=\"\(anchor)\">\(HTML.escape(DurationText.compact(t)))</text>\n"
         }
         // p50 and p90 markers; the p90 label moves up a line when it would overlap p50's.
         let t = r.timeToCompleteSeconds
@@ -396,7 +397,7 @@ struct HTMLPage {
         for (name, value) in [("p50", t.p50), ("p90", t.p90)] {
             guard let value else { continue }
             let mx = x(value)
-            let label = "\(name) \(Format.duration(value))"
+            let label = "\(name) \(DurationText.compact(value))"
             let labelW = Double(label.count) * Double(fs) * 0.62
             var anchor = "start"
             var lx = mx + 4
@@ -451,7 +452,7 @@ struct HTMLPage {
         var out = "<section class=\"card breakdown\" aria-labelledby=\"by-h\">\n"
         out += "<h2 id=\"by-h\">By \(HTML.escape(by))</h2>\n"
         out += "<p class=\"hint\">Side by side on the same scales: a full bar is \(HTML.count(scales.users)) users; "
-        out += "the histograms share one time axis (\(HTML.escape(Format.duration(scales.timeFrom)))–\(HTML.escape(Format.duration(scales.timeTo)))) "
+        out += "the histograms share one time axis (\(HTML.escape(DurationText.compact(scales.timeFrom)))–\(HTML.escape(DurationText.compact(scales.timeTo)))) "
         out += "and one height (\(HTML.count(scales.binUsers)) users per bin).</p>\n"
         out += "<div class=\"multiples\" data-groups=\"\(groups.count)\">\n"
         for g in groups {
@@ -461,8 +462,8 @@ struct HTMLPage {
             out += g.settled == false ? " <span class=\"muted\">(unsettled: users may still complete)</span></h3>\n" : "</h3>\n"
             out += "<p class=\"gstats\"><b>\(HTML.count(r.users.started))</b> started · <b>\(Format.percent(r.completionRate))</b> complete"
             if let ci = r.completionRateCI95 { out += " <span class=\"muted\">(\(Format.percent(ci.low, digits: 0))–\(Format.percent(ci.high, digits: 0)))</span>" }
-            out += "<br><span class=\"muted\">p50</span> \(HTML.escape(Format.duration(r.timeToCompleteSeconds.p50))) · "
-            out += "<span class=\"muted\">p90</span> \(HTML.escape(Format.duration(r.timeToCompleteSeconds.p90))) · "
+            out += "<br><span class=\"muted\">p50</span> \(HTML.escape(DurationText.compact(r.timeToCompleteSeconds.p50))) · "
+            out += "<span class=\"muted\">p90</span> \(HTML.escape(DurationText.compact(r.timeToCompleteSeconds.p90))) · "
             out += "\(HTML.count(r.users.abandoned)) abandoned"
             if let c = g.versusRest {
                 out += "<br><span class=\"muted\">vs rest</span> <span class=\"\(c.isSignificant ? "sig" : "muted")\">"
@@ -494,7 +495,7 @@ struct HTMLPage {
                 for c in [HTML.count(x.users.started), HTML.count(x.users.completed), HTML.count(x.users.inProgress),
                           HTML.count(x.users.abandoned), Format.percent(x.completionRate), ci,
                           g.versusRest?.points ?? "", g.versusRest?.pCell ?? "",
-                          Format.duration(x.timeToCompleteSeconds.p50), Format.duration(x.timeToCompleteSeconds.p90)] {
+                          DurationText.compact(x.timeToCompleteSeconds.p50), DurationText.compact(x.timeToCompleteSeconds.p90)] {
                     out += "<td class=\"n\">\(HTML.escape(c))</td>"
                 }
                 out += "</tr>\n"
@@ -523,7 +524,7 @@ struct HTMLPage {
             }
             for c in [HTML.count(s.reached), HTML.count(s.eligible), s.skipped > 0 ? HTML.count(s.skipped) : "",
                       s.dropped > 0 ? HTML.count(s.dropped) : "", Format.percent(s.conversionFromPrevious),
-                      Format.percent(s.conversionFromEligible), Format.duration(s.medianSecondsOnStep)] {
+                      Format.percent(s.conversionFromEligible), DurationText.compact(s.medianSecondsOnStep)] {
                 out += "<td class=\"n\">\(HTML.escape(c))</td>"
             }
             out += "</tr>\n"

@@ -26,7 +26,7 @@ extension FunnelReport {
     }
 
     private func scope(_ shown: (String) -> String) -> String {
-        var parts = ["as of \(shown(asOf))", "idle \(Format.duration(idleSeconds))"]
+        var parts = ["as of \(shown(asOf))", "idle \(DurationText.compact(idleSeconds))"]
         if let since { parts.append("since \(shown(since))") }
         if let until { parts.append("until \(shown(until))") }
         return parts.joined(separator: " · ")
@@ -66,7 +66,7 @@ extension FunnelReport {
             var cells = [g.value + (g.settled == false ? "~" : ""), String(r.users.started), String(r.users.completed),
                          Format.percent(r.completionRate)]
             if time { cells.append(r.completionRateCI95.map { "\(Format.percent($0.low))–\(Format.percent($0.high))" } ?? "—") }
-            cells += [Format.duration(r.timeToCompleteSeconds.p50), Format.duration(r.timeToCompleteSeconds.p90),
+            cells += [DurationText.compact(r.timeToCompleteSeconds.p50), DurationText.compact(r.timeToCompleteSeconds.p90),
                       String(r.users.abandoned)]
             if !time { cells += [(g.versusRest?.points ?? "—").replacingOccurrences(of: " pts", with: ""), g.versusRest?.pCell ?? "—"] }
             for (k, (c, w)) in zip(cells, widths).enumerated() { out += Format.pad(c, w, right: k > 0) }
@@ -93,7 +93,7 @@ extension FunnelReport {
         }
         let t = timeToCompleteSeconds
         if t.count > 0 {
-            out += "time     p50 \(Format.duration(t.p50)) · p75 \(Format.duration(t.p75)) · p90 \(Format.duration(t.p90)) · p95 \(Format.duration(t.p95)) · mean \(Format.duration(t.mean))\n"
+            out += "time     p50 \(DurationText.compact(t.p50)) · p75 \(DurationText.compact(t.p75)) · p90 \(DurationText.compact(t.p90)) · p95 \(DurationText.compact(t.p95)) · mean \(DurationText.compact(t.mean))\n"
         }
         out += "\n"
         out += Format.pad("step", 24) + Format.pad("reached", 8, right: true) + Format.pad("eligible", 9, right: true)
@@ -162,8 +162,8 @@ extension FunnelReport {
         out += completionRateCI95.map { "\(Format.percent($0.low))–\(Format.percent($0.high))" } ?? "—"
         out += " |\n\n"
         let t = timeToCompleteSeconds
-        out += "Time to complete (\(t.count) users): p50 \(Format.duration(t.p50)), p75 \(Format.duration(t.p75)), "
-        out += "p90 \(Format.duration(t.p90)), p95 \(Format.duration(t.p95)), mean \(Format.duration(t.mean)).\n\n"
+        out += "Time to complete (\(t.count) users): p50 \(DurationText.compact(t.p50)), p75 \(DurationText.compact(t.p75)), "
+        out += "p90 \(DurationText.compact(t.p90)), p95 \(DurationText.compact(t.p95)), mean \(DurationText.compact(t.mean)).\n\n"
         out += "| lane | step | shown when | reached | eligible | skipped | dropped | from previous | from eligible | median time on step |\n"
         out += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
         for r in steps {
@@ -174,7 +174,7 @@ extension FunnelReport {
                 continue
             }
             out += "\(r.reached) | \(r.eligible) | \(r.skipped) | \(r.dropped) | \(Format.percent(r.conversionFromPrevious)) | "
-            out += "\(Format.percent(r.conversionFromEligible)) | \(Format.duration(r.medianSecondsOnStep)) |\n"
+            out += "\(Format.percent(r.conversionFromEligible)) | \(DurationText.compact(r.medianSecondsOnStep)) |\n"
         }
         if !topDropoffs.isEmpty {
             out += "\nTop drop-off points:\n\n"

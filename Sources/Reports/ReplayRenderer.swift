@@ -31,7 +31,7 @@ extension Replay {
         var out = ""
         let t = TerminalText.escape
         out += p.bold(t(userID)) + " · " + t(flowTitle.map { "\($0) (\(flow))" } ?? flow) + "\n"
-        out += "as of \(t(Replay.utcClock(asOf))) UTC · idle window \(Replay.durationText(idleSeconds))\n"
+        out += "as of \(t(Replay.utcClock(asOf))) UTC · idle window \(DurationText.spoken(idleSeconds))\n"
         out += t("lane  " + (lane ?? "undecided") + " — " + laneReason) + "\n"
         out += Format.wrapped(timesNote, indent: 0)
         out += "\n" + p.dim(Format.pad("since", 9) + Format.pad("time (UTC)", 20) + Format.pad("event", 22) + "step") + "\n"

@@ -45,10 +45,10 @@ extension IngestSummary {
     public func text(store: String) -> String {
         let g = grouped
         let t = TerminalText.escape
-        func pad(_ label: String, _ v: Int, _ note: String = "") -> String {
+        func row(_ label: String, _ v: Int, _ note: String = "") -> String {
             let value = g(v)
-            let line = "  " + label + String(repeating: " ", count: max(1, 14 - label.count))
-                + String(repeating: " ", count: max(0, 11 - value.count)) + value
+            // The label in 14 columns (at least one space after it), the value right in 11.
+            let line = "  " + TextCell.pad(label, 13) + " " + TextCell.pad(value, 11, right: true)
             return note.isEmpty ? line : line + "  " + note
         }
         var lines: [String] = []
@@ -56,15 +56,15 @@ extension IngestSummary {
         lines.append("ingested \(ingested) of \(files) input\(files == 1 ? "" : "s")")
         lines.append("  store \(t(store))")
         lines.append(String(format: "  in %.2f s, %@ lines/s", elapsedSeconds, g(Int(eventsPerSecond.rounded()))))
-        lines.append(pad("lines", self.lines))
-        lines.append(pad("accepted", accepted))
-        lines.append(pad("duplicates", duplicates))
-        lines.append(pad("conflicts", conflicts))
-        lines.append(pad("quarantined", quarantined, quarantined > 0 ? "(funnel quarantine lists them)" : ""))
+        lines.append(row("lines", self.lines))
+        lines.append(row("accepted", accepted))
+        lines.append(row("duplicates", duplicates))
+        lines.append(row("conflicts", conflicts))
+        lines.append(row("quarantined", quarantined, quarantined > 0 ? "(funnel quarantine lists them)" : ""))
         for (code, count) in quarantinedBy.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key.rawValue < $1.key.rawValue }) {
-            lines.append("    " + code.rawValue + String(repeating: " ", count: max(1, 20 - code.rawValue.count)) + g(count))
+            lines.append("    " + TextCell.pad(code.rawValue, 19) + " " + g(count))
         }
-        lines.append(pad("unplanned", unplanned, flowsChecked ? "" : "(names only: needs flow definitions)"))
+        lines.append(row("unplanned", unplanned, flowsChecked ? "" : "(names only: needs flow definitions)"))
         for u in unplannedBy.prefix(5) {
             let what = "\(u.flow)/\(u.step ?? "-") \(u.event)"
             lines.append("    " + TerminalText.fit(what, width: 60) + "  " + g(u.count))

@@ -1,4 +1,5 @@
 import XCTest
+import FunnelModel
 @testable import Reports
 
 final class StatisticsTests: XCTestCase {
@@ -54,10 +55,10 @@ final class StatisticsTests: XCTestCase {
     }
 
     func testDurationFormat() {
-        XCTAssertEqual(Format.duration(45), "45s")
-        XCTAssertEqual(Format.duration(372), "6m 12s")
-        XCTAssertEqual(Format.duration(3900), "1h 05m")
-        XCTAssertEqual(Format.duration(183_600), "2d 3h")
-        XCTAssertEqual(Format.duration(nil), "—")
+        XCTAssertEqual(DurationText.compact(45), "45s")
+        XCTAssertEqual(DurationText.compact(372), "6m 12s")
+        XCTAssertEqual(DurationText.compact(3900), "1h 05m")
+        XCTAssertEqual(DurationText.compact(183_600), "2d 3h")
+        XCTAssertEqual(DurationText.compact(nil), "—")
     }
 }

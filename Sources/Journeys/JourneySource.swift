@@ -2,7 +2,7 @@ import FunnelModel
 import StoreCore
 
 /// What reports read of a store: its log, and every journey of a flow folded with a
-/// definition, as of a time. `EventStore` answers from its journeys projection;
+/// definition, as of a time. The SQLite store answers from its journeys projection;
 /// `FoldedJourneys` folds the journeys from any log at read time. Either gives the same
 /// journeys; the order they come in is the source's own, so a reader must not depend on it.
 public protocol JourneySource: Sendable {

@@ -3,9 +3,10 @@ import LineParsing
 import StoreCore
 
 /// The events of one input grouped by user and flow on the parsing thread (within a buffer
-/// limit), their seq holding the line number until the input's `CommittedInput.accepted`
-/// gives the real one. The parsing thread touches it while it reads the input; the writing thread
-/// adopts it at the input's end (`ProjectionUpdater.willCommit`), after the parse finished.
+/// limit), their seq holding the line number until the input's accepted lines
+/// (`AcceptedLines`) give the real one. The parsing thread touches it while it reads the
+/// input; the store's observer adopts it on the writing thread when the input commits, after
+/// the parse finished.
 package final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
     package let bufferLimit: Int
     /// Whether the ingest may end the input's segment at a new day and go on in a successor.

@@ -37,7 +37,7 @@ package struct LineBatch: Sendable {
     /// Compressed bytes read from the input so far.
     package var bytesRead: Int64 = 0
     /// Set on the batch after which the input's events go to another sink: the writer
-    /// commits what it wrote so far as one segment of the input (see `Ingestor`).
+    /// commits what it wrote so far as one segment of the input (`InputWriting.endSegment`).
     package var segmentEnd: SegmentEnd?
 }
 

@@ -4,13 +4,13 @@ import Foundation
 import Workers
 
 /// One input parsed by `LineParser` on the parsing thread, so that decompression and parsing
-/// use one core while SQLite writes on another. Making one queues its parse behind the input
+/// use one core while the store writes on another. Making one queues its parse behind the input
 /// being parsed (so the next input is read ahead while the one before commits); `forEach`
 /// delivers the batches in order on the calling thread; `cancel` drops a run that will not be
 /// used.
 package final class ParseRun: @unchecked Sendable {
     let path: String
-    /// Where this input's decoded events go (see `IngestObserver.makeEventSink`).
+    /// Where this input's decoded events go (`IngestBackend.makeEventSink`).
     package let eventSink: (any ParsedEventSink)?
     /// Parsed batches on their way to the writer (at most `Tuning.waitingBatches` wait).
     private let queue = BatchQueue(capacity: Tuning.waitingBatches)

@@ -11,7 +11,7 @@ public struct IngestOptions: Sendable {
     public var flows: [FlowDefinition]
     /// The clock: arrival times in the ledger and the duplicates table.
     public var now: @Sendable () -> Timestamp
-    /// Parse on a second thread while this one writes SQLite.
+    /// Parse on a second thread while this one writes the store.
     public var parallel: Bool
     public var batchLines: Int
     /// SQLite page cache for the writing connection, in MiB (bounds ingest memory). The

@@ -195,12 +195,6 @@ extension ProjectionStore {
         return count + (try Int.fetchOne(db, sql: other, arguments: otherArguments) ?? 0)
     }
 
-    /// The store's as-of: the latest event time not after `now` (an event dated in the
-    /// future does not move every user into "abandoned").
-    public static func defaultAsOf(store: any EventLogReading, now: Timestamp) throws -> Timestamp? {
-        try store.latestEventTime(notAfter: now)
-    }
-
     /// Journeys as of `asOf`: a journey with events after it is folded again from the log up
     /// to `asOf` (and left out when it had not begun by then).
     public static func journeys(_ journeys: [Journey], asOf: Timestamp, definition: FlowDefinition?,

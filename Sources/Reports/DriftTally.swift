@@ -1,5 +1,4 @@
 import FunnelModel
-import Projections
 import Journeys
 
 /// Counts the drift facts of the journeys a report reads into findings: per distinct fact,

@@ -1,6 +1,4 @@
 import FunnelModel
-import Projections
-import EventStore
 import Journeys
 
 /// Counts the journeys of one explanation as they stream from the store: per attribute

@@ -1,5 +1,4 @@
 import FunnelModel
-import EventStore
 import StoreCore
 
 extension EventLogReading {

@@ -1,5 +1,4 @@
 import FunnelModel
-import Projections
 import Journeys
 
 /// Everything `funnel explain` needs: the selection as `funnel report` takes it (flow,

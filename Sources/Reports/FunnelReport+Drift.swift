@@ -1,5 +1,4 @@
 import FunnelModel
-import Projections
 import Journeys
 
 extension FunnelReport {

@@ -1,5 +1,4 @@
 import EventLog
-import EventStore
 import Foundation
 #if canImport(Glibc)
 import Glibc

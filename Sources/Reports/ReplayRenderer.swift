@@ -1,6 +1,5 @@
 import Foundation
 import FunnelModel
-import Projections
 import Journeys
 
 /// Terminal colours, on only when asked (a TTY without NO_COLOR).

@@ -1,5 +1,4 @@
 import FunnelModel
-import Projections
 import Journeys
 
 /// Builds a report from journeys fed one at a time: memory holds counters (and the time

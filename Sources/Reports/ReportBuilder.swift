@@ -1,5 +1,4 @@
 import FunnelModel
-import Projections
 import Journeys
 
 /// What to report: which users (cohort, ad hoc filters, start window), as of when, and how to

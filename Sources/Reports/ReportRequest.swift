@@ -1,6 +1,5 @@
 import Foundation
 import FunnelModel
-import Projections
 import Journeys
 
 /// A request that cannot be answered as asked, with what exists instead.
@@ -224,7 +223,7 @@ public struct ReportRequest: Sendable {
                  now: Timestamp) throws -> (definition: FlowDefinition, query: ReportQuery) {
         let definition = try ReportRequest.resolveFlow(flow, cohort: cohort, definitions: definitions,
                                                        storeFlows: try source.log.flows())
-        let query = try query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: source.log, now: now))
+        let query = try query(for: definition, defaultAsOf: try source.log.defaultAsOf(now: now))
         try checkValues(definition: definition, query: query, source: source)
         return (definition, query)
     }

@@ -1,6 +1,5 @@
 import Foundation
 import FunnelModel
-import Projections
 import Journeys
 
 extension ReportRequest {

@@ -1,6 +1,5 @@
 import Foundation
 import FunnelModel
-import Projections
 import Journeys
 
 /// The users behind a figure: `funnel users --flow glp1 --state abandoned --step notificationsPermission`.
@@ -158,7 +157,7 @@ extension ReportRequest {
         if let step, definition.step(step) == nil {
             throw RequestError("flow \(definition.id) has no step \"\(step)\"; steps: \(definition.orderedStepIDs.joined(separator: ", "))")
         }
-        let query = try self.query(for: definition, defaultAsOf: try ProjectionStore.defaultAsOf(store: source.log, now: now))
+        let query = try self.query(for: definition, defaultAsOf: try source.log.defaultAsOf(now: now))
         try checkValues(definition: definition, query: query, source: source)
         // The journeys as of as-of, in the source's order: `build` sorts the rows by user.
         var journeys: [Journey] = []

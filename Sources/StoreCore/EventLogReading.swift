@@ -26,3 +26,11 @@ public protocol EventLogReading: Sendable {
     /// error (callers pass the seqs of stored journeys).
     func events(seqs: [Int64]) throws -> [RecordedEvent]
 }
+
+extension EventLogReading {
+    /// The log's as-of: the latest event time not after `now` (an event dated in the future
+    /// does not move every user into "abandoned").
+    public func defaultAsOf(now: Timestamp) throws -> Timestamp? {
+        try latestEventTime(notAfter: now)
+    }
+}

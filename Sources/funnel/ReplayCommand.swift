@@ -41,7 +41,7 @@ struct ReplayCommand: ParsableCommand {
             let asOf: Timestamp
             if let atTime {
                 asOf = atTime
-            } else if let latest = try ProjectionStore.defaultAsOf(store: store, now: now()) {
+            } else if let latest = try store.defaultAsOf(now: now()) {
                 asOf = latest
             } else {
                 throw CLIError("the store holds no events")

@@ -34,7 +34,7 @@ final class FoldedJourneysTests: XCTestCase {
 
     func testJourneysFactsAndGlancesAreTheProjectionsOnEverySeedFlow() throws {
         let store = try Self.store.get()
-        let latest = try XCTUnwrap(try ProjectionStore.defaultAsOf(store: store, now: Timestamp(micros: Int64.max / 2)))
+        let latest = try XCTUnwrap(try store.defaultAsOf(now: Timestamp(micros: Int64.max / 2)))
         XCTAssertEqual(latest.description, "2026-10-08T11:31:42.721Z")
         for flow in Self.flows {
             let definition = try FlowCatalog().flow(flow)
@@ -82,7 +82,7 @@ final class FoldedJourneysTests: XCTestCase {
     func testGLP1StartedAndCompletedUsersFoldedFromTheLog() throws {
         let store = try Self.store.get()
         let glp1 = try FlowCatalog().flow("glp1")
-        let asOf = try XCTUnwrap(try ProjectionStore.defaultAsOf(store: store, now: Timestamp(micros: Int64.max / 2)))
+        let asOf = try XCTUnwrap(try store.defaultAsOf(now: Timestamp(micros: Int64.max / 2)))
         let folded = try journeys(FoldedJourneys(log: try ReorderedLog(store, .reversed)), glp1, asOf: asOf)
         // reports/glp1.md: 393 started, 256 completed.
         XCTAssertEqual(folded.filter(\.started).count, 393)

@@ -25,7 +25,7 @@ final class JourneyStateViewTests: XCTestCase {
                 """).map { StateRow(flow: $0[0], user: $0[1], lane: $0[2], step: $0[3], state: $0[4],
                                     started: $0[5], completed: $0[6], last: $0[7]) }
         }
-        guard let asOf = try ProjectionStore.defaultAsOf(store: store, now: Timestamp(micros: Int64.max / 2)) else {
+        guard let asOf = try store.defaultAsOf(now: Timestamp(micros: Int64.max / 2)) else {
             return XCTFail("no as-of")
         }
         var expected: [StateRow] = []

@@ -13,7 +13,7 @@ final class ProjectionStoreFactsTests: XCTestCase {
         let store = try ingest(flows.map { repositoryRoot.appendingPathComponent("sample-data/\($0)").path }, into: temporaryStorePath())
         var compared = 0, refolded = 0
         for definition in Flows.builtIn where JourneyFacts.supports(definition) {
-            guard let latest = try ProjectionStore.defaultAsOf(store: store, now: Timestamp(micros: .max)) else {
+            guard let latest = try store.defaultAsOf(now: Timestamp(micros: .max)) else {
                 return XCTFail("no events")
             }
             // The latest event's time, and a day before it (journeys past it are folded again).

@@ -129,7 +129,7 @@ final class ProjectionStoreTests: XCTestCase {
         try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         let store = try ingest([file], into: path)
         let now = try XCTUnwrap(Timestamp.parse("2026-11-21T00:00:00Z"))
-        let asOf = try XCTUnwrap(try ProjectionStore.defaultAsOf(store: store, now: now))
+        let asOf = try XCTUnwrap(try store.defaultAsOf(now: now))
         XCTAssertEqual(asOf.description, "2026-10-03T10:00:01.000Z", "an event dated 2099 must not move as-of")
         let stored = try ProjectionStore.journeys(flow: "glp1", definition: glp1, store: store)
         let cut = try ProjectionStore.journeys(stored, asOf: asOf, definition: glp1, store: store)

@@ -53,7 +53,7 @@ final class RefoldProgressTests: XCTestCase {
     func testAReadAsOfThePastCountsItsRefoldsUpToTheTotal() throws {
         let flows = ["glp1", "trendy"]
         let store = try ingest(flows.map { repositoryRoot.appendingPathComponent("sample-data/\($0)").path }, into: temporaryStorePath())
-        let latest = try XCTUnwrap(try ProjectionStore.defaultAsOf(store: store, now: Timestamp(micros: .max)))
+        let latest = try XCTUnwrap(try store.defaultAsOf(now: Timestamp(micros: .max)))
         let asOf = Timestamp(micros: latest.micros - 3 * 86_400_000_000)
         for flow in flows {
             let definition = try XCTUnwrap(Flows.builtIn.first { $0.id == flow })

@@ -20,7 +20,7 @@ final class ReplaySampleDataTests: XCTestCase {
         let dir = repositoryRoot.appendingPathComponent("sample-data/\(flow)").path
         let store = try ingest([dir], into: temporaryStorePath())
         let definition = try FlowCatalog().flow(flow)
-        let asOf = try XCTUnwrap(try ProjectionStore.defaultAsOf(store: store, now: Timestamp(micros: Int64.max / 2)))
+        let asOf = try XCTUnwrap(try store.defaultAsOf(now: Timestamp(micros: Int64.max / 2)))
         return Loaded(store: store, definition: definition,
                       journeys: try ProjectionStore.journeys(flow: flow, definition: definition, store: store), asOf: asOf)
     }

@@ -47,9 +47,9 @@ extension Ingestor: IngestBackend {
         let logger = self.logger
         let now = options.now
 
-        let cachePages = -options.cacheMiB * 1024
-        let heldIDs = max(1, options.heldIDs)
-        let filterBlocks = options.idFilterBytes / 64
+        let cachePages = -limits.cacheMiB * 1024
+        let heldIDs = max(1, limits.heldIDs)
+        let filterBlocks = limits.idFilterBytes / 64
         return try store.writer.writeWithoutTransaction { db -> InputOutcome in
             // The page cache: the writer mostly appends, so a small one serves.
             try db.execute(sql: "PRAGMA cache_size = \(cachePages)")

@@ -12,16 +12,19 @@ public final class Ingestor {
     public let store: EventStore
     public let options: IngestOptions
     public let observer: (any IngestObserver)?
+    public let limits: Limits
     let logger: Logger
     /// A filter of every stored event id hash, kept from input to input while no other
     /// connection writes the store (`PRAGMA data_version` tells).
     var idFilter: IDFilter?
     var idFilterVersion: Int64 = -1
 
-    public init(store: EventStore, options: IngestOptions = IngestOptions(), observer: (any IngestObserver)? = nil) {
+    public init(store: EventStore, options: IngestOptions = IngestOptions(), observer: (any IngestObserver)? = nil,
+                limits: Limits = Limits()) {
         self.store = store
         self.options = options
         self.observer = observer
+        self.limits = limits
         self.logger = store.logger
     }
 

@@ -11,10 +11,18 @@ enum Tuning {
     static let newShapesPerInput = 4_096
     /// Seqs of user runs held before they are written early.
     static let heldRunSeqs = 1 << 18
+    /// SQLite page cache of the writing connection (MiB, `Ingestor.Limits.cacheMiB`).
+    static let writerCacheMiB = 24
     /// Events a migration reads and rewrites at a time.
     static let migrationChunk = 65_536
 
     // MARK: event ids
+
+    /// New ids an input holds before writing them to the index (16 bytes each;
+    /// `Ingestor.Limits.heldIDs`).
+    static let heldIDs = 1 << 18
+    /// The id filter's largest size in bytes (`Ingestor.Limits.idFilterBytes`).
+    static let idFilterBytes = 64 << 20
 
     /// Room a filter is made with for an input: at least this many ids, or one per this
     /// many bytes of the input.

@@ -14,18 +14,6 @@ public struct IngestOptions: Sendable {
     /// Parse on a second thread while this one writes the store.
     public var parallel: Bool
     public var batchLines: Int
-    /// SQLite page cache for the writing connection, in MiB (bounds ingest memory). The
-    /// writes are appends and one pass over the id ranges per input: a small cache serves.
-    public var cacheMiB = Tuning.writerCacheMiB
-    /// New event ids an input holds before it writes them to the dedupe index (16 bytes
-    /// each): a longer input writes them as several runs, so its memory stays the same.
-    public var heldIDs = Tuning.heldIDs
-    /// The Bloom filter of stored event ids, at most, in bytes (bounds ingest memory however
-    /// large the store grows; at least 32 KiB). It takes 1.5 bytes an id up to this size
-    /// (under 1 % of new ids then looked up in the index for nothing); past it, that share
-    /// grows with the store, and each costs a lookup in every run of the index. Copies are
-    /// caught either way.
-    public var idFilterBytes = Tuning.idFilterBytes
 
     /// `batchLines`: nil for the parser's default.
     public init(strict: Bool = false, flows: [FlowDefinition] = [], parallel: Bool = true, batchLines: Int? = nil,

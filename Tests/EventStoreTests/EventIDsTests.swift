@@ -209,14 +209,16 @@ final class EventIDsTests: XCTestCase {
             try (ids.map(line).joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
             return InputSource(path: url.path)
         }
-        var options = IngestOptions(batchLines: 512)
-        options.idFilterBytes = 32 << 10
+        let options = IngestOptions(batchLines: 512)
+        var limits = Ingestor.Limits()
+        limits.idFilterBytes = 32 << 10
         // 20,000 events with 2,000 copies of earlier ones among them (some in the same batch).
         let first = Array(0..<20_000) + (0..<2_000).map { $0 * 9 }
-        let a = try Ingestor(store: try EventStore(path: path), options: options).ingest([try file("a.ndjson", first.sorted())])
+        let a = try Ingestor(store: try EventStore(path: path), options: options, limits: limits)
+            .ingest([try file("a.ndjson", first.sorted())])
         XCTAssertEqual([a.accepted, a.duplicates, a.conflicts], [20_000, 2_000, 0])
         // Another process: 10,000 new events and copies of 5,000 stored ones.
-        let b = try Ingestor(store: try EventStore(path: path), options: options)
+        let b = try Ingestor(store: try EventStore(path: path), options: options, limits: limits)
             .ingest([try file("b.ndjson", Array(15_000..<30_000).reversed())])
         XCTAssertEqual([b.accepted, b.duplicates, b.conflicts], [10_000, 5_000, 0])
         try EventStore(path: path).writer.read { db in
@@ -305,9 +307,10 @@ final class EventIDsTests: XCTestCase {
         let url = dir.appendingPathComponent("a.ndjson")
         let lines = (0..<1000).map(line) + (0..<300).map(line) + (900..<1000).map(line) + (1000..<1200).map(line)
         try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
-        var options = IngestOptions(batchLines: 64)
-        options.heldIDs = 100
-        let a = try Ingestor(store: try EventStore(path: path), options: options).ingest([InputSource(path: url.path)])
+        var limits = Ingestor.Limits()
+        limits.heldIDs = 100
+        let a = try Ingestor(store: try EventStore(path: path), options: IngestOptions(batchLines: 64), limits: limits)
+            .ingest([InputSource(path: url.path)])
         XCTAssertEqual([a.accepted, a.duplicates, a.conflicts], [1200, 400, 0])
         try EventStore(path: path).writer.read { db in
             XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT sum(pairs) FROM event_id_runs"), 1200)
@@ -316,7 +319,8 @@ final class EventIDsTests: XCTestCase {
         // Copies of all of it in another file (another sha256), with one new event.
         let again = dir.appendingPathComponent("b.ndjson")
         try (((0..<1200).reversed().map(line) + [line(5000)]).joined(separator: "\n") + "\n").write(to: again, atomically: true, encoding: .utf8)
-        let b = try Ingestor(store: try EventStore(path: path), options: options).ingest([InputSource(path: again.path)])
+        let b = try Ingestor(store: try EventStore(path: path), options: IngestOptions(batchLines: 64), limits: limits)
+            .ingest([InputSource(path: again.path)])
         XCTAssertEqual([b.accepted, b.duplicates, b.conflicts], [1, 1200, 0])
     }
 

@@ -30,7 +30,7 @@ let package = Package(
         // glibc's allocator knobs (Linux) and SQLite's variadic sqlite3_config, which Swift cannot call.
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "FunnelModel"),
+        .target(name: "FunnelModel", dependencies: ["Workers"]),
         .target(name: "EventLog", dependencies: ["FunnelModel", "CZlib", "CDeflate", "CZstd"], swiftSettings: hotPath),
         .target(name: "Flows", dependencies: ["FunnelModel"]),
         .target(name: "Simulator", dependencies: ["FunnelModel", "EventLog"]),
@@ -59,7 +59,7 @@ let package = Package(
         ]),
         // The fold, with no store behind it: journeys, facts, glances, replay, journeys folded
         // from any log or held across a ClickHouse ingest.
-        .target(name: "Journeys", dependencies: ["FunnelModel", "EventLog", "LineParsing", "StoreCore"], swiftSettings: hotPath),
+        .target(name: "Journeys", dependencies: ["FunnelModel", "EventLog", "Workers", "LineParsing", "StoreCore"], swiftSettings: hotPath),
         // The journeys projection kept in the SQLite store.
         .target(name: "Projections", dependencies: [
             "FunnelModel", "EventLog", "Workers", "LineParsing", "StoreCore", "Journeys", "EventStore",

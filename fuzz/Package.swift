@@ -37,7 +37,7 @@ let package = Package(
         .systemLibrary(name: "CDeflate", path: "Library/CDeflate", pkgConfig: "libdeflate"),
         .systemLibrary(name: "CZstd", path: "Library/CZstd", pkgConfig: "libzstd"),
         .systemLibrary(name: "CMalloc", path: "Library/CMalloc"),
-        .target(name: "FunnelModel", path: "Library/FunnelModel", swiftSettings: instrumented),
+        .target(name: "FunnelModel", dependencies: ["Workers"], path: "Library/FunnelModel", swiftSettings: instrumented),
         .target(name: "EventLog", dependencies: ["FunnelModel", "CZlib", "CDeflate", "CZstd"], path: "Library/EventLog",
                 swiftSettings: instrumented),
         .target(name: "Flows", dependencies: ["FunnelModel"], path: "Library/Flows", swiftSettings: instrumented),
@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "StoreCore", dependencies: [
             "FunnelModel", "EventLog", "LineParsing", "CMalloc", .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Library/StoreCore", swiftSettings: instrumented),
-        .target(name: "Journeys", dependencies: ["FunnelModel", "EventLog", "LineParsing", "StoreCore"], path: "Library/Journeys",
+        .target(name: "Journeys", dependencies: ["FunnelModel", "EventLog", "Workers", "LineParsing", "StoreCore"], path: "Library/Journeys",
                 swiftSettings: instrumented),
         .target(name: "ClickHouseStore", dependencies: ["FunnelModel"], path: "Library/ClickHouseStore",
                 exclude: otherClickHouseFiles, sources: rowBinaryFiles, swiftSettings: instrumented),

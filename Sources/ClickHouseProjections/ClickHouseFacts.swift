@@ -2,6 +2,7 @@ import Foundation
 import FunnelModel
 import ClickHouseStore
 import Journeys
+import Workers
 
 /// The report facts of each journey, kept on the shard that holds the user's events: folded
 /// from the log the first time a report needs them (again when the user has newer events or
@@ -91,44 +92,36 @@ public enum ClickHouseFacts {
         /// Runs `jobs` on up to `workers` threads, each taking the next job not yet taken; the
         /// first failure stops them and is thrown. Returns how many journeys were folded.
         static func runAll(_ jobs: [Job], workers: Int) throws -> Int {
-            let state = Shared()
+            let state = Locked(Progress())
             DispatchQueue.concurrentPerform(iterations: max(1, min(workers, jobs.count))) { _ in
-                while let i = state.next(below: jobs.count) {
+                while let i = state.withLock({ $0.next(below: jobs.count) }) {
                     let job = jobs[i]
                     do {
-                        state.add(try refresh(job.scope, bucket: job.bucket, of: job.of, folder: job.folder, allStale: job.allStale))
+                        let n = try refresh(job.scope, bucket: job.bucket, of: job.of, folder: job.folder, allStale: job.allStale)
+                        state.withLock { $0.folded += n }
                     } catch {
-                        state.fail(error)
+                        state.withLock { if $0.failure == nil { $0.failure = error } }
                     }
                 }
             }
-            return try state.total()
+            return try state.withLock { try $0.total() }
         }
 
-        /// The workers' next job, running total and first failure.
-        private final class Shared: @unchecked Sendable {
-            private let lock = NSLock()
-            private var taken = 0
-            private var folded = 0
-            private var failure: (any Error)?
+        /// The workers' next job, running total and first failure (shared behind `Locked`).
+        private struct Progress {
+            var taken = 0
+            var folded = 0
+            var failure: (any Error)?
 
-            func next(below count: Int) -> Int? {
-                lock.withLock {
-                    guard failure == nil, taken < count else { return nil }
-                    taken += 1
-                    return taken - 1
-                }
+            mutating func next(below count: Int) -> Int? {
+                guard failure == nil, taken < count else { return nil }
+                taken += 1
+                return taken - 1
             }
 
-            func add(_ n: Int) { lock.withLock { folded += n } }
-
-            func fail(_ error: any Error) { lock.withLock { if failure == nil { failure = error } } }
-
             func total() throws -> Int {
-                try lock.withLock {
-                    if let failure { throw failure }
-                    return folded
-                }
+                if let failure { throw failure }
+                return folded
             }
         }
     }

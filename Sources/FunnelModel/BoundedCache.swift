@@ -1,22 +1,21 @@
-import Foundation
+import Workers
 
 /// Values worked out once by key and shared between threads, bounded: past `limit` keys the
 /// cache starts over (a flow has few distinct keys; the bound keeps a stray input from
 /// growing it without end). Safe from any thread. Its single-thread twin for keys that are
 /// bytes, looked up without building a key, is EventLog's `BoundedByteCache`.
-package final class BoundedCache<Key: Hashable, Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [Key: Value] = [:]
+package final class BoundedCache<Key: Hashable, Value>: Sendable {
+    private let entries = Locked<[Key: Value]>([:])
     private let limit: Int
 
     package init(limit: Int) { self.limit = limit }
 
     package func get(_ key: Key) -> Value? {
-        lock.withLock { entries[key] }
+        entries.withLock { $0[key] }
     }
 
     package func put(_ key: Key, _ value: Value) {
-        lock.withLock {
+        entries.withLock { entries in
             if entries.count >= limit { entries.removeAll() }
             entries[key] = value
         }

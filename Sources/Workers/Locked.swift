@@ -1,0 +1,18 @@
+import Foundation
+
+/// The one lock box: state that threads share, reached only inside `withLock`. A class that
+/// threads share keeps its mutable state in one of these rather than a lock of its own, and
+/// needs no `@unchecked Sendable` for it.
+public final class Locked<State>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var state: State
+
+    public init(_ state: State) { self.state = state }
+
+    /// Runs `body` on the state under the lock: one thread at a time.
+    public func withLock<T>(_ body: (inout State) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state)
+    }
+}

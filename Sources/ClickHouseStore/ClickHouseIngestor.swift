@@ -48,7 +48,7 @@ extension ClickHouseIngestor: IngestBackend {
                                   previousOutcome: known.outcome))
         }
         let startedAt = options.now().micros
-        let flowSteps = Dictionary(options.flows.map { ($0.id, Set($0.steps.map(\.id))) }, uniquingKeysWith: { a, _ in a })
+        let flowSteps = options.stepsByFlow
         var attempt = UInt64.random(in: 1...UInt64.max)
         while ledger.attempts.contains(attempt) { attempt = UInt64.random(in: 1...UInt64.max) }
         let session = InputSession(ClickHouseInputWriter(store: store, label: input.label, inputID: ledger.lastID + 1, attempt: attempt,

@@ -42,7 +42,7 @@ extension Ingestor: IngestBackend {
     package func ingest(_ input: InputPlan, drive: (_ skipLines: Int, _ writer: InputSession) throws -> ParseEnd) throws -> InputOutcome {
         let startedAt = options.now()
         let label = input.label, content = input.content
-        let flowSteps = Dictionary(options.flows.map { ($0.id, Set($0.steps.map(\.id))) }, uniquingKeysWith: { a, _ in a })
+        let flowSteps = options.stepsByFlow
         let observer = self.observer
         let logger = self.logger
         let now = options.now

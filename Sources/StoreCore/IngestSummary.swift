@@ -15,6 +15,12 @@ public struct IngestOptions: Sendable {
     public var parallel: Bool
     public var batchLines: Int
 
+    /// Each defined flow's step ids, by flow id (the first definition of an id wins): what a
+    /// writer classifies events against (`IngestKey.isPlanned`).
+    package var stepsByFlow: [String: Set<String>] {
+        Dictionary(flows.map { ($0.id, Set($0.steps.map(\.id))) }, uniquingKeysWith: { a, _ in a })
+    }
+
     /// `batchLines`: nil for the parser's default.
     public init(strict: Bool = false, flows: [FlowDefinition] = [], parallel: Bool = true, batchLines: Int? = nil,
                 now: @escaping @Sendable () -> Timestamp = { Timestamp.now() }) {

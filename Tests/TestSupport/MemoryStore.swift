@@ -54,7 +54,7 @@ extension MemoryStore: IngestBackend {
                                   previousOutcome: known.outcome))
         }
         let startedAt = options.now()
-        let flowSteps = Dictionary(options.flows.map { ($0.id, Set($0.steps.map(\.id))) }, uniquingKeysWith: { a, _ in a })
+        let flowSteps = options.stepsByFlow
         let session = InputSession(log: read { $0 }, label: input.label, arrived: startedAt, flowSteps: flowSteps)
         let end = try drive(0, session)
         var result = session.result

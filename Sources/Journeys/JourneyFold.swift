@@ -342,7 +342,7 @@ public struct JourneyFold: Sendable {
     }
 
     package static func fold(_ events: [RecordedEvent], definition: FlowDefinition?, until: Timestamp? = nil,
-                     vocabulary: FlowVocabulary?) -> JourneyFold? {
+                             vocabulary: FlowVocabulary?) -> JourneyFold? {
         // Sort positions by (time, seq), not the events themselves: no copies of events.
         let order = events.foldOrderIndices
         guard let first = order.first else { return nil }

@@ -84,6 +84,7 @@ let package = Package(
         .testTarget(name: "FlowsTests", dependencies: ["TestSupport", "Flows", "FunnelModel"]),
         .testTarget(name: "SimulatorTests", dependencies: ["TestSupport", "Simulator", "EventLog", "Flows", "FunnelModel"]),
         .testTarget(name: "LineParsingTests", dependencies: ["LineParsing", "EventLog", "FunnelModel"]),
+        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "LineParsing", "EventLog", "FunnelModel"]),
         .testTarget(name: "EventStoreTests", dependencies: ["TestSupport", "EventStore", "StoreCore", "LineParsing", "EventLog", "Flows", "FunnelModel",
                                                        .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ClickHouseStoreTests", dependencies: ["TestSupport", "ClickHouseStore", "StoreCore", "EventStore", "EventLog", "Flows", "FunnelModel"]),

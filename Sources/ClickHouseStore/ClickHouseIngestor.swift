@@ -41,25 +41,24 @@ extension ClickHouseIngestor: IngestBackend {
     package func finish(_ summary: IngestSummary) throws { try observer?.finish(store: store, summary: summary) }
 
     /// Skips an input the ledger holds; else writes it under a new attempt, then commits it.
-    package func ingest(_ input: InputPlan, drive: (_ skipLines: Int, _ writer: InputSession) throws -> ParseEnd) throws -> InputOutcome {
+    package func ingest(_ input: InputPlan, drive: (_ skipLines: Int, _ writer: InputSession) throws -> InputRead) throws -> InputOutcome {
         let ledger = try ClickHouseLedger.read(store)
         if let known = ledger.byContent[input.content.sha256] {
             return .skipped(.init(path: input.label, sha256: input.content.sha256, previousPath: known.path,
                                   previousOutcome: known.outcome))
         }
         let startedAt = options.now().micros
-        let flowSteps = options.stepsByFlow
         var attempt = UInt64.random(in: 1...UInt64.max)
         while ledger.attempts.contains(attempt) { attempt = UInt64.random(in: 1...UInt64.max) }
         let session = InputSession(ClickHouseInputWriter(store: store, label: input.label, inputID: ledger.lastID + 1, attempt: attempt,
-                                                         committed: ledger.attempts, firstSeq: ledger.events + 1, arrived: startedAt,
-                                                         flowSteps: flowSteps, chunkRows: chunkRows))
-        let end = try drive(0, session)
-        let result = try session.writer.commit(end, sha256: input.content.sha256, size: input.content.size, startedAt: startedAt,
-                                               finishedAt: options.now)
+                                                         committed: ledger.attempts, firstSeq: ledger.events + 1, arrived: startedAt),
+                                   chunkRows: chunkRows)
+        let read = try drive(0, session)
+        try session.writer.commit(read, sha256: input.content.sha256, size: input.content.size, startedAt: startedAt,
+                                  finishedAt: options.now)
         if let observer, let sink = session.eventSink {
             observer.didCommit(events: sink, attempt: attempt, accepted: session.writer.accepted)
         }
-        return .read(result)
+        return .read(read.result)
     }
 }

@@ -4,9 +4,9 @@ import StoreCore
 import GRDB
 
 extension Ingestor {
-    /// One input's writer inside its transaction, as the ingest driver drives it: each batch
-    /// written, the observer given its turn between batches, and a segment committed when
-    /// the events outgrow what the observer holds.
+    /// One input's writer inside its transaction, as the ingest driver drives it: each
+    /// decided chunk (one batch) written, the observer given its turn between chunks, and a
+    /// segment committed when the events outgrow what the observer holds.
     package final class InputSession: InputWriting {
         var writer: InputWriter
         let db: Database
@@ -24,10 +24,18 @@ extension Ingestor {
             self.now = now
         }
 
-        package var lines: Int { writer.result.counts.lines }
+        /// Each batch is decided on its own: a lookup reads only the ids the filter may hold.
+        package var lookupLines: Int { 1 }
+        package var lookupBytes: Int { 1 }
+        /// A lookup reads the input's transaction, which holds every row written.
+        package var lookupSeesWrites: Bool { true }
 
-        package func write(_ batch: LineBatch) throws {
-            try writer.write(batch)
+        package func storedCopies(of ids: EventIDQuery) throws -> StoredCopies {
+            try writer.storedCopies(of: ids)
+        }
+
+        package func write(_ chunk: DecidedChunk) throws {
+            try writer.write(chunk)
             try observer?.betweenBatches(in: db)
             try writer.afterBatch()
         }
@@ -36,8 +44,8 @@ extension Ingestor {
             try observer?.betweenBatches(in: db)
         }
 
-        package func endSegment(_ segment: SegmentEnd) throws {
-            let part = try writer.endSegment(finishedAt: now())
+        package func endSegment(_ segment: SegmentEnd, totals: SegmentTotals) throws {
+            let part = try writer.endSegment(totals, finishedAt: now())
             try observer?.willCommit(CommittedInput(seqs: part.seqs, accepted: part.accepted, newUsers: part.newUsers,
                                                     events: segment.ended, more: true), in: db)
             try db.commit()

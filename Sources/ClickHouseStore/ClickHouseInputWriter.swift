@@ -18,7 +18,8 @@ struct ClickHouseInputWriter {
     let visible: String
     /// When the ingest that reads the input started (the arrival time of its copies).
     let arrived: Int64
-    /// The seq of the next accepted event.
+    /// The seq of the input's first accepted event, and of the next.
+    private let firstSeq: UInt64
     private var nextSeq: UInt64
     /// The accepted lines with their seqs.
     private(set) var accepted = AcceptedLines()
@@ -41,9 +42,13 @@ struct ClickHouseInputWriter {
         self.inputID = inputID
         self.attempt = attempt
         visible = ClickHouseSQL.list(committed + [attempt])
+        self.firstSeq = firstSeq
         nextSeq = firstSeq
         self.arrived = arrived
     }
+
+    /// The seqs of the input's accepted events so far.
+    var seqs: Range<Int64> { Int64(firstSeq)..<Int64(nextSeq) }
 
     static let eventColumns = ["seq", "attempt", "input_id", "line_no", "event_id", "user_id", "flow", "step", "event", "ts_us", "line"]
 

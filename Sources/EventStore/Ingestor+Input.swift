@@ -33,7 +33,7 @@ extension Ingestor {
 extension Ingestor: IngestBackend {
     package func makeEventSink() -> (any ParsedEventSink)? { observer?.makeEventSink() }
 
-    package func finish(_ summary: IngestSummary) throws { try observer?.finish(store: store) }
+    package func finish(_ summary: IngestSummary) throws { try observer?.finish(summary, store: store) }
 
     /// Ingests one input: in one transaction, or (when its events outgrow what the observer
     /// holds) in one per segment, its ledger row saying after which line an ingest that
@@ -91,12 +91,13 @@ extension Ingestor: IngestBackend {
                 let read = try drive(resume?.counts.lines ?? 0, session)
                 try session.writer.finish(read, isLast: input.isLast, finishedAt: now(), logger: logger)
                 idFilter = session.writer.filter
-                if let observer, let eventSink = session.eventSink {
-                    try observer.willCommit(CommittedInput(seqs: session.writer.rows.seqs, accepted: session.writer.accepted,
-                                                           newUsers: session.writer.newUsers, events: eventSink, more: !input.isLast), in: db)
+                let committed = session.eventSink.map {
+                    CommittedInput(seqs: session.writer.rows.seqs, accepted: session.writer.accepted, newUsers: session.writer.newUsers,
+                                   events: $0, more: !input.isLast)
                 }
+                if let observer, let committed { try observer.willCommit(committed, in: db) }
                 try db.commit()
-                observer?.didCommit(store: store)
+                if let observer, let committed { observer.didCommit(committed, store: store) }
                 return .read(read.result)
             } catch {
                 if db.isInsideTransaction { try? db.rollback() }

@@ -11,11 +11,11 @@ extension Ingestor {
         var writer: InputWriter
         let db: Database
         let store: EventStore
-        let observer: (any IngestObserver)?
+        let observer: (any IngestObserver<Database, EventStore>)?
         let now: @Sendable () -> Timestamp
         package var eventSink: (any ParsedEventSink)?
 
-        init(_ writer: InputWriter, db: Database, store: EventStore, observer: (any IngestObserver)?,
+        init(_ writer: InputWriter, db: Database, store: EventStore, observer: (any IngestObserver<Database, EventStore>)?,
              now: @escaping @Sendable () -> Timestamp) {
             self.writer = writer
             self.db = db
@@ -46,10 +46,11 @@ extension Ingestor {
 
         package func endSegment(_ segment: SegmentEnd, totals: SegmentTotals) throws {
             let part = try writer.endSegment(totals, finishedAt: now())
-            try observer?.willCommit(CommittedInput(seqs: part.seqs, accepted: part.accepted, newUsers: part.newUsers,
-                                                    events: segment.ended, more: true), in: db)
+            let input = CommittedInput(seqs: part.seqs, accepted: part.accepted, newUsers: part.newUsers, events: segment.ended,
+                                       more: true)
+            try observer?.willCommit(input, in: db)
             try db.commit()
-            observer?.didCommit(store: store)
+            observer?.didCommit(input, store: store)
             try db.beginTransaction(.immediate)
             eventSink = segment.next
         }

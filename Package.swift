@@ -77,7 +77,7 @@ let package = Package(
         // measuring tool, not part of funnel.
         .executableTarget(name: "funnel-stages", dependencies: ["FunnelModel", "EventLog", "Flows", "LineParsing", "StoreCore", "EventStore", "Journeys", "Projections"]),
         // Scratch folders the test targets share (removed when the test process exits).
-        .target(name: "TestSupport", dependencies: ["FunnelModel", "EventLog", "LineParsing", "StoreCore", "EventStore", "ClickHouseStore", "Simulator"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["FunnelModel", "EventLog", "LineParsing", "StoreCore", "Journeys", "EventStore", "ClickHouseStore", "Simulator"], path: "Tests/TestSupport"),
         .testTarget(name: "FunnelModelTests", dependencies: ["FunnelModel"]),
         .testTarget(name: "WorkersTests", dependencies: ["Workers"]),
         .testTarget(name: "EventLogTests", dependencies: ["TestSupport", "EventLog", "FunnelModel", "CZlib", "CZstd"]),
@@ -94,7 +94,8 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: ["TestSupport", "Reports", "Journeys", "Projections", "StoreCore", "EventStore", "EventLog", "Flows",
                                                      "FunnelModel", "CZlib"]),
         // `funnel`: the tests run the built binary.
-        .testTarget(name: "funnelTests", dependencies: ["TestSupport", "funnel", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "funnelTests", dependencies: ["TestSupport", "funnel", "Reports", "Journeys", "StoreCore", "Flows", "EventLog", "FunnelModel", "Workers",
+                                                    .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -78,7 +78,7 @@ let package = Package(
         .executableTarget(name: "funnel-stages", dependencies: ["FunnelModel", "EventLog", "Flows", "LineParsing", "StoreCore", "EventStore", "Journeys", "Projections"]),
         // What the test targets share: scratch folders (removed when the test process exits),
         // ClickHouse servers, fixtures and sample stores, and the in-memory backend.
-        .target(name: "TestSupport", dependencies: ["FunnelModel", "EventLog", "Flows", "LineParsing", "StoreCore", "Journeys", "EventStore", "Projections",
+        .target(name: "TestSupport", dependencies: ["FunnelModel", "Workers", "EventLog", "Flows", "LineParsing", "StoreCore", "Journeys", "EventStore", "Projections",
                                                  "ClickHouseStore", "Simulator"], path: "Tests/TestSupport"),
         .testTarget(name: "FunnelModelTests", dependencies: ["FunnelModel"]),
         .testTarget(name: "WorkersTests", dependencies: ["Workers"]),

@@ -3,13 +3,15 @@ import FunnelModel
 import EventLog
 import LineParsing
 import StoreCore
+import Workers
 
 /// The third backend, in memory: it implements the core's write protocol (`IngestBackend`,
 /// driven by the one `IngestDriver`) and its read protocol (`EventLogReading`) and nothing
 /// else, so that tests can show a store needs no more than that to ingest, report, list
-/// users and replay with the same figures as SQLite. Plain arrays, no indexes: for test data.
-public final class MemoryStore: @unchecked Sendable {
-    /// The log and its side tables; guarded by `lock` (reports read from several threads).
+/// users, explain, replay, export and rebuild with the same outputs as SQLite
+/// (`MemoryBackendTests`). Plain arrays, no indexes: for test data.
+public final class MemoryStore: Sendable {
+    /// The log and its side tables (in `log`: reports read from several threads).
     struct Log {
         var events: [RecordedEvent] = []
         /// Index in `events` by event id (the first arrival wins).
@@ -20,8 +22,7 @@ public final class MemoryStore: @unchecked Sendable {
         var conflicts: [ConflictCopy] = []
     }
 
-    private let lock = NSLock()
-    private var log = Log()
+    private let log = Locked(Log())
     let options: IngestOptions
 
     public init(options: IngestOptions) { self.options = options }
@@ -32,10 +33,10 @@ public final class MemoryStore: @unchecked Sendable {
     }
 
     /// Every conflicting copy, in arrival order.
-    public var conflicts: [ConflictCopy] { lock.withLock { log.conflicts } }
+    public var conflicts: [ConflictCopy] { log.withLock { $0.conflicts } }
 
     func read<T>(_ body: (Log) throws -> T) rethrows -> T {
-        try lock.withLock { try body(log) }
+        try log.withLock { try body($0) }
     }
 }
 
@@ -63,7 +64,7 @@ extension MemoryStore: IngestBackend {
                                             duplicates: c.duplicates, conflicts: c.conflicts, quarantined: c.quarantined,
                                             unplanned: c.unplanned, outcome: read.error == nil ? .complete : .partial, error: read.error,
                                             startedAt: startedAt, finishedAt: options.now()))
-        lock.withLock { log = committed }
+        log.withLock { $0 = committed }
         return .read(read.result)
     }
 

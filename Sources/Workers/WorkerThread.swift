@@ -4,13 +4,23 @@ import Foundation
 /// Work that recurs (parsing one input after another, folding one input after another) runs
 /// on the same thread each time, so the memory one round frees is what the next one reuses
 /// (glibc keeps freed memory in the arena of the thread that allocated it).
-public final class WorkerThread: @unchecked Sendable {
+public final class WorkerThread: Sendable {
     private let jobs = BoundedQueue<@Sendable () -> Void>(capacity: .max)
 
     public init(name: String) {
-        let thread = Thread { [self] in
-            WorkerThread.nameForTheSystem(name)
-            self.loop()
+        let jobs = jobs
+        WorkerThread.start(name: name) {
+            while true {
+                if let job = jobs.pop(timeout: nil) { job() }
+            }
+        }
+    }
+
+    /// Starts a thread named `name` that runs `body` (the toolkit's threads all start here).
+    static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread {
+            nameForTheSystem(name)
+            body()
         }
         thread.name = name
         thread.stackSize = Tuning.workerStack
@@ -33,10 +43,12 @@ public final class WorkerThread: @unchecked Sendable {
         jobs.push(job)
     }
 
-    private func loop() {
+    /// Runs `job` after the jobs given before it, and waits for its answer.
+    public func runAndWait<T: Sendable>(_ job: @escaping @Sendable () -> T) -> T {
+        let answer = BoundedQueue<T>(capacity: 1)
+        run { answer.push(job(), waitForRoom: false) }
         while true {
-            if let job = jobs.pop(timeout: nil) { job() }
+            if let value = answer.pop(timeout: nil) { return value }
         }
     }
-
 }

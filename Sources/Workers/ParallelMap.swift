@@ -1,0 +1,46 @@
+import Foundation
+
+extension Array where Element: Sendable {
+    /// `transform` of every item, in item order, worked out on up to `workers` threads at once
+    /// (the machine's, `WorkerCount.machine`, unless told), each taking the next item not yet
+    /// taken. The first error stops the threads taking more items and is thrown once they are
+    /// all done. The results are the same whatever the count.
+    public func parallelMap<T: Sendable, E: Error>(workers: Int = WorkerCount.machine,
+                                                  _ transform: @Sendable (Element) throws(E) -> T) throws(E) -> [T] {
+        guard !isEmpty else { return [] }
+        let items = self
+        let shared = Locked(Progress<T, E>())
+        DispatchQueue.concurrentPerform(iterations: Swift.max(1, Swift.min(workers, items.count))) { _ in
+            // Each thread keeps what it made, and hands it over once, at its end.
+            var made: [(index: Int, value: T)] = []
+            while let i = shared.withLock({ $0.next(below: items.count) }) {
+                switch Result(catching: { () throws(E) -> T in try transform(items[i]) }) {
+                case .success(let value): made.append((i, value))
+                case .failure(let error): shared.withLock { if $0.failure == nil { $0.failure = error } }
+                }
+            }
+            shared.withLock { $0.made.append(contentsOf: made) }
+        }
+        return try shared.withLock { $0.inOrder() }.get()
+    }
+}
+
+/// The threads of one `parallelMap`: the next item, what they made and the first failure
+/// (shared behind `Locked`).
+private struct Progress<T, E: Error> {
+    var taken = 0
+    var made: [(index: Int, value: T)] = []
+    var failure: E?
+
+    mutating func next(below count: Int) -> Int? {
+        guard failure == nil, taken < count else { return nil }
+        taken += 1
+        return taken - 1
+    }
+
+    mutating func inOrder() -> Result<[T], E> {
+        if let failure { return .failure(failure) }
+        made.sort { $0.index < $1.index }
+        return .success(made.map(\.value))
+    }
+}

@@ -92,37 +92,9 @@ public enum ClickHouseFacts {
         /// Runs `jobs` on up to `workers` threads, each taking the next job not yet taken; the
         /// first failure stops them and is thrown. Returns how many journeys were folded.
         static func runAll(_ jobs: [Job], workers: Int) throws -> Int {
-            let state = Locked(Progress())
-            DispatchQueue.concurrentPerform(iterations: max(1, min(workers, jobs.count))) { _ in
-                while let i = state.withLock({ $0.next(below: jobs.count) }) {
-                    let job = jobs[i]
-                    do {
-                        let n = try refresh(job.scope, bucket: job.bucket, of: job.of, folder: job.folder, allStale: job.allStale)
-                        state.withLock { $0.folded += n }
-                    } catch {
-                        state.withLock { if $0.failure == nil { $0.failure = error } }
-                    }
-                }
-            }
-            return try state.withLock { try $0.total() }
-        }
-
-        /// The workers' next job, running total and first failure (shared behind `Locked`).
-        private struct Progress {
-            var taken = 0
-            var folded = 0
-            var failure: (any Error)?
-
-            mutating func next(below count: Int) -> Int? {
-                guard failure == nil, taken < count else { return nil }
-                taken += 1
-                return taken - 1
-            }
-
-            func total() throws -> Int {
-                if let failure { throw failure }
-                return folded
-            }
+            try jobs.parallelMap(workers: workers) { job in
+                try refresh(job.scope, bucket: job.bucket, of: job.of, folder: job.folder, allStale: job.allStale)
+            }.reduce(0, +)
         }
     }
 

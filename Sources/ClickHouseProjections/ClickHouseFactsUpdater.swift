@@ -4,6 +4,7 @@ import ClickHouseStore
 import StoreCore
 import LineParsing
 import Journeys
+import Workers
 
 /// Keeps the journeys' facts current during a ClickHouse ingest, as the SQLite store's
 /// projection does, so that the next report only reads. Each committed input's events are
@@ -11,16 +12,18 @@ import Journeys
 /// Once the inputs are in, the facts of the journeys whose users had no events before the
 /// ingest go to their users' shards; every other journey with new events is folded from the
 /// log (`ClickHouseFacts.refresh`).
-public final class ClickHouseFactsUpdater: IngestObserver, @unchecked Sendable {
+public final class ClickHouseFactsUpdater: IngestObserver, Sendable {
     let definitions: [FlowDefinition]
+    /// Folded in order on `WorkerThread.folding`, off the writing thread, one input after another.
     private let held: HeldJourneys
-    /// Folds the committed inputs in order, off the writing thread.
-    private let folding = DispatchQueue(label: "funnel.clickhouse.fold")
-    /// The attempts of this ingest's committed inputs.
-    private var attempts: [UInt64] = []
-    /// How many journeys the last `finish` wrote from memory, and folded from the log.
-    public private(set) var fromMemory = 0
-    public private(set) var fromLog = 0
+    /// The attempts of this ingest's committed inputs, and how many journeys the last
+    /// `finish` wrote from memory and folded from the log.
+    private let state = Locked((attempts: [UInt64](), fromMemory: 0, fromLog: 0))
+
+    /// How many journeys the last `finish` wrote from memory.
+    public var fromMemory: Int { state.withLock { $0.fromMemory } }
+    /// How many journeys the last `finish` folded from the log.
+    public var fromLog: Int { state.withLock { $0.fromLog } }
 
     public init(definitions: [FlowDefinition]) {
         self.definitions = definitions
@@ -33,29 +36,32 @@ public final class ClickHouseFactsUpdater: IngestObserver, @unchecked Sendable {
 
     /// Notes the input's attempt: this ingest's rows are those of its attempts.
     public func willCommit(_ input: CommittedInput, in attempt: ClickHouseAttempt) throws {
-        attempts.append(attempt.id)
+        state.withLock { $0.attempts.append(attempt.id) }
     }
 
     /// Folds the committed input's events, off the writing thread.
     public func didCommit(_ input: CommittedInput, store: ClickHouseStore) {
-        let held = held
-        folding.async { held.add(input.events, accepted: input.accepted) }
+        let held = held, events = input.events, accepted = input.accepted
+        WorkerThread.folding.run { held.add(events, accepted: accepted) }
     }
 
     public func finish(_ summary: IngestSummary, store: ClickHouseStore) throws {
-        folding.sync {}
+        WorkerThread.folding.runAndWait {}
         guard summary.accepted > 0 else { return }
         let snapshot = try store.snapshot()
-        fromMemory = 0
+        let attempts = state.withLock { $0.attempts }
+        var fromMemory = 0
         for flow in held.flows {
-            fromMemory += try write(flow, store: store, snapshot: snapshot)
+            fromMemory += try write(flow, store: store, snapshot: snapshot, attempts: attempts)
         }
-        fromLog = try ClickHouseFacts.refresh(store: store, definitions: definitions)
+        state.withLock { $0.fromMemory = fromMemory }
+        let fromLog = try ClickHouseFacts.refresh(store: store, definitions: definitions)
+        state.withLock { $0.fromLog = fromLog }
     }
 
     /// Writes the facts of `flow`'s held journeys whose users had no events in the flow before
     /// this ingest, each on its user's shard; how many.
-    private func write(_ flow: String, store: ClickHouseStore, snapshot: ClickHouseStore.Snapshot) throws -> Int {
+    private func write(_ flow: String, store: ClickHouseStore, snapshot: ClickHouseStore.Snapshot, attempts: [UInt64]) throws -> Int {
         guard let fingerprint = held.fingerprint(of: flow) else { return 0 }
         let users = held.users(of: flow)
         guard !users.isEmpty else { return 0 }
@@ -93,22 +99,17 @@ public final class ClickHouseFactsUpdater: IngestObserver, @unchecked Sendable {
         let workers = Tuning.foldWorkers
         let size = max(1, min(Tuning.factsRowsPerInsert, (journeys.count + workers - 1) / workers))
         let parts = stride(from: 0, to: journeys.count, by: size).map { $0..<min($0 + size, journeys.count) }
-        let made = DisjointResults<(rows: RowBinaryWriter, count: Int)>(count: parts.count)
-        defer { made.release() }
         let held = held
-        DispatchQueue.concurrentPerform(iterations: min(workers, parts.count)) { w in
-            for p in stride(from: w, to: parts.count, by: workers) {
-                var rows = RowBinaryWriter()
-                var count = 0
-                for (user, latest) in journeys[parts[p]] {
-                    guard let journey = held.facts(flow: flow, user: user), journey.throughSeq == latest else { continue }
-                    ClickHouseFacts.appendRow(to: &rows, flow: flow, fingerprint: fingerprint, user: user, throughSeq: latest,
-                                              lastMicros: journey.lastMicros, facts: journey.facts)
-                    count += 1
-                }
-                made.set(p, (rows, count))
+        return parts.parallelMap(workers: workers) { part in
+            var rows = RowBinaryWriter()
+            var count = 0
+            for (user, latest) in journeys[part] {
+                guard let journey = held.facts(flow: flow, user: user), journey.throughSeq == latest else { continue }
+                ClickHouseFacts.appendRow(to: &rows, flow: flow, fingerprint: fingerprint, user: user, throughSeq: latest,
+                                          lastMicros: journey.lastMicros, facts: journey.facts)
+                count += 1
             }
+            return (rows, count)
         }
-        return parts.indices.compactMap { made.take($0) }
     }
 }

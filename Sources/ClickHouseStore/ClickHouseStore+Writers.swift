@@ -63,50 +63,48 @@ extension ClickHouseStore {
     /// One writer's rows in `writers`, while it runs.
     public final class WriterMark: Sendable {
         private let store: ClickHouseStore
-        private let run: UInt64
-        private let command: String
-        private let started: UInt32
-        /// `end()` to the heartbeat thread, and the thread's answer that it has stopped.
-        private let stop = BoundedQueue<Bool>(capacity: 1)
-        private let stopped = BoundedQueue<Bool>(capacity: 1)
+        private let row: Row
+        /// Writes the row again every `Tuning.writerHeartbeat` seconds until `end()`.
+        private let heartbeat: Repeating
 
         fileprivate init(store: ClickHouseStore, command: String) throws {
             self.store = store
-            self.command = command
-            run = UInt64.random(in: 1...UInt64.max)
             let doing = "recording the \(command) in the writers of \(store.location)"
             var now: UInt32 = 0
             try store.rows(store.coordinator, "SELECT toUInt32(now())", doing: doing) { now = try $0.uint32() }
-            started = now
-            try write(ended: false, doing: doing)
-            Thread { [self] in
-                // A heartbeat that fails (a server restarting) is only a missed one: the next tries again.
-                while stop.pop(timeout: Tuning.writerHeartbeat) == nil {
-                    try? write(ended: false, doing: doing)
-                }
-                _ = stopped.push(true)
-            }.start()
+            let row = Row(run: UInt64.random(in: 1...UInt64.max), command: command, started: now)
+            self.row = row
+            try row.write(to: store, ended: false, doing: doing)
+            // A heartbeat that fails (a server restarting) is only a missed one: the next tries again.
+            heartbeat = Repeating(name: "funnel-heartbeat", every: Tuning.writerHeartbeat) {
+                try? row.write(to: store, ended: false, doing: doing)
+            }
         }
 
         /// The writer has ended: the heartbeat stops, then its row says so (a failure to say
         /// it leaves the row to go silent, as a killed writer's does). Later calls do nothing.
         public func end() {
-            guard stop.push(true, waitForRoom: false) else { return }
-            _ = stopped.pop(timeout: nil)
-            stop.cancel()
-            try? write(ended: true, doing: "recording the end of the \(command) in the writers of \(store.location)")
+            guard heartbeat.stop() else { return }
+            try? row.write(to: store, ended: true, doing: "recording the end of the \(row.command) in the writers of \(store.location)")
         }
 
-        private func write(ended: Bool, doing: String) throws {
-            var row = RowBinaryWriter()
-            row.uint64(run)
-            row.string(command)
-            row.string(ProcessInfo.processInfo.hostName)
-            row.uint32(UInt32(clamping: getpid()))
-            row.uint32(started)
-            row.uint8(ended ? 1 : 0)
-            try store.coordinator.insert(into: "writers", columns: ["run", "command", "host", "pid", "started", "ended"], rows: row,
-                                         doing: doing)
+        /// What a writer's row says of it, but whether it ended.
+        private struct Row: Sendable {
+            let run: UInt64
+            let command: String
+            let started: UInt32
+
+            func write(to store: ClickHouseStore, ended: Bool, doing: String) throws {
+                var row = RowBinaryWriter()
+                row.uint64(run)
+                row.string(command)
+                row.string(ProcessInfo.processInfo.hostName)
+                row.uint32(UInt32(clamping: getpid()))
+                row.uint32(started)
+                row.uint8(ended ? 1 : 0)
+                try store.coordinator.insert(into: "writers", columns: ["run", "command", "host", "pid", "started", "ended"],
+                                             rows: row, doing: doing)
+            }
         }
     }
 }

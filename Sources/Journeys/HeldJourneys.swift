@@ -9,7 +9,9 @@ import StoreCore
 /// with a late event, one past an input's buffer, or one past `capacity` is given up and not
 /// held again: the store folds those from the log. A held journey is right only when its
 /// user had no events in the flow before the ingest: the store tells those apart when it
-/// writes the facts. Used from one thread at a time.
+/// writes the facts.
+/// Unchecked: a value handed across `WorkerThread.folding`'s queue, changed there one input at a
+/// time and read (by any thread) only once that worker has run everything it was given.
 public final class HeldJourneys: @unchecked Sendable {
     private struct Going {
         package var fold: JourneyFold

@@ -361,7 +361,7 @@ public struct JourneyFold: Sendable {
 /// Expected paths already worked out for one flow definition, by the part of the context they
 /// read (`FlowDefinition.pathContext`): most journeys share a few lanes, answers and flags.
 /// Shared by the threads that fold; bounded (it starts over past `Tuning.cachedPaths` contexts).
-package final class ExpectedPaths: @unchecked Sendable {
+package final class ExpectedPaths: Sendable {
     package let definition: FlowDefinition
     /// The definition's flag defaults (built once, not once per journey finished).
     package let flagDefaults: [String: Bool]

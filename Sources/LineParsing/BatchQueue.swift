@@ -3,12 +3,12 @@ import Workers
 
 /// The hand-off of parsed batches from the parsing thread to the writing thread, with the
 /// emptied batches going back for the parser to fill again.
-final class BatchQueue: @unchecked Sendable {
-    enum Item { case batch(LineBatch), end(ParseEnd), failed(any Error) }
+final class BatchQueue: Sendable {
+    enum Item: Sendable { case batch(LineBatch), end(ParseEnd), failed(any Error) }
     private let queue: BoundedQueue<Item>
-    /// Batches the consumer is done with, emptied, for the producer to fill again (guarded
-    /// by the queue's lock).
-    private var spares: [LineBatch] = []
+    /// Batches the consumer is done with, emptied, for the producer to fill again, and
+    /// whether the queue was cancelled (then none is kept).
+    private let spares = Locked((batches: [LineBatch](), cancelled: false))
 
     init(capacity: Int) { queue = BoundedQueue(capacity: capacity) }
 
@@ -25,20 +25,23 @@ final class BatchQueue: @unchecked Sendable {
         b.lines.removeAll(keepingCapacity: true)
         b.bytesRead = 0
         b.segmentEnd = nil
-        queue.withLock { cancelled in
-            if spares.count < Tuning.spareBatches && !cancelled { spares.append(b) }
+        spares.withLock { spares in
+            if spares.batches.count < Tuning.spareBatches && !spares.cancelled { spares.batches.append(b) }
         }
     }
 
     /// A batch to fill again, when one is back.
     func spare() -> LineBatch? {
-        queue.withLock { _ in spares.popLast() }
+        spares.withLock { $0.batches.popLast() }
     }
 
     var isCancelled: Bool { queue.isCancelled }
 
     func cancel() {
         queue.cancel()
-        queue.withLock { _ in spares.removeAll() }
+        spares.withLock { spares in
+            spares.cancelled = true
+            spares.batches.removeAll()
+        }
     }
 }

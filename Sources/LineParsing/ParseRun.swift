@@ -8,13 +8,14 @@ import Workers
 /// being parsed (so the next input is read ahead while the one before commits); `forEach`
 /// delivers the batches in order on the calling thread; `cancel` drops a run that will not be
 /// used.
-package final class ParseRun: @unchecked Sendable {
+package final class ParseRun: Sendable {
     let path: String
     /// Where this input's decoded events go (`IngestBackend.makeEventSink`).
     package let eventSink: (any ParsedEventSink)?
     /// Parsed batches on their way to the writer (at most `Tuning.waitingBatches` wait).
     private let queue = BatchQueue(capacity: Tuning.waitingBatches)
-    private let done = DispatchSemaphore(value: 0)
+    /// Told once the parsing thread is done with the input.
+    private let done = BoundedQueue<Bool>(capacity: 1)
 
     /// `skipLines`: as `LineParser.run` takes it.
     package init(path: String, batchLines: Int, batchBytes: Int = Tuning.batchBytes,
@@ -23,7 +24,7 @@ package final class ParseRun: @unchecked Sendable {
         self.eventSink = eventSink
         let queue = self.queue, done = self.done
         WorkerThread.parsing.run {
-            defer { done.signal() }
+            defer { done.push(true, waitForRoom: false) }
             if queue.isCancelled { return }
             do {
                 let end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: batchBytes,
@@ -42,7 +43,7 @@ package final class ParseRun: @unchecked Sendable {
     /// milliseconds (on the calling thread). Returns once the parsing thread is done with
     /// the input.
     package func forEach(idle: () throws -> Void = {}, _ body: (LineBatch) throws -> Void) throws -> ParseEnd {
-        defer { done.wait() }
+        defer { _ = done.pop(timeout: nil) }
         do {
             while true {
                 guard let item = queue.pop(timeout: Tuning.batchWait) else {

@@ -15,8 +15,8 @@ struct FoldedRow: Sendable {
 /// The fold of a committed input, running off the writing thread: it hands over its rows a
 /// chunk at a time (at most `capacity` chunks wait, so encoded rows do not pile up), and the
 /// writing thread writes them between the batches of the next input.
-final class DeferredFold: @unchecked Sendable {
-    enum Next {
+final class DeferredFold: Sendable {
+    enum Next: Sendable {
         case rows([FoldedRow])
         case end(Result<ProjectionUpdater.Counts, StoreError>)
     }

@@ -71,13 +71,12 @@ struct FoldContext: Sendable {
             let work = FoldWork(plans: plans, keys: Array(p.order[start..<end]), parts: p.parts.list, derived: p.parts.derived,
                                 definitions: definitions, contexts: contexts)
             let results = ProjectionStore.foldAll(work, workers: awaited?() == true ? WorkerCount.machine : workers)
-            defer { results.release() }
             var rows: [FoldedRow] = []
             rows.reserveCapacity(end - start)
             for i in 0..<(end - start) {
                 var fromLog = false
                 if case .log = plans[i] { fromLog = true }
-                rows.append(FoldedRow(key: work.keys[i], outcome: results.take(i) ?? .none, fromLog: fromLog))
+                rows.append(FoldedRow(key: work.keys[i], outcome: results[i], fromLog: fromLog))
             }
             plans = []
             try emit(rows)

@@ -33,42 +33,36 @@ struct FoldWork: Sendable {
 }
 
 extension ProjectionStore {
-    /// Folds and encodes every plan of `work` on every worker (one for a small chunk);
-    /// each worker writes only its own indices of the results. Release them after use.
-    static func foldAll(_ work: FoldWork, workers most: Int = WorkerCount.machine) -> DisjointResults<FoldOutcome> {
-        let results = DisjointResults<FoldOutcome>(count: work.plans.count)
+    /// What folding and encoding each plan of `work` gives, in plan order, worked out on
+    /// `most` workers (one for a small chunk).
+    static func foldAll(_ work: FoldWork, workers most: Int = WorkerCount.machine) -> [FoldOutcome] {
         let workers = work.plans.count >= Tuning.plansForTwoWorkers ? most : 1
-        DispatchQueue.concurrentPerform(iterations: workers) { w in
-            let parts = work.parts, derived = work.derived
-            var i = w
-            while i < work.plans.count {
-                let key = work.keys[i]
-                let definition = work.definitions[key.flow]
-                let context = work.contexts[key.flow] ?? FlowContext(definition)
-                var fold: JourneyFold?
-                switch work.plans[i] {
-                case .fold(let resumed, let held):
-                    if resumed != nil || !held.isEmpty {
-                        var going = resumed ?? JourneyFold(userID: key.user, flow: key.flow, definition: definition,
-                                                           vocabulary: context.vocabulary)
-                        for j in EventParts.foldOrder(held) {
-                            going.apply(HeldView(held: held, parts: parts, derived: derived, i: j), explain: false)
-                        }
-                        fold = going
-                    }
-                case .log(let stored):
-                    do {
-                        fold = JourneyFold.fold(try stored.events(), definition: definition, vocabulary: context.vocabulary)
-                    } catch {
-                        results.set(i, .failed("\(error)"))
-                        i += workers
-                        continue
-                    }
+        return Array(work.plans.indices).parallelMap(workers: workers) { i in fold(work, i) }
+    }
+
+    /// What folding and encoding plan `i` of `work` gives.
+    private static func fold(_ work: FoldWork, _ i: Int) -> FoldOutcome {
+        let key = work.keys[i]
+        let definition = work.definitions[key.flow]
+        let context = work.contexts[key.flow] ?? FlowContext(definition)
+        var fold: JourneyFold?
+        switch work.plans[i] {
+        case .fold(let resumed, let held):
+            if resumed != nil || !held.isEmpty {
+                var going = resumed ?? JourneyFold(userID: key.user, flow: key.flow, definition: definition,
+                                                   vocabulary: context.vocabulary)
+                for j in EventParts.foldOrder(held) {
+                    going.apply(HeldView(held: held, parts: work.parts, derived: work.derived, i: j), explain: false)
                 }
-                results.set(i, fold.map { .row(ProjectionStore.encode($0.finish(paths: context.paths), context: context, resume: $0.resume)) } ?? .none)
-                i += workers
+                fold = going
+            }
+        case .log(let stored):
+            do {
+                fold = JourneyFold.fold(try stored.events(), definition: definition, vocabulary: context.vocabulary)
+            } catch {
+                return .failed("\(error)")
             }
         }
-        return results
+        return fold.map { .row(ProjectionStore.encode($0.finish(paths: context.paths), context: context, resume: $0.resume)) } ?? .none
     }
 }

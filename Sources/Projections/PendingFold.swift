@@ -1,4 +1,5 @@
 import Journeys
+import Workers
 /// One input's touched journeys, waiting to be folded: the events buffered per user and
 /// flow (nil: fold from the log), in first-touch order.
 struct PendingFold: Sendable {
@@ -16,17 +17,19 @@ struct PendingFold: Sendable {
 
 /// A pending fold handed to the thread that folds it, so that the thread holds its only
 /// reference (and can let go of each journey's events as it goes).
-final class PendingBox: @unchecked Sendable {
-    private var value: PendingFold?
+final class PendingBox: Sendable {
+    private let value: Locked<PendingFold?>
     let through: Int64
 
     init(_ value: PendingFold) {
-        self.value = value
+        self.value = Locked(value)
         through = value.through
     }
 
     func take() -> PendingFold? {
-        defer { value = nil }
-        return value
+        value.withLock { value in
+            defer { value = nil }
+            return value
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import EventStore
 import GRDB
+import Workers
 import StoreCore
 import Journeys
 
@@ -16,28 +17,21 @@ extension ProjectionStore {
                            start: @escaping @Sendable (Int) -> Void,
                            _ read: @escaping @Sendable (Int, Database) throws -> Void,
                            whole: (Database) throws -> Void) throws {
-        let states = DisjointResults<Result<[Int64], StoreError>>(count: count)
-        defer { states.release() }
-        DispatchQueue.concurrentPerform(iterations: count) { part in
+        let states = try Array(0..<count).parallelMap(workers: count) { part throws(StoreError) -> [Int64] in
             do {
-                let state = try store.writer.read { db -> [Int64] in
+                return try store.writer.read { db -> [Int64] in
                     let state = try state(part, db)
                     start(part)
                     try read(part, db)
                     return state
                 }
-                states.set(part, .success(state))
             } catch let e as StoreError {
-                states.set(part, .failure(e))
+                throw e
             } catch {
-                states.set(part, .failure(StoreError(doing: doing, reason: "\(error)")))
+                throw StoreError(doing: doing, reason: "\(error)")
             }
         }
-        var seen: Set<[Int64]> = []
-        for part in 0..<count {
-            guard let result = states.take(part) else { continue }
-            seen.insert(try result.get())
-        }
+        let seen = Set(states)
         guard seen.count > 1 else { return }
         for part in 0..<count { start(part) }
         try store.writer.read { db in try whole(db) }

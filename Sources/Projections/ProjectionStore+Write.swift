@@ -81,16 +81,15 @@ extension ProjectionStore {
                 let work = FoldWork(plans: pending.map { .log($0.lines) }, keys: pending.map(\.key), parts: [], derived: [],
                                     definitions: byID, contexts: contexts)
                 let results = foldAll(work)
-                defer { results.release() }
                 for i in work.keys.indices {
                     let key = work.keys[i]
-                    switch results.take(i) {
-                    case .row(let e)?:
+                    switch results[i] {
+                    case .row(let e):
                         try write(e, context: contexts[key.flow] ?? FlowContext(nil), in: db)
                         count += 1
-                    case .failed(let message)?:
+                    case .failed(let message):
                         throw StoreError(doing: "rebuilding the journey of \(key.user) in \(key.flow)", reason: message)
-                    case .none?, nil:
+                    case .none:
                         break
                     }
                 }

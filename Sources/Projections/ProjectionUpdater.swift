@@ -20,7 +20,7 @@ import Journeys
 /// - otherwise (a late or out-of-order event, a changed definition): again from the log.
 /// Buffered events are capped at `bufferLimit`: past it, a user's buffer is dropped and the
 /// user refolded from the log, so memory does not grow with the input.
-public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
+public final class ProjectionUpdater: IngestObserver {
     let definitions: [String: FlowDefinition]
     let contexts: [String: FlowContext]
     let bufferLimit: Int

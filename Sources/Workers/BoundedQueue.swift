@@ -3,7 +3,9 @@ import Foundation
 /// A bounded hand-off from one producing thread to one consuming thread: the producer waits
 /// while `capacity` items wait; the consumer takes them in order, waiting or not. Once
 /// cancelled, pushes fail at once (the producer stops) and what waited is dropped.
-package final class BoundedQueue<Item>: @unchecked Sendable {
+/// Unchecked: its state is reached only under its condition's lock; the items are values
+/// handed across it.
+package final class BoundedQueue<Item: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Item] = []
     private let capacity: Int
@@ -65,13 +67,5 @@ package final class BoundedQueue<Item>: @unchecked Sendable {
         items.removeAll()
         condition.broadcast()
         condition.unlock()
-    }
-
-    /// Runs `body` under the queue's lock, told whether the queue is cancelled: for state a
-    /// user keeps beside the items.
-    package func withLock<T>(_ body: (_ cancelled: Bool) -> T) -> T {
-        condition.lock()
-        defer { condition.unlock() }
-        return body(cancelled)
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 /// The one lock box: state that threads share, reached only inside `withLock`. A class that
 /// threads share keeps its mutable state in one of these rather than a lock of its own, and
-/// needs no `@unchecked Sendable` for it.
+/// needs no `@unchecked Sendable` for it. Unchecked itself: the state is reached only under
+/// its lock.
 public final class Locked<State>: @unchecked Sendable {
     private let lock = NSLock()
     private var state: State

@@ -26,6 +26,8 @@ func timed(_ body: () throws -> Void) rethrows -> Double {
 }
 
 /// Keeps each user's events of one input, numbered by line (the fold's seq stand-in).
+/// Unchecked: a value handed across a queue (the parse's end), filled by the parsing thread
+/// and read after it.
 final class EventsByUser: ParsedEventSink, @unchecked Sendable {
     var events: [Int32: [RecordedEvent]] = [:]
     var kept: Bool

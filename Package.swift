@@ -92,9 +92,9 @@ let package = Package(
         .testTarget(name: "ClickHouseStoreTests", dependencies: ["TestSupport", "ClickHouseStore", "StoreCore", "EventStore", "EventLog", "Flows", "FunnelModel"]),
         .testTarget(name: "ClickHouseProjectionsTests", dependencies: ["TestSupport", "ClickHouseProjections", "ClickHouseStore", "Journeys", "Projections", "StoreCore", "EventStore", "EventLog", "Flows", "FunnelModel"]),
         // The fold's tests, mirroring Sources/Journeys; some compare with the SQLite projection.
-        .testTarget(name: "JourneysTests", dependencies: ["TestSupport", "Journeys", "Projections", "Flows", "LineParsing", "StoreCore", "EventStore", "EventLog", "FunnelModel",
+        .testTarget(name: "JourneysTests", dependencies: ["TestSupport", "Journeys", "Projections", "Workers", "Flows", "LineParsing", "StoreCore", "EventStore", "EventLog", "FunnelModel",
                                                       .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ProjectionsTests", dependencies: ["TestSupport", "Journeys", "Projections", "Simulator", "Flows", "LineParsing", "StoreCore", "EventStore", "EventLog", "FunnelModel",
+        .testTarget(name: "ProjectionsTests", dependencies: ["TestSupport", "Journeys", "Projections", "Workers", "Simulator", "Flows", "LineParsing", "StoreCore", "EventStore", "EventLog", "FunnelModel",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ReportsTests", dependencies: ["TestSupport", "Reports", "Journeys", "Projections", "StoreCore", "EventStore", "EventLog", "Flows",
                                                      "FunnelModel", "CZlib"]),

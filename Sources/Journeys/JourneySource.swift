@@ -16,14 +16,11 @@ public protocol JourneySource: Sendable {
     func forEachFacts(flow: String, definition: FlowDefinition, asOf: Timestamp,
                       _ body: (JourneyFacts) throws -> Void) throws -> Bool
 
-    /// `forEachFacts` in at most `parts` shares of the journeys, read at once on threads of
-    /// their own when the source can. `start` is called with a share's number before its
-    /// first facts, and again when the share is read anew (its state must be emptied then);
-    /// `body` gets each journey's facts with its share's number, from one thread at a time
-    /// for a share.
-    func forEachFacts(flow: String, definition: FlowDefinition, asOf: Timestamp, parts: Int,
-                      start: @escaping @Sendable (Int) -> Void,
-                      _ body: @escaping @Sendable (Int, JourneyFacts) -> Void) throws -> Bool
+    /// Adds the report facts of every journey of a flow as of `asOf` into `blank` and returns
+    /// it; nil, with nothing read, when `forEachFacts` is false. The source decides how many
+    /// shares it reads at once, and whether to read them again.
+    func accumulateFacts<A: JourneyAccumulator>(flow: String, definition: FlowDefinition, asOf: Timestamp,
+                                                into blank: A) throws -> A? where A.Element == JourneyFacts
 
     /// Streams every journey of a flow as of `asOf`, as `forEachFacts` does.
     func forEachJourney(flow: String, definition: FlowDefinition, asOf: Timestamp,
@@ -33,30 +30,28 @@ public protocol JourneySource: Sendable {
     func forEachGlance(flow: String, definition: FlowDefinition, asOf: Timestamp, request: JourneyGlance.Request,
                        _ body: (JourneyGlance) throws -> Void) throws
 
-    /// `forEachGlance` in at most `parts` shares of the journeys, read at once on threads of
-    /// their own when the source can. `start` is called with a share's number before its
-    /// first glance, and again when the share is read anew (its state must be emptied then);
-    /// `body` gets each glance with its share's number (`0 ..< parts`), from one thread at a
-    /// time for a share.
-    func forEachGlance(flow: String, definition: FlowDefinition, asOf: Timestamp, request: JourneyGlance.Request,
-                       parts: Int, start: @escaping @Sendable (Int) -> Void,
-                       _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws
+    /// Adds what `request` asks of every journey of a flow as of `asOf` into `blank` and
+    /// returns it, as `accumulateFacts` does.
+    func accumulateGlances<A: JourneyAccumulator>(flow: String, definition: FlowDefinition, asOf: Timestamp,
+                                                  request: JourneyGlance.Request, into blank: A) throws -> A
+        where A.Element == JourneyGlance
 }
 
 extension JourneySource {
-    /// One share, read as `forEachFacts` reads.
-    public func forEachFacts(flow: String, definition: FlowDefinition, asOf: Timestamp, parts: Int,
-                             start: @escaping @Sendable (Int) -> Void,
-                             _ body: @escaping @Sendable (Int, JourneyFacts) -> Void) throws -> Bool {
-        start(0)
-        return try forEachFacts(flow: flow, definition: definition, asOf: asOf) { body(0, $0) }
+    /// One pass, added into `blank`.
+    public func accumulateFacts<A: JourneyAccumulator>(flow: String, definition: FlowDefinition, asOf: Timestamp,
+                                                       into blank: A) throws -> A? where A.Element == JourneyFacts {
+        var accumulator = blank
+        guard try forEachFacts(flow: flow, definition: definition, asOf: asOf, { accumulator.add($0) }) else { return nil }
+        return accumulator
     }
 
-    /// One share, read as `forEachGlance` reads.
-    public func forEachGlance(flow: String, definition: FlowDefinition, asOf: Timestamp, request: JourneyGlance.Request,
-                              parts: Int, start: @escaping @Sendable (Int) -> Void,
-                              _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
-        start(0)
-        try forEachGlance(flow: flow, definition: definition, asOf: asOf, request: request) { body(0, $0) }
+    /// One pass, added into `blank`.
+    public func accumulateGlances<A: JourneyAccumulator>(flow: String, definition: FlowDefinition, asOf: Timestamp,
+                                                         request: JourneyGlance.Request, into blank: A) throws -> A
+        where A.Element == JourneyGlance {
+        var accumulator = blank
+        try forEachGlance(flow: flow, definition: definition, asOf: asOf, request: request) { accumulator.add($0) }
+        return accumulator
     }
 }

@@ -14,10 +14,9 @@ extension EventStore: JourneySource {
         try StoreJourneys(store: self).forEachFacts(flow: flow, definition: definition, asOf: asOf, body)
     }
 
-    public func forEachFacts(flow: String, definition: FlowDefinition, asOf: Timestamp, parts: Int,
-                             start: @escaping @Sendable (Int) -> Void,
-                             _ body: @escaping @Sendable (Int, JourneyFacts) -> Void) throws -> Bool {
-        try StoreJourneys(store: self).forEachFacts(flow: flow, definition: definition, asOf: asOf, parts: parts, start: start, body)
+    public func accumulateFacts<A: JourneyAccumulator>(flow: String, definition: FlowDefinition, asOf: Timestamp,
+                                                       into blank: A) throws -> A? where A.Element == JourneyFacts {
+        try StoreJourneys(store: self).accumulateFacts(flow: flow, definition: definition, asOf: asOf, into: blank)
     }
 
     public func forEachJourney(flow: String, definition: FlowDefinition, asOf: Timestamp,
@@ -30,10 +29,10 @@ extension EventStore: JourneySource {
         try StoreJourneys(store: self).forEachGlance(flow: flow, definition: definition, asOf: asOf, request: request, body)
     }
 
-    public func forEachGlance(flow: String, definition: FlowDefinition, asOf: Timestamp, request: JourneyGlance.Request,
-                              parts: Int, start: @escaping @Sendable (Int) -> Void,
-                              _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
-        try StoreJourneys(store: self).forEachGlance(flow: flow, definition: definition, asOf: asOf, request: request,
-                                                     parts: parts, start: start, body)
+    public func accumulateGlances<A: JourneyAccumulator>(flow: String, definition: FlowDefinition, asOf: Timestamp,
+                                                         request: JourneyGlance.Request, into blank: A) throws -> A
+        where A.Element == JourneyGlance {
+        try StoreJourneys(store: self).accumulateGlances(flow: flow, definition: definition, asOf: asOf, request: request,
+                                                         into: blank)
     }
 }

@@ -24,35 +24,34 @@ extension ProjectionStore {
         return true
     }
 
-    /// `forEachFacts` in two shares of the flow's users (by user id), each read on a thread of
-    /// its own with a connection of its own: decoding and counting the facts is most of a
-    /// warm report. `start` is called with a share's number before its first facts, `body`
-    /// with each journey's facts and its share's number. When the shares' transactions saw
-    /// different states of the store (an ingest committed between them), every share is
-    /// started again and the whole flow is read once more, as share 0 (`readShares`).
-    public static func forEachFacts(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp,
-                                    parts: Int, refolds: RefoldProgress? = nil, start: @escaping @Sendable (Int) -> Void,
-                                    _ body: @escaping @Sendable (Int, JourneyFacts) -> Void) throws -> Bool {
-        guard JourneyFacts.supports(definition) else { return false }
+    /// `forEachFacts` added into `blank` (nil when that is false), in `shares` shares of the
+    /// flow's users (two at most, split by user id), each read on a thread of its own with a
+    /// connection of its own: decoding and counting the facts is most of a warm report. When
+    /// the shares' transactions saw different states of the store (an ingest committed between
+    /// them), the whole flow is read once more (`readShares`).
+    public static func accumulateFacts<A: JourneyAccumulator>(flow: String, definition: FlowDefinition, store: EventStore,
+                                                              asOf: Timestamp, shares: Int = Tuning.factShares,
+                                                              refolds: RefoldProgress? = nil, into blank: A) throws -> A?
+        where A.Element == JourneyFacts {
+        guard JourneyFacts.supports(definition) else { return nil }
         let context = FlowContext(definition)
-        guard try refoldStale(flow: flow, context: context, store: store).isEmpty else { return false }
+        guard try refoldStale(flow: flow, context: context, store: store).isEmpty else { return nil }
         let slots = context.slots
-        func readAll(_ db: Database) throws {
+        func readAll(_ db: Database, _ accumulator: inout A) throws {
             try scanFacts(flow: flow, definition: definition, slots: slots, asOf: asOf, users: .all, refolds: refolds, in: db) {
-                body(0, $0)
+                accumulator.add($0)
             }
         }
-        guard parts > 1, let split = try store.writer.read({ db in try factsSplit(flow: flow, in: db) }) else {
-            start(0)
-            try store.writer.read(readAll)
-            return true
+        guard shares > 1, let split = try store.writer.read({ db in try factsSplit(flow: flow, in: db) }) else {
+            var accumulator = blank
+            try store.writer.read { db in try readAll(db, &accumulator) }
+            return accumulator
         }
-        let shares: [FactsUsers] = [.below(split), .from(split)]
-        try readShares(shares.count, store: store, doing: "reading the journeys of \(flow)", start: start, { part, db in
-            try scanFacts(flow: flow, definition: definition, slots: slots, asOf: asOf, users: shares[part], refolds: refolds,
-                          in: db) { body(part, $0) }
+        let users: [FactsUsers] = [.below(split), .from(split)]
+        return try readShares(users.count, into: blank, store: store, doing: "reading the journeys of \(flow)", { part, db, accumulator in
+            try scanFacts(flow: flow, definition: definition, slots: slots, asOf: asOf, users: users[part], refolds: refolds,
+                          in: db) { accumulator.add($0) }
         }, whole: readAll)
-        return true
     }
 
     /// Which users of a flow a facts scan reads: all, or those whose id sorts below or from

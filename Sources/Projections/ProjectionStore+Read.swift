@@ -65,30 +65,28 @@ extension ProjectionStore {
         }
     }
 
-    /// `forEachGlance` in `parts` ranges of the table's rows, each read on a thread of its own
-    /// with a connection of its own (the scan's decoding is most of `funnel explain`): `start`
-    /// is called with a range's number before its first glance, `body` with each glance and
-    /// its range's number. When the ranges' transactions saw different states of the store,
-    /// every range is started again and the whole flow is read once more, as range 0
-    /// (`readShares`).
-    public static func forEachGlance(flow: String, definition: FlowDefinition, store: EventStore, asOf: Timestamp?,
-                                     request: JourneyGlance.Request, parts: Int, refolds: RefoldProgress? = nil,
-                                     start: @escaping @Sendable (Int) -> Void,
-                                     _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
+    /// `forEachGlance` added into `blank`, in `shares` ranges of the table's rows, each read on
+    /// a thread of its own with a connection of its own (the scan's decoding is most of
+    /// `funnel explain`). When the ranges' transactions saw different states of the store, the
+    /// whole flow is read once more (`readShares`).
+    public static func accumulateGlances<A: JourneyAccumulator>(flow: String, definition: FlowDefinition, store: EventStore,
+                                                                asOf: Timestamp?, request: JourneyGlance.Request,
+                                                                shares: Int = Tuning.glanceShares, refolds: RefoldProgress? = nil,
+                                                                into blank: A) throws -> A where A.Element == JourneyGlance {
         let context = FlowContext(definition)
         let stale = try refoldStale(flow: flow, context: context, store: store)
         let (low, high) = try store.writer.read { db -> (Int64, Int64) in
             let row = try Row.fetchOne(db, sql: "SELECT coalesce(min(rowid), 0), coalesce(max(rowid), 0) FROM journeys")
             return (row?[0] ?? 0, row?[1] ?? 0)
         }
-        let count = Int64(max(1, min(parts, Int(high - low) + 1)))
+        let count = Int64(max(1, min(shares, Int(high - low) + 1)))
         let bounds = (0...count).map { low + (high - low + 1) * $0 / count }
-        try readShares(Int(count), store: store, doing: "reading the journeys of \(flow)", start: start, { part, db in
+        return try readShares(Int(count), into: blank, store: store, doing: "reading the journeys of \(flow)", { part, db, accumulator in
             try scanGlances(flow: flow, context: context, asOf: asOf, request: request,
-                            rows: bounds[part]..<bounds[part + 1], stale: stale, refolds: refolds, in: db) { body(part, $0) }
-        }, whole: { db in
+                            rows: bounds[part]..<bounds[part + 1], stale: stale, refolds: refolds, in: db) { accumulator.add($0) }
+        }, whole: { db, accumulator in
             try scanGlances(flow: flow, context: context, asOf: asOf, request: request, rows: nil, stale: stale, refolds: refolds,
-                            in: db) { body(0, $0) }
+                            in: db) { accumulator.add($0) }
         })
     }
 

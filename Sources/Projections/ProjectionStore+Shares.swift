@@ -7,23 +7,23 @@ import Journeys
 
 extension ProjectionStore {
     /// Reads `count` shares at once, each on a thread of its own in a read transaction of its
-    /// own: `start(part)` and then `read(part, db)`. Each transaction first reads the store's
-    /// state (`state`: the log's last seq and the journeys' watermark); when the shares saw
-    /// different states (an ingest committed between their transactions), every share is
-    /// started again and `whole` reads everything in one transaction, as share 0. The first
-    /// error met is thrown once all shares are done.
-    static func readShares(_ count: Int, store: EventStore, doing: String,
-                           state: @escaping @Sendable (Int, Database) throws -> [Int64] = { _, db in try storeState(in: db) },
-                           start: @escaping @Sendable (Int) -> Void,
-                           _ read: @escaping @Sendable (Int, Database) throws -> Void,
-                           whole: (Database) throws -> Void) throws {
-        let states = try Array(0..<count).parallelMap(workers: count) { part throws(StoreError) -> [Int64] in
+    /// own, added by `read(part, db, &accumulator)` into a copy of `blank`, and merges the later
+    /// shares into the first, in share order. Each transaction first reads the store's state (`state`: the log's last
+    /// seq and the journeys' watermark); when the shares saw different states (an ingest
+    /// committed between their transactions), what they read is dropped and `whole` reads
+    /// everything into `blank` in one transaction. The first error met is thrown once all
+    /// shares are done.
+    static func readShares<A: JourneyAccumulator>(_ count: Int, into blank: A, store: EventStore, doing: String,
+                                                  state: @Sendable (Int, Database) throws -> [Int64] = { _, db in try storeState(in: db) },
+                                                  _ read: @Sendable (Int, Database, inout A) throws -> Void,
+                                                  whole: (Database, inout A) throws -> Void) throws -> A {
+        let shares = try Array(0..<count).parallelMap(workers: count) { part throws(StoreError) -> (state: [Int64], read: A) in
             do {
-                return try store.writer.read { db -> [Int64] in
+                return try store.writer.read { db in
                     let state = try state(part, db)
-                    start(part)
-                    try read(part, db)
-                    return state
+                    var accumulator = blank
+                    try read(part, db, &accumulator)
+                    return (state, accumulator)
                 }
             } catch let e as StoreError {
                 throw e
@@ -31,10 +31,13 @@ extension ProjectionStore {
                 throw StoreError(doing: doing, reason: "\(error)")
             }
         }
-        let seen = Set(states)
-        guard seen.count > 1 else { return }
-        for part in 0..<count { start(part) }
-        try store.writer.read { db in try whole(db) }
+        guard Set(shares.map(\.state)).count <= 1, var accumulator = shares.first?.read else {
+            var accumulator = blank
+            try store.writer.read { db in try whole(db, &accumulator) }
+            return accumulator
+        }
+        for share in shares.dropFirst() { accumulator.merge(share.read) }
+        return accumulator
     }
 
     /// What changes with every commit that adds events or journeys: the log's last seq and

@@ -23,11 +23,11 @@ public struct StoreJourneys: JourneySource {
         try ProjectionStore.forEachFacts(flow: flow, definition: definition, store: store, asOf: asOf, refolds: refolds, body)
     }
 
-    public func forEachFacts(flow: String, definition: FlowDefinition, asOf: Timestamp, parts: Int,
-                             start: @escaping @Sendable (Int) -> Void,
-                             _ body: @escaping @Sendable (Int, JourneyFacts) -> Void) throws -> Bool {
-        try ProjectionStore.forEachFacts(flow: flow, definition: definition, store: store, asOf: asOf, parts: parts,
-                                         refolds: refolds, start: start, body)
+    /// Read in `Tuning.factShares` shares at once (`ProjectionStore.accumulateFacts`).
+    public func accumulateFacts<A: JourneyAccumulator>(flow: String, definition: FlowDefinition, asOf: Timestamp,
+                                                       into blank: A) throws -> A? where A.Element == JourneyFacts {
+        try ProjectionStore.accumulateFacts(flow: flow, definition: definition, store: store, asOf: asOf, refolds: refolds,
+                                            into: blank)
     }
 
     public func forEachJourney(flow: String, definition: FlowDefinition, asOf: Timestamp,
@@ -41,10 +41,11 @@ public struct StoreJourneys: JourneySource {
                                           refolds: refolds, body)
     }
 
-    public func forEachGlance(flow: String, definition: FlowDefinition, asOf: Timestamp, request: JourneyGlance.Request,
-                              parts: Int, start: @escaping @Sendable (Int) -> Void,
-                              _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
-        try ProjectionStore.forEachGlance(flow: flow, definition: definition, store: store, asOf: asOf, request: request,
-                                          parts: parts, refolds: refolds, start: start, body)
+    /// Read in `Tuning.glanceShares` shares at once (`ProjectionStore.accumulateGlances`).
+    public func accumulateGlances<A: JourneyAccumulator>(flow: String, definition: FlowDefinition, asOf: Timestamp,
+                                                         request: JourneyGlance.Request, into blank: A) throws -> A
+        where A.Element == JourneyGlance {
+        try ProjectionStore.accumulateGlances(flow: flow, definition: definition, store: store, asOf: asOf, request: request,
+                                              refolds: refolds, into: blank)
     }
 }

@@ -1,3 +1,5 @@
+import Workers
+
 /// Projections' tuning constants (the SQLite journeys projection), in one place: each bounds
 /// memory while journeys are folded or trades it for speed. Figures behind them are in
 /// docs/performance.md.
@@ -16,4 +18,12 @@ enum Tuning {
     /// Folded chunks that wait for the writing thread before the fold beside it waits: encoded
     /// rows do not pile up.
     static let waitingFoldChunks = 2
+    /// Shares of a flow's journey facts a report reads at once, each on a thread of its own
+    /// (one a worker; the users split in two at most): decoding and counting the facts is
+    /// most of a warm report.
+    @usableFromInline static var factShares: Int { min(2, WorkerCount.machine) }
+    /// Shares of the journeys `funnel explain` (and the HTML report's drivers) reads at once,
+    /// each on a thread of its own (one a worker): decoding every journey's glance is most of
+    /// its time.
+    @usableFromInline static var glanceShares: Int { WorkerCount.machine }
 }

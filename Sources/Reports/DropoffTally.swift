@@ -251,39 +251,40 @@ public struct DropoffTally: Sendable {
 }
 
 extension DropoffTally {
-    /// How the journeys' glances come: what a request asks of every journey of the flow, in
-    /// at most the shares asked for, each share started (its tallies emptied) before its first
-    /// glance and again when it is read anew, each glance with its share's number.
-    public typealias GlanceShares = (JourneyGlance.Request, _ parts: Int, _ start: @escaping @Sendable (Int) -> Void,
-                                     _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws -> Void
+    /// How the journeys' glances come: what a request asks of every journey of the flow,
+    /// added into the blank tallies given, which come back.
+    public typealias Glances = (JourneyGlance.Request, _ blank: Tallies) throws -> Tallies
 
-    /// One tally per scope, filled in one pass over the journeys (`forEachGlance`), each share
-    /// counted apart and added up after, in share order.
-    public static func tallies(_ scopes: [DropoffScope], definition: FlowDefinition, query: ReportQuery,
-                               forEachGlance: GlanceShares) rethrows -> [DropoffTally] {
-        let request = request(for: scopes, query: query)
-        let start = scopes.indices.map {
-            DropoffTally(definition: definition, query: query, scope: scopes[$0], request: request, stepIndex: $0)
+    /// One tally per scope, filled together: a source may add shares of the journeys into
+    /// copies apart and merge them, in share order.
+    public struct Tallies: JourneyAccumulator {
+        public var tallies: [DropoffTally]
+
+        public mutating func add(_ g: JourneyGlance) {
+            for i in tallies.indices { tallies[i].add(g) }
         }
-        guard !start.isEmpty else { return [] }
-        let shares = PartStates(repeating: start, count: Tuning.glanceShares)
-        try forEachGlance(request, shares.count, { part in shares.update(part) { $0 = start } }) { part, g in
-            shares.update(part) { tallies in
-                for i in tallies.indices { tallies[i].add(g) }
-            }
-        }
-        return shares.combined { tallies, share in
-            for i in tallies.indices { tallies[i].merge(share[i]) }
+
+        public mutating func merge(_ later: Tallies) {
+            for i in tallies.indices { tallies[i].merge(later.tallies[i]) }
         }
     }
 
-    /// The glances of every journey of the flow in the source as of the query's as-of, in at
-    /// most `parts` shares read at once.
-    static func forEachGlance(_ definition: FlowDefinition, _ query: ReportQuery, _ source: any JourneySource,
-                              _ request: JourneyGlance.Request, _ parts: Int, _ start: @escaping @Sendable (Int) -> Void,
-                              _ body: @escaping @Sendable (Int, JourneyGlance) -> Void) throws {
-        try source.forEachGlance(flow: definition.id, definition: definition, asOf: query.asOf, request: request, parts: parts,
-                                 start: start, body)
+    /// One tally per scope, filled in one pass over the journeys (`glances`).
+    public static func tallies(_ scopes: [DropoffScope], definition: FlowDefinition, query: ReportQuery,
+                               glances: Glances) rethrows -> [DropoffTally] {
+        let request = request(for: scopes, query: query)
+        let blank = scopes.indices.map {
+            DropoffTally(definition: definition, query: query, scope: scopes[$0], request: request, stepIndex: $0)
+        }
+        guard !blank.isEmpty else { return [] }
+        return try glances(request, Tallies(tallies: blank)).tallies
+    }
+
+    /// The glances of every journey of the flow in the source as of the query's as-of.
+    static func glances(_ definition: FlowDefinition, _ query: ReportQuery, _ source: any JourneySource) -> Glances {
+        { request, blank in
+            try source.accumulateGlances(flow: definition.id, definition: definition, asOf: query.asOf, request: request, into: blank)
+        }
     }
 
     /// The explanation, with the last events on the step of the users who dropped there

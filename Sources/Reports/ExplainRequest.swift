@@ -30,7 +30,7 @@ public struct ExplainRequest: Sendable {
         let (definition, query) = try selection.resolve(in: source, definitions: definitions, now: now)
         let scope = try DropoffScope(step: step, lane: lane, definition: definition)
         let tallies = try DropoffTally.tallies([scope], definition: definition, query: query,
-                                               forEachGlance: { try DropoffTally.forEachGlance(definition, query, source, $0, $1, $2, $3) })
+                                               glances: DropoffTally.glances(definition, query, source))
         guard let tally = tallies.first else { throw RequestError("nothing to explain") }
         if let nobody = tally.nobodyEligible { throw nobody }
         return try tally.explanation { try source.log.lastEvents(onStep: scope.step, flow: definition.id, of: $0, notAfter: query.asOf) }
@@ -46,7 +46,7 @@ extension ReportRequest {
         request.flow = flow ?? report.flow
         let (definition, query) = try request.resolve(in: source, definitions: definitions, now: now)
         return try DropoffExplanation.explanations(of: report, definition: definition, query: query, limit: limit,
-                                                   forEachGlance: { try DropoffTally.forEachGlance(definition, query, source, $0, $1, $2, $3) },
+                                                   glances: DropoffTally.glances(definition, query, source),
                                                    lastEvents: { step, dropped in
                                                        try source.log.lastEvents(onStep: step, flow: definition.id, of: dropped, notAfter: query.asOf)
                                                    })

@@ -4,7 +4,9 @@ import Journeys
 /// Builds a report from journeys fed one at a time: memory holds counters (and the time
 /// figures percentiles need), never the journeys, so a report over any number of users
 /// streams from the store. `ReportBuilder.report` is this over an array.
-public struct ReportAccumulator: Sendable {
+public struct ReportAccumulator: JourneyAccumulator {
+    public typealias Element = JourneyFacts
+
     let builder: ReportBuilder
     let query: ReportQuery
     let layout: Layout
@@ -108,7 +110,7 @@ public struct ReportAccumulator: Sendable {
 
     /// Adds the counts of another share of the same query's journeys, read after this
     /// one's: the same figures as one accumulator that had counted both in that order.
-    mutating func merge(_ other: ReportAccumulator) {
+    public mutating func merge(_ other: ReportAccumulator) {
         all.merge(other.all)
         for key in other.seen {
             guard let figures = other.groups[key] else { continue }

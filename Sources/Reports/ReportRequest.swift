@@ -260,16 +260,11 @@ public struct ReportRequest: Sendable {
         let (definition, query) = try resolve(in: source, definitions: definitions, now: now)
         // Streams the journeys into the counters: memory does not grow with the users.
         var accumulator = ReportAccumulator(builder: ReportBuilder(definition: definition), query: query)
-        // The precomputed facts answer most queries; ad hoc filters read whole journeys.
-        // Read in shares at once, each counted apart and added up after, in share order.
-        if accumulator.acceptsFacts {
-            let blank = accumulator
-            let shares = PartStates(repeating: blank, count: Tuning.factShares)
-            if try source.forEachFacts(flow: definition.id, definition: definition, asOf: query.asOf, parts: shares.count,
-                                       start: { part in shares.update(part) { $0 = blank } },
-                                       { part, facts in shares.update(part) { $0.add(facts) } }) {
-                return shares.combined { $0.merge($1) }.report()
-            }
+        // The precomputed facts answer most queries (the source may count shares of them
+        // apart and add them up); ad hoc filters read whole journeys.
+        if accumulator.acceptsFacts,
+           let counted = try source.accumulateFacts(flow: definition.id, definition: definition, asOf: query.asOf, into: accumulator) {
+            return counted.report()
         }
         try source.forEachJourney(flow: definition.id, definition: definition, asOf: query.asOf) { accumulator.add($0) }
         return accumulator.report()

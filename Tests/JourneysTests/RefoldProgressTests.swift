@@ -30,11 +30,8 @@ final class RefoldProgressTests: XCTestCase {
             return out.sorted { $0.lexicographicallyPrecedes($1) }
         }),
         ("facts in shares", { source, d, asOf in
-            let out = PartStates(repeating: [[UInt8]](), count: 2)
-            XCTAssertTrue(try source.forEachFacts(flow: d.id, definition: d, asOf: asOf, parts: 2,
-                                                  start: { part in out.update(part) { $0 = [] } },
-                                                  { part, f in out.update(part) { $0.append(f.binary()) } }))
-            return out.all.flatMap { $0 }.sorted { $0.lexicographicallyPrecedes($1) }
+            let out = try XCTUnwrap(try source.accumulateFacts(flow: d.id, definition: d, asOf: asOf, into: CollectedShares<JourneyFacts>()))
+            return out.all.map { $0.binary() }.sorted { $0.lexicographicallyPrecedes($1) }
         }),
         ("journeys", { source, d, asOf in
             var out: [Journey] = []
@@ -43,11 +40,9 @@ final class RefoldProgressTests: XCTestCase {
         }),
         ("glances in shares", { source, d, asOf in
             let request = JourneyGlance.Request(steps: d.orderedStepIDs, keys: d.collectedKeys.sorted())
-            let out = PartStates(repeating: [JourneyGlance](), count: 2)
-            try source.forEachGlance(flow: d.id, definition: d, asOf: asOf, request: request, parts: 2,
-                                     start: { part in out.update(part) { $0 = [] } },
-                                     { part, g in out.update(part) { $0.append(g) } })
-            return out.all.flatMap { $0 }.sorted { $0.userID < $1.userID }
+            let out = try source.accumulateGlances(flow: d.id, definition: d, asOf: asOf, request: request,
+                                                   into: CollectedShares<JourneyGlance>())
+            return out.all.sorted { $0.userID < $1.userID }
         }),
     ] }
 

@@ -22,17 +22,15 @@ final class ProjectionStoreFactsTests: XCTestCase {
                 var single: [JourneyFacts] = []
                 XCTAssertTrue(try ProjectionStore.forEachFacts(flow: definition.id, definition: definition, store: store,
                                                                asOf: asOf) { single.append($0) })
-                let shares = PartStates(repeating: (starts: 0, facts: [JourneyFacts]()), count: 2)
-                XCTAssertTrue(try ProjectionStore.forEachFacts(flow: definition.id, definition: definition, store: store,
-                                                               asOf: asOf, parts: 2,
-                                                               start: { part in shares.update(part) { $0.starts += 1; $0.facts = [] } },
-                                                               { part, f in shares.update(part) { $0.facts.append(f) } }))
-                let all = shares.all
-                XCTAssertEqual(all.map(\.starts), [1, 1], definition.id)
+                let read = try XCTUnwrap(try ProjectionStore.accumulateFacts(flow: definition.id, definition: definition, store: store,
+                                                                             asOf: asOf, shares: 2, into: CollectedShares<JourneyFacts>()))
+                // Two shares, each read once and kept.
+                let all = read.shares
+                XCTAssertEqual(all.count, 2, definition.id)
                 // Compared as stored bytes: a step not reached has NaN seconds, never equal to itself.
-                XCTAssertEqual(all.flatMap(\.facts).map { $0.binary() }, single.map { $0.binary() }, "\(definition.id) as of \(asOf)")
-                XCTAssertFalse(all[0].facts.isEmpty, definition.id)
-                XCTAssertFalse(all[1].facts.isEmpty, definition.id)
+                XCTAssertEqual(read.all.map { $0.binary() }, single.map { $0.binary() }, "\(definition.id) as of \(asOf)")
+                XCTAssertFalse(all[0].isEmpty, definition.id)
+                XCTAssertFalse(all[1].isEmpty, definition.id)
                 if asOf != latest { refolded += single.count }
                 compared += single.count
             }

@@ -5,37 +5,49 @@ import FunnelModel
 import Flows
 @testable import Projections
 @testable import Journeys
+import Workers
 
-/// Shares read at once are kept when they saw one state of the store; otherwise every share
-/// is started again and everything is read in one pass.
+/// Shares read at once are kept when they saw one state of the store; otherwise what they
+/// read is dropped and everything is read in one pass.
 final class ProjectionStoreSharesTests: XCTestCase {
     func testSharesAgreeOnlyWhenTheySawOneState() throws {
         let store = try ingest([repositoryRoot.appendingPathComponent("sample-data/glp1").path], into: temporaryStorePath())
         let state = try store.writer.read { try ProjectionStore.storeState(in: $0) }
         XCTAssertGreaterThan(state[0], 1_000, "the log's last seq")
         XCTAssertEqual(state[1], state[0], "the watermark after a whole ingest")
-        // Shares that saw one state: each started and read once, nothing read whole.
-        let reads = PartStates(repeating: (starts: 0, reads: 0), count: 3)
+        // Shares that saw one state: each read once from the blank and kept, in share order,
+        // nothing read whole.
+        let reads = Locked([0, 0, 0])
         var wholeReads = 0
-        try ProjectionStore.readShares(3, store: store, doing: "testing", start: { part in reads.update(part) { $0.starts += 1 } },
-                                       { part, _ in reads.update(part) { $0.reads += 1 } }, whole: { _ in wholeReads += 1 })
-        XCTAssertEqual(reads.all.map(\.starts), [1, 1, 1])
-        XCTAssertEqual(reads.all.map(\.reads), [1, 1, 1])
+        let kept = try ProjectionStore.readShares(3, into: CollectedShares<Int>(), store: store, doing: "testing", { part, _, read in
+            reads.withLock { $0[part] += 1 }
+            read.add(part)
+        }, whole: { _, read in
+            wholeReads += 1
+            read.add(-1)
+        })
+        XCTAssertEqual(kept.shares, [[0], [1], [2]])
+        XCTAssertEqual(reads.withLock { $0 }, [1, 1, 1])
         XCTAssertEqual(wholeReads, 0)
         // A share that saw another state (as after an ingest committed between the shares):
-        // every share is started again and everything is read in one pass.
-        let again = PartStates(repeating: (starts: 0, reads: 0), count: 2)
-        try ProjectionStore.readShares(2, store: store, doing: "testing",
-                                       state: { part, db in try ProjectionStore.storeState(in: db) + [Int64(part)] },
-                                       start: { part in again.update(part) { $0.starts += 1 } },
-                                       { part, _ in again.update(part) { $0.reads += 1 } }, whole: { _ in wholeReads += 1 })
-        XCTAssertEqual(again.all.map(\.starts), [2, 2])
-        XCTAssertEqual(again.all.map(\.reads), [1, 1])
+        // what the shares read is dropped and everything is read in one pass, from the blank.
+        let again = Locked([0, 0])
+        let whole = try ProjectionStore.readShares(2, into: CollectedShares<Int>(), store: store, doing: "testing",
+                                                   state: { part, db in try ProjectionStore.storeState(in: db) + [Int64(part)] },
+                                                   { part, _, read in
+                                                       again.withLock { $0[part] += 1 }
+                                                       read.add(part)
+                                                   }, whole: { _, read in
+                                                       wholeReads += 1
+                                                       read.add(-1)
+                                                   })
+        XCTAssertEqual(whole.shares, [[-1]])
+        XCTAssertEqual(again.withLock { $0 }, [1, 1])
         XCTAssertEqual(wholeReads, 1)
         // An error in one share is thrown once both are done.
-        XCTAssertThrowsError(try ProjectionStore.readShares(2, store: store, doing: "testing", start: { _ in }, { part, _ in
+        XCTAssertThrowsError(try ProjectionStore.readShares(2, into: CollectedShares<Int>(), store: store, doing: "testing", { part, _, _ in
             if part == 1 { throw JourneyDecodingError(offset: 7, reason: "a test") }
-        }, whole: { _ in XCTFail("read whole after an error") })) { error in
+        }, whole: { _, _ in XCTFail("read whole after an error") })) { error in
             XCTAssertEqual("\(error)", "store: while testing: journey bytes do not decode at offset 7: a test")
         }
     }

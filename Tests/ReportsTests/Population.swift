@@ -136,10 +136,13 @@ struct Population {
         let journeys = all.compactMap { JourneyFold.journey(of: $0, definition: definition) }
         let asOf = self.asOf
         return try DropoffExplanation.explanations(of: report, definition: definition, query: ReportQuery(asOf: asOf), limit: 3,
-                                                   forEachGlance: { request, parts, start, body in
-            // The journeys in as many shares as asked for, as a store reads them on threads.
-            for part in 0..<parts { start(part) }
-            for (k, j) in journeys.enumerated() { body(k * parts / max(journeys.count, 1), JourneyGlance(j, request: request)) }
+                                                   glances: { request, blank in
+            // The journeys in three shares, each added into a copy of the blank and merged in
+            // share order, as a store reads them on threads.
+            let parts = 3
+            var shares = Array(repeating: blank, count: parts)
+            for (k, j) in journeys.enumerated() { shares[k * parts / max(journeys.count, 1)].add(JourneyGlance(j, request: request)) }
+            return shares.dropFirst().reduce(into: shares[0]) { $0.merge($1) }
         },
                                                    lastEvents: { step, dropped in
             var last: [String: RecordedEvent] = [:]

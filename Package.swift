@@ -67,7 +67,7 @@ let package = Package(
         ], swiftSettings: hotPath),
         // The journeys' report facts kept beside a ClickHouse log, on each shard.
         .target(name: "ClickHouseProjections", dependencies: ["FunnelModel", "Workers", "LineParsing", "StoreCore", "Journeys", "ClickHouseStore"]),
-        .target(name: "Reports", dependencies: ["FunnelModel", "EventLog", "Workers", "StoreCore", "Journeys"]),
+        .target(name: "Reports", dependencies: ["FunnelModel", "EventLog", "StoreCore", "Journeys"]),
         .executableTarget(name: "funnel", dependencies: [
             "FunnelModel", "EventLog", "Flows", "Simulator", "StoreCore", "EventStore", "Journeys", "Projections", "Reports",
             "ClickHouseStore", "ClickHouseProjections",

@@ -36,7 +36,7 @@ extension ProjectionStore {
     /// What folding and encoding each plan of `work` gives, in plan order, worked out on
     /// `most` workers (one for a small chunk).
     static func foldAll(_ work: FoldWork, workers most: Int = WorkerCount.machine) -> [FoldOutcome] {
-        let workers = work.plans.count >= Tuning.plansForTwoWorkers ? most : 1
+        let workers = work.plans.count >= Tuning.plansForMoreWorkers ? most : 1
         return Array(work.plans.indices).parallelMap(workers: workers) { i in fold(work, i) }
     }
 

@@ -13,8 +13,8 @@ enum Tuning {
     static let foldChunk = 1_024
     /// Bytes of lines read back from the log that end a chunk early.
     static let logBytesPerChunk = 4 << 20
-    /// Fewer plans than this are folded on one core.
-    static let plansForTwoWorkers = 64
+    /// Fewer plans than this are folded on one core; more on every worker.
+    static let plansForMoreWorkers = 64
     /// Folded chunks that wait for the writing thread before the fold beside it waits: encoded
     /// rows do not pile up.
     static let waitingFoldChunks = 2

@@ -6,17 +6,17 @@ import EventStore
 import Flows
 @testable import Projections
 import Journeys
+import Workers
 
 /// A read as of the past tells how many journeys it folds again from the log: counted before
 /// they are folded, then one by one, monotone, ending at the total, which is the number of
 /// journeys with events after as-of; the figures are those of a read told nothing.
 final class RefoldProgressTests: XCTestCase {
     /// The (done, total) pairs a progress was told, from any thread.
-    final class Told: @unchecked Sendable {
-        private let lock = NSLock()
-        private var pairs: [(done: Int, total: Int)] = []
-        func add(_ done: Int, _ total: Int) { lock.withLock { pairs.append((done, total)) } }
-        var all: [(done: Int, total: Int)] { lock.withLock { pairs } }
+    final class Told: Sendable {
+        private let pairs = Locked([(done: Int, total: Int)]())
+        func add(_ done: Int, _ total: Int) { pairs.withLock { $0.append((done, total)) } }
+        var all: [(done: Int, total: Int)] { pairs.withLock { $0 } }
     }
 
     /// One kind of read, its answer sorted (the order is the source's): facts as their bytes

@@ -98,18 +98,23 @@ extension PathsReport {
             out += Format.pad(e.step, 30) + Format.pad(String(e.users), 8, right: true) + Format.pad(String(e.completed), 11, right: true)
                 + Format.pad(String(e.inProgress), 13, right: true) + Format.pad(String(e.abandoned), 11, right: true) + "\n"
         }
-        let abandoned = exits.filter { $0.abandoned > 0 }
-        guard !abandoned.isEmpty else { return out }
+        // Users whose last event was the view itself did nothing after it: one line for all.
+        let onTheView = exits.filter { $0.abandoned > 0 && $0.abandonedLastEvents.allSatisfy(\.isTheView) }
+        let acted = exits.filter { $0.abandoned > 0 && !$0.abandonedLastEvents.allSatisfy(\.isTheView) }
+        guard !acted.isEmpty || !onTheView.isEmpty else { return out }
         out += "\nwhat the abandoned users did last, by the step they last viewed\n"
-        for e in abandoned {
+        for e in acted {
             out += "  " + TerminalText.fit(e.step, width: 60) + " · \(e.abandoned) abandoned\n"
             for last in e.abandonedLastEvents.prefix(Self.textLastEvents) {
-                out += "    " + Format.pad(last.text, 56) + Format.pad(String(last.users), 8, right: true)
-                    + Format.pad(Format.percent(last.share), 8, right: true) + "\n"
+                out += "    " + Format.pad(last.isTheView ? "(nothing after the view)" : last.text, 56)
+                    + Format.pad(String(last.users), 8, right: true) + Format.pad(Format.percent(last.share), 8, right: true) + "\n"
             }
             if e.abandonedLastEvents.count > Self.textLastEvents {
                 out += "    … \(e.abandonedLastEvents.count - Self.textLastEvents) more (all in --format json)\n"
             }
+        }
+        if !onTheView.isEmpty {
+            out += Format.wrapped("nothing after the view: " + onTheView.map { "\($0.step) \($0.abandoned)" }.joined(separator: ", "), indent: 2)
         }
         return out
     }
@@ -143,4 +148,9 @@ extension PathsReport {
         }
         return out
     }
+}
+
+extension DropoffExplanation.LastEvent {
+    /// Whether this last event is the step view itself: the user did nothing after it.
+    var isTheView: Bool { event == "step_viewed" && properties.isEmpty }
 }

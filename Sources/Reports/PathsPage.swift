@@ -40,7 +40,7 @@ struct PathsPage {
         var out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         out += "<meta name=\"generator\" content=\"funnel\">\n"
-        out += "<title>\(HTML.escape("\(r.flowTitle) paths · as of \(r.asOf)"))</title>\n"
+        out += "<title>\(HTML.escape("\(r.selection.flowTitle) paths · as of \(r.selection.asOf)"))</title>\n"
         out += "<style>\n\(HTMLPage.css)\(Self.extraCSS)</style>\n</head>\n<body>\n<main>\n"
         out += header() + kpis() + diagram() + movesTable() + exitsTable() + returnsTable() + timeBetween()
         out += "<footer>\n<p class=\"provenance\">Made by</p>\n<pre class=\"command\">\(HTML.escape(command))</pre>\n"
@@ -49,7 +49,7 @@ struct PathsPage {
     }
 
     func header() -> String {
-        let r = report
+        let r = report.selection
         var out = "<header class=\"top\">\n<p class=\"eyebrow\">Onboarding paths · flow <code>\(HTML.escape(r.flow))</code></p>\n"
         out += "<h1>\(HTML.escape(r.flowTitle))</h1>\n<ul class=\"scope\">\n"
         out += "<li><span>cohort</span> \(r.cohort.map { "<b>\(HTML.escape($0))</b>" } ?? "all started users")</li>\n"
@@ -93,7 +93,7 @@ struct PathsPage {
         out += "(left); <span class=\"key\"><i class=\"sw back\"></i>back</span> <span class=\"key\"><i class=\"sw off_path\"></i>off path</span> (right)."
         if r.transitions.count > drawn.count { out += " The \(drawn.count) moves with the most users are drawn; every move is in the table below." }
         out += "</p>\n<svg class=\"paths\" viewBox=\"0 0 \(HTML.num(Self.width)) \(HTML.num(height))\" role=\"img\" "
-        out += "aria-label=\"moves between the steps of \(HTML.escape(r.flow))\">\n"
+        out += "aria-label=\"moves between the steps of \(HTML.escape(r.selection.flow))\">\n"
         for m in drawn.reversed() {
             guard let a = row[m.from], let b = row[m.to] else { continue }
             let ya = y(a), yb = y(b)
@@ -120,65 +120,75 @@ struct PathsPage {
     /// The vertical centre of the `i`th step's box.
     func y(_ i: Int) -> Double { Self.top + (Double(i) + 0.5) * Self.rowHeight }
 
-    func movesTable() -> String {
-        let r = report
-        guard !r.transitions.isEmpty else { return "" }
-        var out = "<section class=\"card tables\" aria-labelledby=\"moves-h\">\n<h2 id=\"moves-h\">Moves</h2>\n"
-        out += "<p class=\"hint\">Moves off the expected path first, most users first; then every move by the step left.</p>\n"
-        out += "<div class=\"scroll\"><table>\n<thead><tr><th>from</th><th>to</th><th>kind</th><th class=\"n\">users</th>"
-        out += "<th class=\"n\">moves</th><th class=\"n\">share of those who moved on</th></tr></thead>\n<tbody>\n"
-        for m in r.findings + r.transitions.filter({ $0.kind == .forward }) {
-            let on = r.movedOn(m.from)
-            out += "<tr\(m.kind == .forward ? "" : " class=\"top\"")><td><code>\(HTML.escape(m.from))</code></td>"
-            out += "<td><code>\(HTML.escape(m.to))</code></td><td>\(m.kind.rawValue)</td><td class=\"n\">\(HTML.count(m.users))</td>"
-            out += "<td class=\"n\">\(HTML.count(m.moves))</td><td class=\"n\">\(Format.percent(on == 0 ? nil : Double(m.users) / Double(on)))</td></tr>\n"
-        }
-        return out + "</tbody></table></div>\n</section>\n"
-    }
-
-    func exitsTable() -> String {
-        let r = report
-        guard !r.exits.isEmpty else { return "" }
-        var out = "<section class=\"card tables\" aria-labelledby=\"exits-h\">\n<h2 id=\"exits-h\">Where users last viewed a step</h2>\n"
-        out += "<div class=\"scroll\"><table>\n<thead><tr><th>step</th><th class=\"n\">users</th><th class=\"n\">completed</th>"
-        out += "<th class=\"n\">in progress</th><th class=\"n\">abandoned</th><th>what the abandoned did last</th></tr></thead>\n<tbody>\n"
-        for e in r.exits {
-            let last = e.abandonedLastEvents.prefix(3).map { "<code>\(HTML.escape($0.text))</code> \(Format.percent($0.share))" }
-            out += "<tr><td><code>\(HTML.escape(e.step))</code></td><td class=\"n\">\(HTML.count(e.users))</td>"
-            out += "<td class=\"n\">\(HTML.count(e.completed))</td><td class=\"n\">\(HTML.count(e.inProgress))</td>"
-            out += "<td class=\"n\">\(HTML.count(e.abandoned))</td><td>\(last.joined(separator: "<br>"))</td></tr>\n"
-        }
-        return out + "</tbody></table></div>\n</section>\n"
-    }
-
-    func returnsTable() -> String {
-        let r = report
-        var out = "<section class=\"card tables\" aria-labelledby=\"returns-h\">\n<h2 id=\"returns-h\">Returns</h2>\n"
-        out += "<p class=\"hint\">Users who left for more than the idle window and then viewed a step again, by the step they left.</p>\n"
-        guard !r.returns.isEmpty else { return out + "<p class=\"empty\">Nobody came back after the idle window.</p>\n</section>\n" }
-        out += "<div class=\"scroll\"><table>\n<thead><tr><th>step left</th><th class=\"n\">users</th><th class=\"n\">returns</th>"
-        for k in PathsReport.ReturnKind.allCases { out += "<th class=\"n\">\(k.rawValue.replacingOccurrences(of: "_", with: " "))</th>" }
+    /// A card with a heading, a hint and a table: `headers` with whether the column holds
+    /// numbers (right-aligned), each row's cells as HTML and whether it is marked.
+    func tableCard(id: String, title: String, hint: String?, headers: [(String, Bool)],
+                   rows: [(cells: [String], marked: Bool)]) -> String {
+        var out = "<section class=\"card tables\" aria-labelledby=\"\(id)-h\">\n<h2 id=\"\(id)-h\">\(title)</h2>\n"
+        if let hint { out += "<p class=\"hint\">\(hint)</p>\n" }
+        out += "<div class=\"scroll\"><table>\n<thead><tr>"
+        for (name, number) in headers { out += number ? "<th class=\"n\">\(name)</th>" : "<th>\(name)</th>" }
         out += "</tr></thead>\n<tbody>\n"
-        for ret in r.returns {
-            out += "<tr><td><code>\(HTML.escape(ret.step))</code></td><td class=\"n\">\(HTML.count(ret.users))</td><td class=\"n\">\(HTML.count(ret.returns))</td>"
-            for k in PathsReport.ReturnKind.allCases { out += "<td class=\"n\">\(HTML.count(ret.cameBack[k.rawValue] ?? 0))</td>" }
+        for row in rows {
+            out += row.marked ? "<tr class=\"top\">" : "<tr>"
+            for (cell, (_, number)) in zip(row.cells, headers) { out += number ? "<td class=\"n\">\(cell)</td>" : "<td>\(cell)</td>" }
             out += "</tr>\n"
         }
         return out + "</tbody></table></div>\n</section>\n"
     }
 
+    /// A name from the data, as code.
+    func code(_ name: String) -> String { "<code>\(HTML.escape(name))</code>" }
+
+    func movesTable() -> String {
+        let r = report
+        guard !r.transitions.isEmpty else { return "" }
+        let rows = (r.findings + r.transitions.filter { $0.kind == .forward }).map { m in
+            let on = r.movedOn(m.from)
+            return (cells: [code(m.from), code(m.to), m.kind.rawValue, HTML.count(m.users), HTML.count(m.moves),
+                            Format.percent(on == 0 ? nil : Double(m.users) / Double(on))], marked: m.kind != .forward)
+        }
+        return tableCard(id: "moves", title: "Moves", hint: "Moves off the expected path first, most users first; then every move by the step left.",
+                         headers: [("from", false), ("to", false), ("kind", false), ("users", true), ("moves", true),
+                                   ("share of those who moved on", true)], rows: rows)
+    }
+
+    func exitsTable() -> String {
+        guard !report.exits.isEmpty else { return "" }
+        let rows = report.exits.map { e in
+            let last = e.abandonedLastEvents.prefix(3).map { "\(code($0.text)) \(Format.percent($0.share))" }
+            return (cells: [code(e.step), HTML.count(e.users), HTML.count(e.completed), HTML.count(e.inProgress),
+                            HTML.count(e.abandoned), last.joined(separator: "<br>")], marked: false)
+        }
+        return tableCard(id: "exits", title: "Where users last viewed a step", hint: nil,
+                         headers: [("step", false), ("users", true), ("completed", true), ("in progress", true), ("abandoned", true),
+                                   ("what the abandoned did last", false)], rows: rows)
+    }
+
+    func returnsTable() -> String {
+        let kinds = PathsReport.ReturnKind.allCases
+        let hint = "Users who left for more than the idle window and then viewed a step again, by the step they left."
+        guard !report.returns.isEmpty else {
+            return "<section class=\"card tables\" aria-labelledby=\"returns-h\">\n<h2 id=\"returns-h\">Returns</h2>\n"
+                + "<p class=\"hint\">\(hint)</p>\n<p class=\"empty\">Nobody came back after the idle window.</p>\n</section>\n"
+        }
+        let rows = report.returns.map { ret in
+            (cells: [code(ret.step), HTML.count(ret.users), HTML.count(ret.returns)] + kinds.map { HTML.count(ret.cameBack[$0.rawValue] ?? 0) },
+             marked: false)
+        }
+        return tableCard(id: "returns", title: "Returns", hint: hint,
+                         headers: [("step left", false), ("users", true), ("returns", true)]
+                            + kinds.map { ($0.rawValue.replacingOccurrences(of: "_", with: " "), true) }, rows: rows)
+    }
+
     func timeBetween() -> String {
         guard let b = report.timeBetween else { return "" }
-        var out = "<section class=\"card tables\" aria-labelledby=\"between-h\">\n<h2 id=\"between-h\">Time from <code>\(HTML.escape(b.from))</code> "
-        out += "to <code>\(HTML.escape(b.to))</code></h2>\n<p class=\"hint\">\(HTML.count(b.users)) users: p50 \(DurationText.compact(b.p50)), "
-        out += "p75 \(DurationText.compact(b.p75)), p90 \(DurationText.compact(b.p90)), p95 \(DurationText.compact(b.p95)), "
-        out += "mean \(DurationText.compact(b.mean)).</p>\n"
-        guard !b.histogram.isEmpty else { return out + "</section>\n" }
-        out += "<div class=\"scroll\"><table>\n<thead><tr><th>from</th><th>to</th><th class=\"n\">users</th></tr></thead>\n<tbody>\n"
-        for bin in b.histogram {
-            out += "<tr><td>\(DurationText.compact(bin.fromSeconds))</td><td>\(DurationText.compact(bin.toSeconds))</td>"
-            out += "<td class=\"n\">\(HTML.count(bin.users))</td></tr>\n"
+        let hint = "\(HTML.count(b.users)) users: p50 \(DurationText.compact(b.p50)), p75 \(DurationText.compact(b.p75)), "
+            + "p90 \(DurationText.compact(b.p90)), p95 \(DurationText.compact(b.p95)), mean \(DurationText.compact(b.mean))."
+        let rows = b.histogram.map { bin in
+            (cells: [DurationText.compact(bin.fromSeconds), DurationText.compact(bin.toSeconds), HTML.count(bin.users)], marked: false)
         }
-        return out + "</tbody></table></div>\n</section>\n"
+        return tableCard(id: "between", title: "Time from \(code(b.from)) to \(code(b.to))", hint: hint,
+                         headers: [("from", false), ("to", false), ("users", true)], rows: rows)
     }
 }

@@ -33,7 +33,7 @@ extension PathsReport {
 
     /// Markdown for pasting into docs: every move, exit and return.
     public func markdown() -> String {
-        var out = "# \(heading(Markdown.text))\n\n_\(Markdown.text(scope { $0 }))_\n\n"
+        var out = "# Paths · \(selection.heading(Markdown.text))\n\n_\(selection.scope(Markdown.text))_\n\n"
         out += "Started users \(users.started), of whom \(users.viewed) viewed a step and \(users.moved) moved between steps.\n"
         if !transitions.isEmpty {
             out += "\n## Moves\n\n| from | to | kind | users | moves | share of those who moved on |\n|---|---|---|---:|---:|---:|\n"
@@ -60,7 +60,7 @@ extension PathsReport {
             }
         }
         if !returns.isEmpty {
-            out += "\n## Returns after more than \(DurationText.compact(idleSeconds)) away\n\n| step left | users | returns | "
+            out += "\n## Returns after more than \(DurationText.compact(selection.idleSeconds)) away\n\n| step left | users | returns | "
             out += ReturnKind.allCases.map { $0.rawValue.replacingOccurrences(of: "_", with: " ") }.joined(separator: " | ")
             out += " |\n|---|---:|---:|" + String(repeating: "---:|", count: ReturnKind.allCases.count) + "\n"
             for r in returns {

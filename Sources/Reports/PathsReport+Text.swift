@@ -8,21 +8,6 @@ extension PathsReport {
     /// The abandoned users' last events shown in text per step.
     static let textLastEvents = 3
 
-    /// The flow and the selection.
-    func heading(_ shown: (String) -> String) -> String {
-        var parts = ["Paths · \(shown(flowTitle)) (\(shown(flow)))"]
-        if let cohort { parts.append("cohort \(shown(cohort))") }
-        if !filters.isEmpty { parts.append("where " + filters.map(shown).joined(separator: ", ")) }
-        return parts.joined(separator: " · ")
-    }
-
-    func scope(_ shown: (String) -> String) -> String {
-        var parts = ["as of \(shown(asOf))", "idle \(DurationText.compact(idleSeconds))"]
-        if let since { parts.append("since \(shown(since))") }
-        if let until { parts.append("until \(shown(until))") }
-        return parts.joined(separator: " · ")
-    }
-
     var usersText: String {
         "users    started \(users.started) · viewed a step \(users.viewed) · moved \(users.moved)"
     }
@@ -45,7 +30,8 @@ extension PathsReport {
     /// Text for a terminal: 80 columns; event data escaped (`TerminalText`), cut to its column.
     public func text() -> String {
         let t = TerminalText.escape
-        var out = Format.wrapped(heading(t), indent: 0) + Format.wrapped(scope(t), indent: 0) + usersText + "\n"
+        var out = Format.wrapped("Paths · " + selection.heading(t), indent: 0) + Format.wrapped(selection.scope(t), indent: 0)
+        out += usersText + "\n"
         out += findingsText() + waysOutText() + exitsText() + returnsText() + timeBetweenText()
         return out
     }
@@ -120,8 +106,8 @@ extension PathsReport {
     }
 
     func returnsText() -> String {
-        guard !returns.isEmpty else { return "\nno returns: nobody viewed a step again after more than \(DurationText.compact(idleSeconds)) away\n" }
-        var out = "\nreturns after more than \(DurationText.compact(idleSeconds)) away, by the step left: where users came back\n"
+        guard !returns.isEmpty else { return "\nno returns: nobody viewed a step again after more than \(DurationText.compact(selection.idleSeconds)) away\n" }
+        var out = "\nreturns after more than \(DurationText.compact(selection.idleSeconds)) away, by the step left: where users came back\n"
         let kinds = ReturnKind.allCases
         out += Format.pad("step left", 24) + Format.pad("users", 7, right: true) + Format.pad("returns", 8, right: true)
         for k in kinds { out += Format.pad(k.rawValue.replacingOccurrences(of: "_", with: " "), 8, right: true) }

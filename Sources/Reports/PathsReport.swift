@@ -5,14 +5,8 @@ import FunnelModel
 /// leaving, and optionally the time between two steps. Its JSON form is the machine contract
 /// documented in docs/report-json.md; field names there are the CodingKeys here.
 public struct PathsReport: Sendable, Hashable, Encodable {
-    public var flow: String
-    public var flowTitle: String
-    public var cohort: String?
-    public var filters: [String]
-    public var since: String?
-    public var until: String?
-    public var asOf: String
-    public var idleSeconds: Double
+    /// The flow, cohort, filters, window, as-of and idle window: top-level fields in JSON.
+    public var selection: ReportSelection
     public var users: Users
     /// Every step viewed, in flow order (steps the definition does not have last, by name).
     public var steps: [Step]
@@ -141,20 +135,12 @@ public struct PathsReport: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case flow, flowTitle = "flow_title", cohort, filters, since, until, asOf = "as_of", idleSeconds = "idle_seconds"
         case users, steps, transitions, exits, returns, timeBetween = "time_between"
     }
 
     public func encode(to encoder: any Encoder) throws {
+        try selection.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(flow, forKey: .flow)
-        try c.encode(flowTitle, forKey: .flowTitle)
-        try c.encode(cohort, forKey: .cohort)
-        try c.encode(filters, forKey: .filters)
-        try c.encode(since, forKey: .since)
-        try c.encode(until, forKey: .until)
-        try c.encode(asOf, forKey: .asOf)
-        try c.encode(idleSeconds, forKey: .idleSeconds)
         try c.encode(users, forKey: .users)
         try c.encode(steps, forKey: .steps)
         try c.encode(transitions, forKey: .transitions)

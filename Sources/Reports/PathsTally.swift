@@ -91,9 +91,8 @@ struct PathsTally {
             return PathsReport.Return(step: step, users: r.users, returns: r.returns, cameBack: kinds)
         }
         return PathsReport(
-            flow: definition.id, flowTitle: definition.title, cohort: query.cohort?.id, filters: query.filters.map(\.text),
-            since: query.since?.description, until: query.until?.description, asOf: query.asOf.description,
-            idleSeconds: query.idleSeconds, users: .init(started: started, viewed: viewed, moved: moved),
+            selection: ReportSelection(definition: definition, query: query),
+            users: .init(started: started, viewed: viewed, moved: moved),
             steps: steps, transitions: rows, exits: exitRows, returns: returnRows, timeBetween: timeBetween())
     }
 

@@ -52,6 +52,9 @@ final class PathsCommandTests: XCTestCase {
                     "--definition", packageRoot.appendingPathComponent("schemas/flows/\(flow).json").path,
                     "--idle-seconds", idle == "1h" ? "3600" : "86400", "--from", from, "--to", to,
                     sampleData.appendingPathComponent(flow).path])
+                XCTAssertEqual(got["flow"] as? String, flow, label)
+                XCTAssertEqual(got["idle_seconds"] as? Double, idle == "1h" ? 3600 : 86400, label)
+                XCTAssertTrue(got["cohort"] is NSNull, label)
                 XCTAssertEqual(got["users"] as? [String: Int], want["users"] as? [String: Int], label)
                 XCTAssertGreaterThan((got["users"] as? [String: Int])?["moved"] ?? 0, 100, label)
                 XCTAssertEqual(rows(got["transitions"], ["from", "to", "kind", "users", "moves"]),

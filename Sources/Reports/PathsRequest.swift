@@ -46,11 +46,16 @@ public struct PathsRequest: Sendable {
 
     /// The paths of the selection's users, read from the log behind `source` and each user's
     /// journey folded from the same events, as `FoldedJourneys` folds them: on any store.
-    public func run(source: any JourneySource, definitions: [FlowDefinition], now: Timestamp) throws -> PathsReport {
+    /// `progress` is told how many of the flow's users have been read so far.
+    public func run(source: any JourneySource, definitions: [FlowDefinition], now: Timestamp,
+                    progress: (Int) -> Void = { _ in }) throws -> PathsReport {
         let (definition, query) = try selection.resolve(in: source, definitions: definitions, now: now)
         var tally = PathsTally(definition: definition, query: query, between: try between(in: definition))
         let folder = FlowFolder(definition)
+        var read = 0
         try source.log.forEachUser(flow: definition.id) { events in
+            read += 1
+            progress(read)
             guard let journey = folder.journey(of: events, until: query.asOf) else { return }
             tally.add(journey, events: events)
         }

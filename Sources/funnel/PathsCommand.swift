@@ -45,7 +45,9 @@ struct PathsCommand: ParsableCommand {
             let bar = ProgressBar.onTerminal()
             // Blanked before the output, and before an error's message.
             defer { bar?.clear() }
-            let paths = try request.run(source: store.journeys(showingRefoldsOn: bar), definitions: catalog.all, now: now())
+            let paths = try request.run(source: store.journeys(showingRefoldsOn: bar), definitions: catalog.all, now: now()) { read in
+                bar?.update(done: read, of: nil, "users' events read")
+            }
             bar?.clear()
             switch format {
             case .text: try output.write(paths.text())

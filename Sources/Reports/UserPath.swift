@@ -37,27 +37,30 @@ struct UserPath {
         let idleMicros = Int64(idleSeconds * 1_000_000)
         var previousMicros: Int64?
         var gapFrom: String?
+        var last: Int?
+        // Each event read in place (an event is costly to copy), the last one copied at the end.
+        defer { lastEvent = last.map { events[$0].event } }
         for i in events.foldOrderIndices {
-            let e = events[i].event
-            guard e.time.micros <= asOf.micros else { break }
-            lastEvent = e
+            let micros = events[i].time.micros
+            guard micros <= asOf.micros else { break }
+            last = i
             // A gap longer than the idle window: the user left from the step they were on.
-            if let previousMicros, e.time.micros - previousMicros > idleMicros, gapFrom == nil {
+            if let previousMicros, micros - previousMicros > idleMicros, gapFrom == nil {
                 gapFrom = views.last?.step
             }
-            previousMicros = e.time.micros
-            guard e.known == .stepViewed, let step = e.step else { continue }
+            previousMicros = micros
+            guard events[i].known == .stepViewed, let step = events[i].step else { continue }
             if let left = gapFrom {
                 returns.append(Return(left: left, kind: Self.returnKind(left: left, to: step, first: views.first?.step, place: place)))
                 gapFrom = nil
             }
             guard let last = views.last else {
-                views.append(View(step: step, micros: e.time.micros))
+                views.append(View(step: step, micros: micros))
                 continue
             }
             guard last.step != step else { continue }
             moves.append(Move(from: last.step, to: step, kind: Self.moveKind(from: last.step, to: step, place: place)))
-            views.append(View(step: step, micros: e.time.micros))
+            views.append(View(step: step, micros: micros))
         }
     }
 

@@ -109,12 +109,14 @@ extension PathsReport {
         guard !returns.isEmpty else { return "\nno returns: nobody viewed a step again after more than \(DurationText.compact(selection.idleSeconds)) away\n" }
         var out = "\nreturns after more than \(DurationText.compact(selection.idleSeconds)) away, by the step left: where users came back\n"
         let kinds = ReturnKind.allCases
-        out += Format.pad("step left", 24) + Format.pad("users", 7, right: true) + Format.pad("returns", 8, right: true)
-        for k in kinds { out += Format.pad(k.rawValue.replacingOccurrences(of: "_", with: " "), 8, right: true) }
+        // `off path` fills 8 columns: its column is one wider, to keep a space before it.
+        let width = { (k: ReturnKind) in k == .offPath ? 9 : 8 }
+        out += Format.pad("step left", 23) + Format.pad("users", 6, right: true) + Format.pad("returns", 8, right: true)
+        for k in kinds { out += Format.pad(k.rawValue.replacingOccurrences(of: "_", with: " "), width(k), right: true) }
         out += "\n"
         for r in returns {
-            out += Format.pad(r.step, 24) + Format.pad(String(r.users), 7, right: true) + Format.pad(String(r.returns), 8, right: true)
-            for k in kinds { out += Format.pad(String(r.cameBack[k.rawValue] ?? 0), 8, right: true) }
+            out += Format.pad(r.step, 23) + Format.pad(String(r.users), 6, right: true) + Format.pad(String(r.returns), 8, right: true)
+            for k in kinds { out += Format.pad(String(r.cameBack[k.rawValue] ?? 0), width(k), right: true) }
             out += "\n"
         }
         return out

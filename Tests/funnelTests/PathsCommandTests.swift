@@ -40,7 +40,32 @@ final class PathsCommandTests: XCTestCase {
 
     func testEveryFlowAgreesWithTheReference() throws {
         for flow in Self.flows {
-            let store = try store(flow)
+            try assertAgree(flow, logs: sampleData.appendingPathComponent(flow).path, store: try store(flow))
+        }
+    }
+
+    /// Users who stray (`funnel sample --wander`): skips, off-path moves and returns after
+    /// days away on an earlier step, every kind counted as the reference counts it.
+    func testASimulatedSetThatStraysAgreesWithTheReference() throws {
+        for flow in ["glp1", "baby-basics"] {
+            let logs = tempDir().appendingPathComponent("logs").path
+            let sample = try runFunnel(["sample", "--flow", flow, "--users", "600", "--seed", "5", "--wander", "--out", logs])
+            XCTAssertEqual(sample.status, 0, sample.stderr)
+            let store = tempDir().appendingPathComponent("s.sqlite").path
+            XCTAssertEqual(try runFunnel(["ingest", "--store", store, logs]).status, 0)
+            let kinds = try assertAgree(flow, logs: logs, store: store)
+            XCTAssertEqual(kinds.moves, ["back", "forward", "off_path", "skip"], flow)
+            XCTAssertTrue(kinds.returns.isSuperset(of: ["first", "earlier"]), "\(flow): \(kinds.returns)")
+        }
+    }
+
+    /// `funnel paths` on `store` against the reference on `logs`, at idle 24 h and 1 h, with the
+    /// time between the second and the last step of the first lane; the kinds of moves and of
+    /// returns seen.
+    @discardableResult
+    func assertAgree(_ flow: String, logs: String, store: String) throws -> (moves: Set<String>, returns: Set<String>) {
+        var kinds: (moves: Set<String>, returns: Set<String>) = ([], [])
+        do {
             let (from, to) = try stepsApart(flow)
             for idle in ["24h", "1h"] {
                 let label = "\(flow) idle \(idle) from \(from) to \(to)"
@@ -50,8 +75,7 @@ final class PathsCommandTests: XCTestCase {
                 let got = try jsonObject(r.stdout)
                 let want = try referenceJSON("reference_paths.py", [
                     "--definition", packageRoot.appendingPathComponent("schemas/flows/\(flow).json").path,
-                    "--idle-seconds", idle == "1h" ? "3600" : "86400", "--from", from, "--to", to,
-                    sampleData.appendingPathComponent(flow).path])
+                    "--idle-seconds", idle == "1h" ? "3600" : "86400", "--from", from, "--to", to, logs])
                 XCTAssertEqual(got["flow"] as? String, flow, label)
                 XCTAssertEqual(got["idle_seconds"] as? Double, idle == "1h" ? 3600 : 86400, label)
                 XCTAssertTrue(got["cohort"] is NSNull, label)
@@ -85,8 +109,13 @@ final class PathsCommandTests: XCTestCase {
                     let b = try XCTUnwrap(reference[k] as? Double, "\(label) \(k) (reference)")
                     XCTAssertEqual(a, b, accuracy: 1e-6, "\(label): \(k)")
                 }
+                for t in (got["transitions"] as? [[String: Any]]) ?? [] { kinds.moves.insert(t["kind"] as? String ?? "?") }
+                for r in (got["returns"] as? [[String: Any]]) ?? [] {
+                    for (kind, n) in (r["came_back"] as? [String: Int]) ?? [:] where n > 0 { kinds.returns.insert(kind) }
+                }
             }
         }
+        return kinds
     }
 
     func testTextFitsEightyColumnsAndNamesTheFindingsFirst() throws {

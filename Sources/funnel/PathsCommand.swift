@@ -39,22 +39,17 @@ struct PathsCommand: ParsableCommand {
             let catalog = try flows.catalog()
             let request = PathsRequest(selection: selection.request(), from: from, to: to)
             try request.validate(definitions: catalog.all)
-            try output.check(store: storeOptions, reads: catalog.files)
-            let store = try storeOptions.openExisting(command: "paths")
-            try output.check(ledger: store)
-            let bar = ProgressBar.onTerminal()
-            // Blanked before the output, and before an error's message.
-            defer { bar?.clear() }
-            let paths = try request.run(source: store.journeys(showingRefoldsOn: bar), definitions: catalog.all, now: now()) { read in
-                bar?.update(done: read, of: nil, "users' events read")
-            }
-            bar?.clear()
-            switch format {
-            case .text: try output.write(paths.text())
-            case .json: try output.write(try paths.json())
-            case .csv: try output.write(paths.csv(raw: csv.raw))
-            case .markdown: try output.write(paths.markdown())
-            case .html: try output.write(paths.html(command: typedCommandLine()))
+            try output.answer(from: storeOptions, command: "paths", catalog: catalog) { store, bar in
+                let paths = try request.run(source: store.journeys(showingRefoldsOn: bar), definitions: catalog.all, now: now()) { read in
+                    bar?.update(done: read, of: nil, "users' events read")
+                }
+                switch format {
+                case .text: return paths.text()
+                case .json: return try paths.json()
+                case .csv: return paths.csv(raw: csv.raw)
+                case .markdown: return paths.markdown()
+                case .html: return paths.html(command: typedCommandLine())
+                }
             }
         }
     }

@@ -8,8 +8,10 @@ Usage: reference_paths.py --definition schemas/flows/glp1.json [--idle-seconds 8
                           [--from STEP --to STEP] FILE_OR_DIR...
 Prints JSON: users.{started,viewed,moved}, transitions[] ({from, to, kind, users, moves}),
 exits[] ({step, completed, in_progress, abandoned, last_events: {text: users}}), returns[]
-({step, users, returns, came_back: {kind: n}}), and with --from/--to time_between ({users, p50,
-p75, p90, p95, mean}); lists in no particular order.
+({step, users, returns, came_back: {kind: n}}), adjacent_pairs[] ({from, to, users, p50, p75,
+p90, p95, mean}: every two steps one after the other on a lane, viewed in that order by someone),
+and with --from/--to time_between ({users, p50, p75, p90, p95, mean}); lists in no particular
+order.
 """
 import argparse
 import json
@@ -33,6 +35,21 @@ def last_event_text(e, free):
     shown = short if short in KNOWN else e["event"]
     props = sorted((k, text(v)) for k, v in (e.get("properties") or {}).items() if k not in free)
     return " ".join([shown] + [f"{k}={v}" for k, v in props])
+
+
+def between(runs, first, then):
+    """Seconds from the first view of `first` to the first view of `then` after it, or None."""
+    names = [s for s, _ in runs]
+    if first not in names:
+        return None
+    i = names.index(first)
+    later = [t for s, t in runs[i + 1:] if s == then]
+    return (later[0] - runs[i][1]) / 1e6 if later else None
+
+
+def summary(xs):
+    return {"users": len(xs), "mean": sum(xs) / len(xs) if xs else None,
+            **{k: percentile(xs, p) for k, p in (("p50", .5), ("p75", .75), ("p90", .9), ("p95", .95))}}
 
 
 def main():
@@ -73,6 +90,8 @@ def main():
 
     counts = {"started": 0, "viewed": 0, "moved": 0}
     transitions, exits, returns, durations = {}, {}, {}, []
+    lanes = [[s if isinstance(s, str) else s["id"] for s in lane["steps"]] for lane in flow["lanes"]]
+    pairs = {(lane[i], lane[i + 1]): [] for lane in lanes for i in range(len(lane) - 1)}
     for u in users.values():
         if u["started"] is None:
             continue
@@ -134,19 +153,20 @@ def main():
             returns[step]["returns"] += 1
             returns[step]["came_back"][kind] += 1
         if a.from_step:
-            names = [s for s, _ in runs]
-            if a.from_step in names:
-                i = names.index(a.from_step)
-                later = [t for s, t in runs[i + 1:] if s == a.to_step]
-                if later:
-                    durations.append((later[0] - runs[i][1]) / 1e6)
+            seconds = between(runs, a.from_step, a.to_step)
+            if seconds is not None:
+                durations.append(seconds)
+        for (first, then), seen in pairs.items():
+            seconds = between(runs, first, then)
+            if seconds is not None:
+                seen.append(seconds)
     out = {"users": counts,
            "transitions": [{"from": f, "to": t, "kind": k, **v} for (f, t, k), v in transitions.items()],
            "exits": [{"step": s, **v} for s, v in exits.items()],
            "returns": [{"step": s, **v} for s, v in returns.items()]}
     if a.from_step:
-        out["time_between"] = {"users": len(durations), "mean": sum(durations) / len(durations) if durations else None,
-                               **{k: percentile(durations, p) for k, p in (("p50", .5), ("p75", .75), ("p90", .9), ("p95", .95))}}
+        out["time_between"] = summary(durations)
+    out["adjacent_pairs"] = [{"from": f, "to": t, **summary(xs)} for (f, t), xs in pairs.items() if xs]
     json.dump(out, sys.stdout, sort_keys=True)
     print()
 

@@ -32,7 +32,7 @@ extension PathsReport {
         let t = TerminalText.escape
         var out = Format.wrapped("Paths · " + selection.heading(t), indent: 0) + Format.wrapped(selection.scope(t), indent: 0)
         out += usersText + "\n"
-        out += findingsText() + waysOutText() + exitsText() + returnsText() + timeBetweenText()
+        out += findingsText() + waysOutText() + exitsText() + returnsText() + slowestPairsText() + timeBetweenText()
         return out
     }
 
@@ -118,6 +118,30 @@ extension PathsReport {
             out += Format.pad(r.step, 23) + Format.pad(String(r.users), 6, right: true) + Format.pad(String(r.returns), 8, right: true)
             for k in kinds { out += Format.pad(String(r.cameBack[k.rawValue] ?? 0), width(k), right: true) }
             out += "\n"
+        }
+        return out
+    }
+
+    /// The adjacent pairs shown in text, slowest first.
+    static let textSlowestPairs = 3
+
+    /// The adjacent pairs by their median, slowest first (ties in lane order).
+    var slowestPairs: [TimeBetween] {
+        adjacentPairs.enumerated().sorted { a, b in
+            let pa = a.element.p50 ?? 0, pb = b.element.p50 ?? 0
+            return pa != pb ? pa > pb : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    func slowestPairsText() -> String {
+        guard !adjacentPairs.isEmpty else { return "" }
+        var out = "\nslowest steps to the next on a lane: first view to the first view of the next\n"
+        out += "  " + Format.pad("steps", 46) + Format.pad("users", 7, right: true) + Format.pad("p50", 8, right: true)
+            + Format.pad("p90", 8, right: true) + Format.pad("mean", 8, right: true) + "\n"
+        for p in slowestPairs.prefix(Self.textSlowestPairs) {
+            out += "  " + Format.pad(Self.arrow(p.from, p.to), 46) + Format.pad(String(p.users), 7, right: true)
+                + Format.pad(DurationText.compact(p.p50), 8, right: true) + Format.pad(DurationText.compact(p.p90), 8, right: true)
+                + Format.pad(DurationText.compact(p.mean), 8, right: true) + "\n"
         }
         return out
     }

@@ -18,6 +18,9 @@ public struct PathsReport: Sendable, Hashable, Encodable {
     public var returns: [Return]
     /// With `--from` and `--to`.
     public var timeBetween: TimeBetween?
+    /// The time between every two steps one after the other on a lane of the definition
+    /// (each pair once), in lane order; pairs nobody viewed in that order left out.
+    public var adjacentPairs: [TimeBetween]
 
     /// The kind of a move against the user's expected path (lane, answers, flags).
     public enum MoveKind: String, Sendable, Hashable, Encodable, CaseIterable {
@@ -135,7 +138,7 @@ public struct PathsReport: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case users, steps, transitions, exits, returns, timeBetween = "time_between"
+        case users, steps, transitions, exits, returns, timeBetween = "time_between", adjacentPairs = "adjacent_pairs"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -147,5 +150,6 @@ public struct PathsReport: Sendable, Hashable, Encodable {
         try c.encode(exits, forKey: .exits)
         try c.encode(returns, forKey: .returns)
         try c.encode(timeBetween, forKey: .timeBetween)
+        try c.encode(adjacentPairs, forKey: .adjacentPairs)
     }
 }

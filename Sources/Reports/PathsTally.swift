@@ -17,11 +17,23 @@ struct PathsTally {
     private var exits: [String: (completed: Int, inProgress: Int, abandoned: Int, last: [Event])] = [:]
     private var returns: [String: (users: Int, returns: Int, kinds: [PathsReport.ReturnKind: Int])] = [:]
     private var durations: [Double] = []
+    /// Every two steps one after the other on a lane (`PathsReport.adjacentPairs`), and the
+    /// seconds between them of each user who viewed both in that order.
+    private let pairs: [(from: String, to: String)]
+    private var pairDurations: [[Double]]
 
     init(definition: FlowDefinition, query: ReportQuery, between: (from: String, to: String)?) {
         self.definition = definition
         self.query = query
         self.between = between
+        var pairs: [(from: String, to: String)] = []
+        for lane in definition.lanes {
+            for (a, b) in zip(lane.steps, lane.steps.dropFirst()) where !pairs.contains(where: { $0 == (a.id, b.id) }) {
+                pairs.append((a.id, b.id))
+            }
+        }
+        self.pairs = pairs
+        pairDurations = [[Double]](repeating: [], count: pairs.count)
     }
 
     /// Counts one user: their journey (the fold of `events`) and their events (any order).
@@ -59,6 +71,9 @@ struct PathsTally {
             returns[r.left] = row
         }
         if let between, let seconds = path.seconds(from: between.from, to: between.to) { durations.append(seconds) }
+        for (i, pair) in pairs.enumerated() {
+            if let seconds = path.seconds(from: pair.from, to: pair.to) { pairDurations[i].append(seconds) }
+        }
     }
 
     func report() -> PathsReport {
@@ -93,7 +108,9 @@ struct PathsTally {
         return PathsReport(
             selection: ReportSelection(definition: definition, query: query),
             users: .init(started: started, viewed: viewed, moved: moved),
-            steps: steps, transitions: rows, exits: exitRows, returns: returnRows, timeBetween: timeBetween())
+            steps: steps, transitions: rows, exits: exitRows, returns: returnRows,
+            timeBetween: between.map { Self.timeBetween($0.from, $0.to, durations) },
+            adjacentPairs: zip(pairs, pairDurations).filter { !$0.1.isEmpty }.map { Self.timeBetween($0.0.from, $0.0.to, $0.1) })
     }
 
     /// The definition's steps by their place in flow order: the first lane's steps, each
@@ -118,11 +135,11 @@ struct PathsTally {
         return order
     }
 
-    private func timeBetween() -> PathsReport.TimeBetween? {
-        guard let between else { return nil }
+    /// The time between two steps: its percentiles, mean and histogram over `durations`.
+    private static func timeBetween(_ from: String, _ to: String, _ durations: [Double]) -> PathsReport.TimeBetween {
         let sorted = durations.sorted()
         return PathsReport.TimeBetween(
-            from: between.from, to: between.to, users: sorted.count,
+            from: from, to: to, users: sorted.count,
             p50: Statistics.percentile(sorted: sorted, 0.50), p75: Statistics.percentile(sorted: sorted, 0.75),
             p90: Statistics.percentile(sorted: sorted, 0.90), p95: Statistics.percentile(sorted: sorted, 0.95),
             mean: Statistics.mean(sorted),

@@ -104,6 +104,18 @@ final class PathsTallyTests: XCTestCase {
         XCTAssertEqual(report(between: ("completion", "signIn")).timeBetween?.users, 0)
     }
 
+    func testEveryAdjacentPairOfTheLanes() {
+        let r = report()
+        // c's first view of journeyStatus came 4001 min after signIn.
+        XCTAssertEqual(r.adjacentPairs.map { "\($0.from)>\($0.to) \($0.users) \($0.p50 ?? -1)" }, [
+            "signIn>journeyStatus 3 60.0", "journeyStatus>weightGoal 2 150.0", "weightGoal>goalWeight 1 120.0",
+            "planPreview>completion 1 60.0", "journeyStatus>medication 1 60.0", "medication>weightGoal 1 180.0",
+        ])
+        XCTAssertEqual(r.adjacentPairs.first?.mean, (60 + 60 + 240_060) / 3)
+        XCTAssertEqual(r.slowestPairs.prefix(3).map(\.from), ["medication", "journeyStatus", "weightGoal"])
+        XCTAssertTrue(r.text().contains("\n  medication → weightGoal"), r.text())
+    }
+
     func testTextFitsEightyColumnsAndEscapes() throws {
         var r = report(between: ("journeyStatus", "weightGoal"))
         r.transitions[0].to = "evil\u{1B}[2J\u{07}" + String(repeating: "x", count: 90)

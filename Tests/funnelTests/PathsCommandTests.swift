@@ -109,6 +109,17 @@ final class PathsCommandTests: XCTestCase {
                     let b = try XCTUnwrap(reference[k] as? Double, "\(label) \(k) (reference)")
                     XCTAssertEqual(a, b, accuracy: 1e-6, "\(label): \(k)")
                 }
+                // Every adjacent pair's time between, to the microsecond.
+                let pairs = rows(got["adjacent_pairs"], ["from", "to", "users"])
+                XCTAssertEqual(pairs, rows(want["adjacent_pairs"], ["from", "to", "users"]), label)
+                XCTAssertGreaterThan(pairs.count, 2, label)
+                let wanted = (want["adjacent_pairs"] as? [[String: Any]]) ?? []
+                for pair in (got["adjacent_pairs"] as? [[String: Any]]) ?? [] {
+                    let other = wanted.first { $0["from"] as? String == pair["from"] as? String && $0["to"] as? String == pair["to"] as? String }
+                    for k in ["p50", "p90", "mean"] {
+                        XCTAssertEqual(pair[k] as? Double ?? -1, other?[k] as? Double ?? -2, accuracy: 1e-6, "\(label): \(pair) \(k)")
+                    }
+                }
                 for t in (got["transitions"] as? [[String: Any]]) ?? [] { kinds.moves.insert(t["kind"] as? String ?? "?") }
                 for r in (got["returns"] as? [[String: Any]]) ?? [] {
                     for (kind, n) in (r["came_back"] as? [String: Int]) ?? [:] where n > 0 { kinds.returns.insert(kind) }

@@ -42,7 +42,7 @@ struct PathsPage {
         out += "<meta name=\"generator\" content=\"funnel\">\n"
         out += "<title>\(HTML.escape("\(r.selection.flowTitle) paths · as of \(r.selection.asOf)"))</title>\n"
         out += "<style>\n\(HTMLPage.css)\(Self.extraCSS)</style>\n</head>\n<body>\n<main>\n"
-        out += header() + kpis() + diagram() + movesTable() + exitsTable() + returnsTable() + timeBetween()
+        out += header() + kpis() + diagram() + movesTable() + exitsTable() + returnsTable() + pairsTable() + timeBetween()
         out += "<footer>\n<p class=\"provenance\">Made by</p>\n<pre class=\"command\">\(HTML.escape(command))</pre>\n"
         out += "<p>Definitions: docs/paths.md.</p>\n</footer>\n</main>\n</body>\n</html>\n"
         return out
@@ -179,6 +179,18 @@ struct PathsPage {
         return tableCard(id: "returns", title: "Returns", hint: hint,
                          headers: [("step left", false), ("users", true), ("returns", true)]
                             + kinds.map { ($0.rawValue.replacingOccurrences(of: "_", with: " "), true) }, rows: rows)
+    }
+
+    func pairsTable() -> String {
+        guard !report.adjacentPairs.isEmpty else { return "" }
+        let rows = report.slowestPairs.map { p in
+            (cells: [code(p.from), code(p.to), HTML.count(p.users), DurationText.compact(p.p50), DurationText.compact(p.p75),
+                     DurationText.compact(p.p90), DurationText.compact(p.mean)], marked: false)
+        }
+        return tableCard(id: "pairs", title: "Time to the next step", hint: "Every two steps one after the other on a lane, slowest "
+                            + "median first: from the first view of a step to the first view of the next after it.",
+                         headers: [("from", false), ("to", false), ("users", true), ("p50", true), ("p75", true), ("p90", true),
+                                   ("mean", true)], rows: rows)
     }
 
     func timeBetween() -> String {

@@ -183,7 +183,7 @@ final class PathsCommandTests: XCTestCase {
         XCTAssertTrue(html.contains("<pre class=\"command\">funnel paths --flow glp1 --idle 1h --from height --to activityLevel</pre>"))
         let layout = try Chromium.layout(of: page, width: 1280)
         XCTAssertEqual(layout.boxes.map(\.label), ["Moves table.", "Where users last viewed a step table.", "Returns table.",
-                                                   "Time from height to activityLevel table."])
+                                                   "Time to the next step table.", "Time from height to activityLevel table."])
         XCTAssertLessThanOrEqual(layout.documentWidth, layout.viewport, "\(layout)")
         for box in layout.boxes {
             XCTAssertLessThanOrEqual(box.scrollWidth, box.clientWidth, "\(box.label): \(layout)")

@@ -41,3 +41,8 @@ extension DropoffExplanation {
         }
     }
 }
+
+extension DropoffExplanation.LastEvent {
+    /// Whether this last event is the step view itself: the user did nothing after it.
+    var isTheView: Bool { event == "step_viewed" && properties.isEmpty }
+}

@@ -161,8 +161,3 @@ extension PathsReport {
         return out
     }
 }
-
-extension DropoffExplanation.LastEvent {
-    /// Whether this last event is the step view itself: the user did nothing after it.
-    var isTheView: Bool { event == "step_viewed" && properties.isEmpty }
-}

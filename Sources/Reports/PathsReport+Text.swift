@@ -38,6 +38,7 @@ extension PathsReport {
 
     func findingsText() -> String {
         let all = findings
+        guard !transitions.isEmpty else { return "\nno moves: nobody in the selection viewed two different steps\n" }
         guard !all.isEmpty else { return "\nno move off the expected path: every move went to the path's next step\n" }
         var out = "\nmoves off the expected path, most users first\n"
         out += "  " + Format.pad("kind", 10) + Format.pad("move", 50) + Format.pad("users", 8, right: true)

@@ -128,6 +128,22 @@ final class PathsTallyTests: XCTestCase {
         XCTAssertTrue(text.contains("users 2 · p50 2m 30s"))
     }
 
+    func testASelectionOfNobodySaysSo() throws {
+        let asOf = reportStart.adding(seconds: 4001 * 60)
+        let query = ReportQuery(filters: [("weightGoal=gain", try Condition(parsing: "weightGoal=gain"))], asOf: asOf)
+        var tally = PathsTally(definition: miniFlow, query: query, between: ("signIn", "journeyStatus"))
+        let folder = FlowFolder(miniFlow)
+        for user in events() {
+            if let journey = folder.journey(of: user, until: asOf) { tally.add(journey, events: user) }
+        }
+        let r = tally.report()
+        XCTAssertEqual(r.users, .init(started: 0, viewed: 0, moved: 0))
+        XCTAssertEqual(r.timeBetween?.users, 0)
+        XCTAssertNil(r.timeBetween?.p50)
+        XCTAssertTrue(r.text().contains("\nno moves: nobody in the selection viewed two different steps\n"), r.text())
+        XCTAssertTrue(try r.json().contains("\"p50\" : null"))
+    }
+
     func testEventDataIsTextInEveryFormat() {
         var r = report(between: ("journeyStatus", "weightGoal"))
         let img = "<img src=x onerror=\"document.title='pwned'\">"

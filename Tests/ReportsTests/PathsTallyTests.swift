@@ -1,6 +1,7 @@
 import XCTest
 import FunnelModel
 import Journeys
+import TestSupport
 @testable import Reports
 
 /// `PathsTally` on hand-made journeys of the mini flow, every figure worked out by hand.

@@ -13,9 +13,14 @@ extension DropoffExplanation {
     /// `events` tallied by name and properties (without `freeFormKeys`), each with its share
     /// of `total` users; most users first.
     static func lastEvents(_ events: [Event], among total: Int, freeFormKeys: Set<String>) -> [LastEvent] {
-        guard total > 0 else { return [] }
         var tally: [Seen: Int] = [:]
         for e in events { tally[Seen(e, freeFormKeys: freeFormKeys), default: 0] += 1 }
+        return lastEvents(tally, among: total)
+    }
+
+    /// Events already tallied, each with its share of `total` users; most users first.
+    static func lastEvents(_ tally: [Seen: Int], among total: Int) -> [LastEvent] {
+        guard total > 0 else { return [] }
         return tally.map { e, n in
             LastEvent(event: e.event, properties: e.properties, users: n, share: Double(n) / Double(total))
         }.sorted { a, b in

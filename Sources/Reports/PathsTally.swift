@@ -14,7 +14,10 @@ struct PathsTally {
     private var stepUsers: [String: Int] = [:]
     private var movedOn: [String: Int] = [:]
     private var transitions: [UserPath.Move: (users: Int, moves: Int)] = [:]
-    private var exits: [String: (completed: Int, inProgress: Int, abandoned: Int, last: [Event])] = [:]
+    /// Per step last viewed: the users by state, and the abandoned users' last events tallied.
+    private var exits: [String: (completed: Int, inProgress: Int, abandoned: Int, last: [DropoffExplanation.Seen: Int])] = [:]
+    /// The keys collected without a list of values: left out of the last events.
+    private let freeFormKeys: Set<String>
     private var returns: [String: (users: Int, returns: Int, kinds: [PathsReport.ReturnKind: Int])] = [:]
     private var durations: [Double] = []
     /// Every two steps one after the other on a lane (`PathsReport.adjacentPairs`), and the
@@ -34,6 +37,7 @@ struct PathsTally {
         }
         self.pairs = pairs
         pairDurations = [[Double]](repeating: [], count: pairs.count)
+        freeFormKeys = DropoffScope.freeFormKeys(definition)
     }
 
     /// Counts one user: their journey (the fold of `events`) and their events (any order).
@@ -53,13 +57,13 @@ struct PathsTally {
             if counted.insert(move).inserted { t.users += 1 }
             transitions[move] = t
         }
-        var exit = exits[last.step] ?? (0, 0, 0, [])
+        var exit = exits[last.step] ?? (0, 0, 0, [:])
         switch journey.state(asOf: query.asOf, idleSeconds: query.idleSeconds) {
         case .completed: exit.completed += 1
         case .inProgress: exit.inProgress += 1
         case .abandoned:
             exit.abandoned += 1
-            if let e = path.lastEvent { exit.last.append(e) }
+            if let e = path.lastEvent { exit.last[DropoffExplanation.Seen(e, freeFormKeys: freeFormKeys), default: 0] += 1 }
         }
         exits[last.step] = exit
         var left = Set<String>()
@@ -92,12 +96,11 @@ struct PathsTally {
                 if a.to != b.to { return byFlowOrder(a.to, b.to) }
                 return a.kind.rawValue < b.kind.rawValue
             }
-        let freeForm = DropoffScope.freeFormKeys(definition)
         let exitRows = exits.keys.sorted(by: byFlowOrder).compactMap { step -> PathsReport.Exit? in
             guard let e = exits[step] else { return nil }
             return PathsReport.Exit(step: step, users: e.completed + e.inProgress + e.abandoned, completed: e.completed,
                                     inProgress: e.inProgress, abandoned: e.abandoned,
-                                    abandonedLastEvents: DropoffExplanation.lastEvents(e.last, among: e.abandoned, freeFormKeys: freeForm))
+                                    abandonedLastEvents: DropoffExplanation.lastEvents(e.last, among: e.abandoned))
         }
         let returnRows = returns.keys.sorted(by: byFlowOrder).compactMap { step -> PathsReport.Return? in
             guard let r = returns[step] else { return nil }

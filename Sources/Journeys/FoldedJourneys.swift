@@ -32,23 +32,12 @@ public struct FoldedJourneys: JourneySource {
         try forEachFolded(flow: flow, folder: FlowFolder(definition), asOf: asOf) { try body(JourneyGlance($0, request: request)) }
     }
 
-    /// Folds each group of the flow's events up to `asOf` as the log hands it out; a user
-    /// with no event by then is left out. Users are told apart by their ids' bytes, as the
-    /// store interns them.
+    /// Folds each group of the flow's events up to `asOf` as the log hands it out
+    /// (`forEachUser`); a user with no event by then is left out.
     package func forEachFolded(flow: String, folder: FlowFolder, asOf: Timestamp, _ body: (Journey) throws -> Void) throws {
-        var group: [RecordedEvent] = []
-        func fold() throws {
-            defer { group.removeAll(keepingCapacity: true) }
+        try log.forEachUser(flow: flow) { group in
             guard let journey = folder.journey(of: group, until: asOf) else { return }
             try body(journey)
         }
-        try log.forEachEvent(flow: flow) { e in
-            if let first = group.first?.event,
-               !first.userID.utf8.elementsEqual(e.event.userID.utf8) || !first.flow.utf8.elementsEqual(e.event.flow.utf8) {
-                try fold()
-            }
-            group.append(e)
-        }
-        try fold()
     }
 }

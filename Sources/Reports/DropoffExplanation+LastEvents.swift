@@ -7,14 +7,22 @@ extension DropoffExplanation {
     ///
     /// - Parameter last: by user, their last event on the step (`EventLogReading.lastEvents`).
     static func lastEvents(of users: [String], scope: DropoffScope, last: [String: RecordedEvent]) -> [LastEvent] {
-        guard !users.isEmpty else { return [] }
+        lastEvents(users.compactMap { last[$0]?.event }, among: users.count, freeFormKeys: scope.freeFormKeys)
+    }
+
+    /// `events` tallied by name and properties (without `freeFormKeys`), each with its share
+    /// of `total` users; most users first.
+    static func lastEvents(_ events: [Event], among total: Int, freeFormKeys: Set<String>) -> [LastEvent] {
         var tally: [Seen: Int] = [:]
-        for user in users {
-            guard let e = last[user] else { continue }
-            tally[Seen(e.event, scope: scope), default: 0] += 1
-        }
+        for e in events { tally[Seen(e, freeFormKeys: freeFormKeys), default: 0] += 1 }
+        return lastEvents(tally, among: total)
+    }
+
+    /// Events already tallied, each with its share of `total` users; most users first.
+    static func lastEvents(_ tally: [Seen: Int], among total: Int) -> [LastEvent] {
+        guard total > 0 else { return [] }
         return tally.map { e, n in
-            LastEvent(event: e.event, properties: e.properties, users: n, share: Double(n) / Double(users.count))
+            LastEvent(event: e.event, properties: e.properties, users: n, share: Double(n) / Double(total))
         }.sorted { a, b in
             if a.users != b.users { return a.users > b.users }
             if a.text != b.text { return a.text < b.text }
@@ -31,10 +39,15 @@ extension DropoffExplanation {
         var event: String
         var properties: [String: String]
 
-        init(_ e: Event, scope: DropoffScope) {
+        init(_ e: Event, freeFormKeys: Set<String>) {
             event = e.known != nil && e.name.hasPrefix(EventName.prefix) ? String(e.name.dropFirst(EventName.prefix.count)) : e.name
             properties = [:]
-            for (k, v) in e.properties where !scope.freeFormKeys.contains(k) { properties[k] = v.textValue }
+            for (k, v) in e.properties where !freeFormKeys.contains(k) { properties[k] = v.textValue }
         }
     }
+}
+
+extension DropoffExplanation.LastEvent {
+    /// Whether this last event is the step view itself: the user did nothing after it.
+    var isTheView: Bool { event == "step_viewed" && properties.isEmpty }
 }

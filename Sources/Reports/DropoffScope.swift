@@ -68,7 +68,12 @@ public struct DropoffScope: Sendable, Hashable {
         answerKeys = keys
         flags = definition.flags.map(\.id)
         flagDefaults = definition.flagDefaults
-        freeFormKeys = Set(definition.steps.flatMap { $0.collects.filter { $0.values == nil }.map(\.key) })
+        freeFormKeys = DropoffScope.freeFormKeys(definition)
+    }
+
+    /// The keys `definition` collects without a list of values.
+    static func freeFormKeys(_ definition: FlowDefinition) -> Set<String> {
+        Set(definition.steps.flatMap { $0.collects.filter { $0.values == nil }.map(\.key) })
     }
 
     /// Whether a user on `lane` (nil: none decided) is counted, as the report's rows of

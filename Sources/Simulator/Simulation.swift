@@ -14,19 +14,24 @@ public struct SimulationOptions: Sendable, Hashable {
     public var firstUser: Int
     /// How event ids look: 16 hex digits, or UUIDs as many SDKs send.
     public var eventIDs: EventIDStyle
+    /// Users also stray from their path: jump ahead and come back, view a step their path
+    /// does not hold, leave for days and resume on an earlier step (`Plan.wander`). Off: the
+    /// same bytes as before the option existed.
+    public var wander: Bool
 
     public enum EventIDStyle: String, Sendable, Hashable, CaseIterable {
         case hex, uuid
     }
 
     public init(users: Int, seed: UInt64 = 1, days: Int = 7, startDay: String = "2026-10-01", firstUser: Int = 1,
-                eventIDs: EventIDStyle = .hex) {
+                eventIDs: EventIDStyle = .hex, wander: Bool = false) {
         self.users = users
         self.seed = seed
         self.days = days
         self.startDay = startDay
         self.firstUser = firstUser
         self.eventIDs = eventIDs
+        self.wander = wander
     }
 }
 
@@ -161,7 +166,7 @@ public struct Simulation: Sendable {
     /// users.
     public func forEachUser(progress: ((Int) -> Void)? = nil,
                             _ body: (SimulatedUser, SimulatedEvents) throws -> Void) rethrows {
-        var plan = Plan(flow: flow, seed: options.seed)
+        var plan = Plan(flow: flow, seed: options.seed, wander: options.wander)
         var lines = SimulatedEvents()
         let startMicros = (Timestamp.parse(options.startDay)?.micros ?? 0)
         for u in 0..<options.users {
@@ -188,6 +193,8 @@ struct Plan {
 
     let flow: FlowDefinition
     let seed: UInt64
+    /// `SimulationOptions.wander`.
+    let wander: Bool
     let steps: [String: StepInfo]
     /// Step ids in flow order, the order values are drawn in.
     let order: [String]
@@ -200,9 +207,10 @@ struct Plan {
     /// Expected paths already computed, by the values of `conditionKeys` and the flags.
     var pathMemo: [String: ExpectedPath] = [:]
 
-    init(flow: FlowDefinition, seed: UInt64) {
+    init(flow: FlowDefinition, seed: UInt64, wander: Bool = false) {
         self.flow = flow
         self.seed = seed
+        self.wander = wander
         var steps: [String: StepInfo] = [:]
         for s in flow.steps where steps[s.id] == nil {
             let signIn = StepRoles.isSignIn(s)
@@ -365,6 +373,9 @@ struct Plan {
                 t += 300_000
                 emitter.emit(.stepViewed, step: info.quotedID, at: t, into: &out)
                 t += dwell(info, &rng)
+            }
+            if wander, !isLast {
+                strays(from: index, shown: shown, t: &t, rng: &rng, emitter: &emitter, out: &out, viewed: &viewed, summary: &summary)
             }
             // App killed on this step: silence, then the user resumes here minutes to hours later.
             if !isLast && rng.chance(0.03) {

@@ -27,6 +27,7 @@ struct Funnel: ParsableCommand {
             UsersCommand.self,
             ReplayCommand.self,
             ExplainCommand.self,
+            PathsCommand.self,
             RebuildCommand.self,
             QuarantineCommand.self,
             ExportCommand.self,

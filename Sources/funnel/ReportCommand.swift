@@ -85,23 +85,9 @@ struct ReportCommand: ParsableCommand {
             case .json: text = try report.json()
             case .csv: text = report.csv(raw: csv.raw)
             case .markdown: text = report.markdown()
-            case .html: text = report.html(command: commandLine(), generatedAt: nil)
+            case .html: text = report.html(command: typedCommandLine(), generatedAt: nil)
             }
             try output.write(text)
         }
-    }
-
-    /// The command as typed, for the HTML footer; without --store and --output, which say
-    /// where things were kept, not what the page shows.
-    func commandLine() -> String {
-        var args: [String] = []
-        var skip = false
-        for arg in CommandLine.arguments.dropFirst() {
-            if skip { skip = false; continue }
-            if arg == "--store" || arg == "--output" { skip = true; continue }
-            if arg.hasPrefix("--store=") || arg.hasPrefix("--output=") { continue }
-            args.append(arg.contains(" ") ? "'\(arg)'" : arg)
-        }
-        return (["funnel"] + args).joined(separator: " ")
     }
 }

@@ -34,6 +34,8 @@ struct SampleCommand: ParsableCommand {
     var singleFile = false
     @Flag(help: "Write into --out even when it already holds logs (files of the same names are replaced).")
     var force = false
+    @Flag(help: "Users also stray: jump ahead, view steps off their path, resume days later on an earlier step (docs/paths.md).")
+    var wander = false
 
     /// The values the simulation does not check itself in range (a bad value exits 2, as
     /// everywhere; `funnel help`).
@@ -49,7 +51,8 @@ struct SampleCommand: ParsableCommand {
             try check()
             let definition = try flows.catalog().flow(flow)
             try checkOutFolder()
-            let options = SimulationOptions(users: users, seed: seed, days: days, startDay: start, firstUser: firstUser, eventIDs: ids)
+            let options = SimulationOptions(users: users, seed: seed, days: days, startDay: start, firstUser: firstUser, eventIDs: ids,
+                                            wander: wander)
             let simulation = try Simulation(flow: definition, options: options)
             try createFolder(out)
             // The lines wait in a spool in the output folder (it has no name, so nothing is left

@@ -15,7 +15,7 @@ final class ExampleReportsTests: XCTestCase {
         XCTAssertEqual(p.terminationStatus, 0, "scripts/gen-reports failed")
         let committed = packageRoot.appendingPathComponent("reports")
         let names = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
-        XCTAssertEqual(names.count, 13)
+        XCTAssertEqual(names.count, 15)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: committed.path).filter { !$0.hasPrefix(".") }.sorted(), names)
         for name in names {
             let fresh = try String(contentsOf: out.appendingPathComponent(name), encoding: .utf8)

@@ -73,4 +73,18 @@ final class ProgressTests: XCTestCase {
         XCTAssertEqual(latest.status, 0, latest.stdout)
         XCTAssertFalse(latest.stdout.contains("\r["), latest.stdout.debugDescription)
     }
+
+    /// `funnel paths` reads every user's events: their count on a terminal, nothing when piped.
+    func testPathsShowsTheUsersReadOnATerminalOnly() throws {
+        let store = tempDir().appendingPathComponent("s.sqlite").path
+        XCTAssertEqual(try runFunnel(["ingest", "--store", store, sampleData.appendingPathComponent("glp1").path]).status, 0)
+        let args = ["paths", "--store", store, "--flow", "glp1"]
+        let terminal = try onTerminal(args)
+        let piped = try runFunnel(args)
+        XCTAssertEqual(terminal.status, 0, terminal.stdout)
+        XCTAssertTrue(terminal.stdout.contains("users' events read"), terminal.stdout.debugDescription)
+        XCTAssertTrue(terminal.stdout.contains("\r" + String(repeating: " ", count: 79) + "\rPaths · "), terminal.stdout.debugDescription)
+        XCTAssertFalse(piped.stderr.contains("\r"), piped.stderr.debugDescription)
+        XCTAssertTrue(piped.stdout.hasPrefix("Paths · Onboarding Tonic (GLP-1) (glp1)\n"), piped.stdout)
+    }
 }

@@ -6,7 +6,7 @@ import TestSupport
 /// texts, run as shown on the bundled sample data: each succeeds, says what it should and
 /// every line it prints fits 80 columns.
 final class WidthTests: XCTestCase {
-    static let subcommands = ["ingest", "report", "users", "replay", "explain", "rebuild", "quarantine", "export", "flows", "sample"]
+    static let subcommands = ["ingest", "report", "users", "replay", "explain", "paths", "rebuild", "quarantine", "export", "flows", "sample"]
     static let flowsSubcommands = ["list", "show", "path", "check", "drift"]
 
     func assertFits(_ text: String, _ label: String, file: StaticString = #filePath, line: UInt = #line) {
@@ -83,6 +83,10 @@ final class WidthTests: XCTestCase {
         "funnel explain --flow glp1 --step signIn": "\neligible 393 · reached 393 · dropped there 29 · went on 360 · in progress there\n",
         "funnel explain --flow glp1 --step notificationsPermission --lane glp1": "\neligible 165 · reached 158 · dropped there 8 · went on 149 · in progress there 1\n",
         "funnel explain --flow glp1 --step healthKitBenefits --format json": "\"step\" : \"healthKitBenefits\",",
+        "funnel paths --flow glp1": "users    started 393 · viewed a step 393 · moved 360\n",
+        "funnel paths --flow glp1 --cohort glp1 --format json": "\"started\" : 173,",
+        "funnel paths --flow glp1 --from height --to activityLevel": "users 296 · p50 1m 26s · p75 1m 58s",
+        "funnel paths --flow glp1 --format html --output paths.html": "<h2 id=\"paths-h\">How users moved</h2>",
         "funnel export --output all.ndjson.gz": "exported 15726 events to all.ndjson.gz\n",
         "funnel export --flow glp1 --since 2026-10-03 --until 2026-10-04 | wc -l": "1789",
         "funnel export | funnel ingest --store copy.sqlite -": "  accepted           15,726\n  duplicates              0\n",

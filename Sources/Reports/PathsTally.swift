@@ -1,0 +1,151 @@
+import FunnelModel
+import Journeys
+
+/// Counts the users of a selection into a `PathsReport`, one user at a time (`add`).
+struct PathsTally {
+    let definition: FlowDefinition
+    let query: ReportQuery
+    /// `--from` and `--to`, when asked.
+    let between: (from: String, to: String)?
+
+    private var started = 0
+    private var viewed = 0
+    private var moved = 0
+    private var stepUsers: [String: Int] = [:]
+    private var movedOn: [String: Int] = [:]
+    private var transitions: [UserPath.Move: (users: Int, moves: Int)] = [:]
+    /// Per step last viewed: the users by state, and the abandoned users' last events tallied.
+    private var exits: [String: (completed: Int, inProgress: Int, abandoned: Int, last: [DropoffExplanation.Seen: Int])] = [:]
+    /// The keys collected without a list of values: left out of the last events.
+    private let freeFormKeys: Set<String>
+    private var returns: [String: (users: Int, returns: Int, kinds: [PathsReport.ReturnKind: Int])] = [:]
+    private var durations: [Double] = []
+    /// Every two steps one after the other on a lane (`PathsReport.adjacentPairs`), and the
+    /// seconds between them of each user who viewed both in that order.
+    private let pairs: [(from: String, to: String)]
+    private var pairDurations: [[Double]]
+
+    init(definition: FlowDefinition, query: ReportQuery, between: (from: String, to: String)?) {
+        self.definition = definition
+        self.query = query
+        self.between = between
+        var pairs: [(from: String, to: String)] = []
+        for lane in definition.lanes {
+            for (a, b) in zip(lane.steps, lane.steps.dropFirst()) where !pairs.contains(where: { $0 == (a.id, b.id) }) {
+                pairs.append((a.id, b.id))
+            }
+        }
+        self.pairs = pairs
+        pairDurations = [[Double]](repeating: [], count: pairs.count)
+        freeFormKeys = DropoffScope.freeFormKeys(definition)
+    }
+
+    /// Counts one user: their journey (the fold of `events`) and their events (any order).
+    mutating func add(_ journey: Journey, events: [RecordedEvent]) {
+        guard query.selects(journey, definition: definition) else { return }
+        started += 1
+        let path = UserPath(journey, events: events, asOf: query.asOf, idleSeconds: query.idleSeconds)
+        guard let last = path.views.last else { return }
+        viewed += 1
+        if !path.moves.isEmpty { moved += 1 }
+        for step in Set(path.views.map(\.step)) { stepUsers[step, default: 0] += 1 }
+        for step in Set(path.moves.map(\.from)) { movedOn[step, default: 0] += 1 }
+        var counted = Set<UserPath.Move>()
+        for move in path.moves {
+            var t = transitions[move] ?? (0, 0)
+            t.moves += 1
+            if counted.insert(move).inserted { t.users += 1 }
+            transitions[move] = t
+        }
+        var exit = exits[last.step] ?? (0, 0, 0, [:])
+        switch journey.state(asOf: query.asOf, idleSeconds: query.idleSeconds) {
+        case .completed: exit.completed += 1
+        case .inProgress: exit.inProgress += 1
+        case .abandoned:
+            exit.abandoned += 1
+            if let e = path.lastEvent { exit.last[DropoffExplanation.Seen(e, freeFormKeys: freeFormKeys), default: 0] += 1 }
+        }
+        exits[last.step] = exit
+        var left = Set<String>()
+        for r in path.returns {
+            var row = returns[r.left] ?? (0, 0, [:])
+            row.returns += 1
+            row.kinds[r.kind, default: 0] += 1
+            if left.insert(r.left).inserted { row.users += 1 }
+            returns[r.left] = row
+        }
+        if let between, let seconds = path.seconds(from: between.from, to: between.to) { durations.append(seconds) }
+        for (i, pair) in pairs.enumerated() {
+            if let seconds = path.seconds(from: pair.from, to: pair.to) { pairDurations[i].append(seconds) }
+        }
+    }
+
+    func report() -> PathsReport {
+        let order = stepOrder()
+        let rank = { (step: String) in order[step] ?? Int.max }
+        let byFlowOrder = { (a: String, b: String) in rank(a) != rank(b) ? rank(a) < rank(b) : a < b }
+        let known = Set(definition.orderedStepIDs)
+        let steps = stepUsers.keys.sorted(by: byFlowOrder).map {
+            PathsReport.Step(step: $0, inFlow: known.contains($0), users: stepUsers[$0] ?? 0, movedOn: movedOn[$0] ?? 0)
+        }
+        let rows = transitions.map { m, t in PathsReport.Transition(from: m.from, to: m.to, kind: m.kind, users: t.users, moves: t.moves) }
+            .sorted { a, b in
+                if a.from != b.from { return byFlowOrder(a.from, b.from) }
+                if a.users != b.users { return a.users > b.users }
+                if a.moves != b.moves { return a.moves > b.moves }
+                if a.to != b.to { return byFlowOrder(a.to, b.to) }
+                return a.kind.rawValue < b.kind.rawValue
+            }
+        let exitRows = exits.keys.sorted(by: byFlowOrder).compactMap { step -> PathsReport.Exit? in
+            guard let e = exits[step] else { return nil }
+            return PathsReport.Exit(step: step, users: e.completed + e.inProgress + e.abandoned, completed: e.completed,
+                                    inProgress: e.inProgress, abandoned: e.abandoned,
+                                    abandonedLastEvents: DropoffExplanation.lastEvents(e.last, among: e.abandoned))
+        }
+        let returnRows = returns.keys.sorted(by: byFlowOrder).compactMap { step -> PathsReport.Return? in
+            guard let r = returns[step] else { return nil }
+            var kinds: [String: Int] = [:]
+            for kind in PathsReport.ReturnKind.allCases { kinds[kind.rawValue] = r.kinds[kind] ?? 0 }
+            return PathsReport.Return(step: step, users: r.users, returns: r.returns, cameBack: kinds)
+        }
+        return PathsReport(
+            selection: ReportSelection(definition: definition, query: query),
+            users: .init(started: started, viewed: viewed, moved: moved),
+            steps: steps, transitions: rows, exits: exitRows, returns: returnRows,
+            timeBetween: between.map { Self.timeBetween($0.from, $0.to, durations) },
+            adjacentPairs: zip(pairs, pairDurations).filter { !$0.1.isEmpty }.map { Self.timeBetween($0.0.from, $0.0.to, $0.1) })
+    }
+
+    /// The definition's steps by their place in flow order: the first lane's steps, each
+    /// other lane's own steps right after the step before them on that lane (GLP-1's
+    /// `medication` after `journeyStatus`), then steps on no lane.
+    private func stepOrder() -> [String: Int] {
+        var merged: [String] = []
+        for lane in definition.lanes {
+            var after = -1
+            for step in lane.steps.map(\.id) {
+                if let i = merged.firstIndex(of: step) {
+                    after = i
+                } else {
+                    after += 1
+                    merged.insert(step, at: after)
+                }
+            }
+        }
+        for step in definition.steps.map(\.id) where !merged.contains(step) { merged.append(step) }
+        var order: [String: Int] = [:]
+        for (i, step) in merged.enumerated() { order[step] = i }
+        return order
+    }
+
+    /// The time between two steps: its percentiles, mean and histogram over `durations`.
+    private static func timeBetween(_ from: String, _ to: String, _ durations: [Double]) -> PathsReport.TimeBetween {
+        let sorted = durations.sorted()
+        return PathsReport.TimeBetween(
+            from: from, to: to, users: sorted.count,
+            p50: Statistics.percentile(sorted: sorted, 0.50), p75: Statistics.percentile(sorted: sorted, 0.75),
+            p90: Statistics.percentile(sorted: sorted, 0.90), p95: Statistics.percentile(sorted: sorted, 0.95),
+            mean: Statistics.mean(sorted),
+            histogram: Statistics.histogram(sorted).map { .init(fromSeconds: $0.from, toSeconds: $0.to, users: $0.count) })
+    }
+}

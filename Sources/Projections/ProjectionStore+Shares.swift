@@ -30,7 +30,7 @@ extension ProjectionStore {
             } catch let e as StoreError {
                 states.set(part, .failure(e))
             } catch {
-                states.set(part, .failure(StoreError(doing: doing, reason: "\(error)")))
+                states.set(part, .failure(StoreError(doing: doing, reason: "\(error)", kind: StoreError.Kind(sqlite: error))))
             }
         }
         var seen: Set<[Int64]> = []

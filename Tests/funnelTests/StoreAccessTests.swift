@@ -159,8 +159,23 @@ final class StoreAccessTests: XCTestCase {
         let holder = try holdLock(store, seconds: 2)
         defer { holder.waitUntilExit() }
         let r = try runFunnel(["report", "--store", store, "--flow", "glp1"])
-        XCTAssertEqual(r.status, 2)
+        XCTAssertEqual(r.status, 75, "busy (docs/cli.md)")
         XCTAssertEqual(r.stderr, "funnel report: an ingest is creating the store \(store) now; run again when it has committed its first input\n")
+    }
+
+    /// A store path that holds a file funnel cannot open as a store: exit 66 (docs/cli.md),
+    /// for a read and for an ingest, and the file is left as it was.
+    func testAFileThatIsNotAStoreExits66() throws {
+        let store = tempDir().appendingPathComponent("notes.sqlite").path
+        let text = Data(String(repeating: "not a store\n", count: 100).utf8)
+        try text.write(to: URL(fileURLWithPath: store))
+        let report = try runFunnel(["report", "--store", store, "--flow", "glp1"])
+        XCTAssertEqual(report.status, 66, report.stderr)
+        XCTAssertEqual(report.stderr, "funnel report: cannot open the store \(store): store: while opening the store \(store): file is not a database\n")
+        let ingest = try runFunnel(["ingest", "--store", store, sampleData.appendingPathComponent("glp1").path])
+        XCTAssertEqual(ingest.status, 66, ingest.stderr)
+        XCTAssertEqual(ingest.stderr, "funnel ingest: cannot open the store \(store): store: while opening the store \(store): file is not a database\n")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), text)
     }
 
     func testRebuildTakesTheWriterLock() throws {
@@ -168,7 +183,7 @@ final class StoreAccessTests: XCTestCase {
         let report = try runFunnel(["report", "--store", store, "--flow", "glp1", "--format", "json"]).stdout
         let holder = try holdLock(store, seconds: 2)
         let refused = try runFunnel(["rebuild", "--store", store, "--no-wait"])
-        XCTAssertEqual(refused.status, 2)
+        XCTAssertEqual(refused.status, 75, "busy (docs/cli.md)")
         XCTAssertEqual(refused.stdout, "")
         XCTAssertTrue(refused.stderr.hasPrefix("funnel rebuild: store: while taking the writer lock \(store).lock: another ingest or rebuild is writing \(store); run again when it ends"),
                       refused.stderr)
@@ -186,7 +201,7 @@ final class StoreAccessTests: XCTestCase {
         let again = try holdLock(store, seconds: 1)
         defer { again.waitUntilExit() }
         let ingest = try runFunnel(["ingest", "--store", store, "--no-wait", sampleData.appendingPathComponent("baby-basics").path])
-        XCTAssertEqual(ingest.status, 2, ingest.stderr)
+        XCTAssertEqual(ingest.status, 75, ingest.stderr)
         XCTAssertTrue(ingest.stderr.contains("another ingest or rebuild is writing \(store)"), ingest.stderr)
     }
 }

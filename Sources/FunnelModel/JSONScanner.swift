@@ -269,6 +269,29 @@ public struct JSONScanner {
 
     // MARK: values
 
+    /// At a container's opening byte: enters it (at most `maxDepth` deep) and returns true
+    /// when `close` follows at once (an empty container, then left too).
+    @inlinable @inline(__always)
+    mutating func enter(closing close: UInt8) throws(JSONSyntaxError) -> Bool {
+        depth += 1
+        guard depth <= JSONScanner.maxDepth else { throw fail(.tooDeep) }
+        i += 1
+        skipWhitespace()
+        if peek == close { i += 1; depth -= 1; return true }
+        return false
+    }
+
+    /// After a container's member: true past a comma (another member follows), false past
+    /// `close` (the container left); anything else is `what` missing.
+    @inlinable @inline(__always)
+    mutating func next(closing close: UInt8, _ what: Expected) throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        if peek == 0x2C { i += 1; return true }
+        try expect(close, what)
+        depth -= 1
+        return false
+    }
+
     /// Validates one value (after optional leading whitespace) and moves past it.
     @inlinable
     public mutating func skipValue() throws(JSONSyntaxError) {
@@ -276,37 +299,19 @@ public struct JSONScanner {
         guard let c = peek else { throw fail(.expected(.value)) }
         switch c {
         case 0x7B:
-            depth += 1
-            guard depth <= JSONScanner.maxDepth else { throw fail(.tooDeep) }
-            i += 1
-            skipWhitespace()
-            if peek == 0x7D { i += 1; depth -= 1; return }
-            while true {
+            if try enter(closing: 0x7D) { return }
+            repeat {
                 skipWhitespace()
                 _ = try scanString(decodeInto: nil)
                 skipWhitespace()
                 try expect(0x3A, .colon)
                 try skipValue()
-                skipWhitespace()
-                if peek == 0x2C { i += 1; continue }
-                try expect(0x7D, .commaOrObjectEnd)
-                break
-            }
-            depth -= 1
+            } while try next(closing: 0x7D, .commaOrObjectEnd)
         case 0x5B:
-            depth += 1
-            guard depth <= JSONScanner.maxDepth else { throw fail(.tooDeep) }
-            i += 1
-            skipWhitespace()
-            if peek == 0x5D { i += 1; depth -= 1; return }
-            while true {
+            if try enter(closing: 0x5D) { return }
+            repeat {
                 try skipValue()
-                skipWhitespace()
-                if peek == 0x2C { i += 1; continue }
-                try expect(0x5D, .commaOrArrayEnd)
-                break
-            }
-            depth -= 1
+            } while try next(closing: 0x5D, .commaOrArrayEnd)
         case 0x22: _ = try scanString(decodeInto: nil)
         case 0x74: try literal("true")
         case 0x66: try literal("false")
@@ -324,13 +329,9 @@ public struct JSONScanner {
         guard let c = peek else { throw fail(.expected(.value)) }
         switch c {
         case 0x7B:
-            depth += 1
-            guard depth <= JSONScanner.maxDepth else { throw fail(.tooDeep) }
-            i += 1
             var fields: [String: JSONValue] = [:]
-            skipWhitespace()
-            if peek == 0x7D { i += 1; depth -= 1; return .object(fields) }
-            while true {
+            if try enter(closing: 0x7D) { return .object(fields) }
+            repeat {
                 skipWhitespace()
                 let key = try parseString()
                 if rules == .document, fields[key] != nil { throw fail(.duplicateKey(key)) }
@@ -338,28 +339,14 @@ public struct JSONScanner {
                 guard peek == 0x3A else { throw fail(.noColon(afterKey: key)) }
                 i += 1
                 fields[key] = try parseValue()
-                skipWhitespace()
-                if peek == 0x2C { i += 1; continue }
-                try expect(0x7D, .commaOrObjectEnd)
-                break
-            }
-            depth -= 1
+            } while try next(closing: 0x7D, .commaOrObjectEnd)
             return .object(fields)
         case 0x5B:
-            depth += 1
-            guard depth <= JSONScanner.maxDepth else { throw fail(.tooDeep) }
-            i += 1
             var items: [JSONValue] = []
-            skipWhitespace()
-            if peek == 0x5D { i += 1; depth -= 1; return .array(items) }
-            while true {
+            if try enter(closing: 0x5D) { return .array(items) }
+            repeat {
                 items.append(try parseValue())
-                skipWhitespace()
-                if peek == 0x2C { i += 1; continue }
-                try expect(0x5D, .commaOrArrayEnd)
-                break
-            }
-            depth -= 1
+            } while try next(closing: 0x5D, .commaOrArrayEnd)
             return .array(items)
         case 0x22: return .string(try parseString())
         case 0x74: try literal("true"); return .bool(true)

@@ -1,5 +1,6 @@
 import XCTest
 import Foundation
+import GRDB
 import TestSupport
 
 /// Stores a user can read but not write (a shared team store, a mounted backup) and stores an
@@ -176,6 +177,20 @@ final class StoreAccessTests: XCTestCase {
         XCTAssertEqual(ingest.status, 66, ingest.stderr)
         XCTAssertEqual(ingest.stderr, "funnel ingest: cannot open the store \(store): store: while opening the store \(store): file is not a database\n")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), text)
+    }
+
+    /// A store that contradicts itself (a stored line that no longer decodes): exit 65
+    /// (docs/cli.md), naming the event.
+    func testAStoreThatContradictsItselfExits65() throws {
+        let (store, _) = try glp1Store()
+        let seq = try DatabaseQueue(path: store).write { db -> Int64 in
+            let seq = try Int64.fetchOne(db, sql: "SELECT min(seq) FROM events") ?? 0
+            try db.execute(sql: "UPDATE events SET body = x'FF' WHERE seq = ?", arguments: [seq])
+            return seq
+        }
+        let r = try runFunnel(["export", "--store", store])
+        XCTAssertEqual(r.status, 65, r.stderr)
+        XCTAssertEqual(r.stderr, "funnel export: store: while reading event seq \(seq): the stored line does not decode: no shape\n")
     }
 
     func testRebuildTakesTheWriterLock() throws {

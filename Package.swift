@@ -76,24 +76,31 @@ let package = Package(
         // Each stage of a cold ingest alone, for the per-stage table (scripts/stages): a
         // measuring tool, not part of funnel.
         .executableTarget(name: "funnel-stages", dependencies: ["FunnelModel", "EventLog", "Flows", "LineParsing", "StoreCore", "EventStore", "Journeys", "Projections"]),
-        // Scratch folders the test targets share (removed when the test process exits).
-        .target(name: "TestSupport", dependencies: ["FunnelModel", "EventLog", "LineParsing", "StoreCore", "EventStore", "ClickHouseStore", "Simulator"], path: "Tests/TestSupport"),
+        // What the test targets share: scratch folders (removed when the test process exits),
+        // ClickHouse servers, fixtures and sample stores, and the in-memory backend.
+        .target(name: "TestSupport", dependencies: ["FunnelModel", "Workers", "EventLog", "Flows", "LineParsing", "StoreCore", "Journeys", "EventStore", "Projections",
+                                                 "ClickHouseStore", "Simulator"], path: "Tests/TestSupport"),
         .testTarget(name: "FunnelModelTests", dependencies: ["FunnelModel"]),
         .testTarget(name: "WorkersTests", dependencies: ["Workers"]),
         .testTarget(name: "EventLogTests", dependencies: ["TestSupport", "EventLog", "FunnelModel", "CZlib", "CZstd"]),
         .testTarget(name: "FlowsTests", dependencies: ["TestSupport", "Flows", "FunnelModel"]),
         .testTarget(name: "SimulatorTests", dependencies: ["TestSupport", "Simulator", "EventLog", "Flows", "FunnelModel"]),
         .testTarget(name: "LineParsingTests", dependencies: ["LineParsing", "EventLog", "FunnelModel"]),
+        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "LineParsing", "EventLog", "FunnelModel"]),
         .testTarget(name: "EventStoreTests", dependencies: ["TestSupport", "EventStore", "StoreCore", "LineParsing", "EventLog", "Flows", "FunnelModel",
                                                        .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ClickHouseStoreTests", dependencies: ["TestSupport", "ClickHouseStore", "StoreCore", "EventStore", "EventLog", "Flows", "FunnelModel"]),
         .testTarget(name: "ClickHouseProjectionsTests", dependencies: ["TestSupport", "ClickHouseProjections", "ClickHouseStore", "Journeys", "Projections", "StoreCore", "EventStore", "EventLog", "Flows", "FunnelModel"]),
+        // The fold's tests, mirroring Sources/Journeys; some compare with the SQLite projection.
+        .testTarget(name: "JourneysTests", dependencies: ["TestSupport", "Journeys", "Projections", "Flows", "LineParsing", "StoreCore", "EventStore", "EventLog", "FunnelModel",
+                                                      .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ProjectionsTests", dependencies: ["TestSupport", "Journeys", "Projections", "Simulator", "Flows", "LineParsing", "StoreCore", "EventStore", "EventLog", "FunnelModel",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ReportsTests", dependencies: ["TestSupport", "Reports", "Journeys", "Projections", "StoreCore", "EventStore", "EventLog", "Flows",
                                                      "FunnelModel", "CZlib"]),
         // `funnel`: the tests run the built binary.
-        .testTarget(name: "funnelTests", dependencies: ["TestSupport", "funnel", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "funnelTests", dependencies: ["TestSupport", "funnel", "Reports", "Journeys", "StoreCore", "Flows", "EventLog", "FunnelModel", "Workers",
+                                                    .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]
 )

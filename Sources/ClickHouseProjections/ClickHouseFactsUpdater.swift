@@ -11,7 +11,7 @@ import Journeys
 /// Once the inputs are in, the facts of the journeys whose users had no events before the
 /// ingest go to their users' shards; every other journey with new events is folded from the
 /// log (`ClickHouseFacts.refresh`).
-public final class ClickHouseFactsUpdater: ClickHouseIngestObserver, @unchecked Sendable {
+public final class ClickHouseFactsUpdater: IngestObserver, @unchecked Sendable {
     let definitions: [FlowDefinition]
     private let held: HeldJourneys
     /// Folds the committed inputs in order, off the writing thread.
@@ -31,13 +31,18 @@ public final class ClickHouseFactsUpdater: ClickHouseIngestObserver, @unchecked 
         held.makeEventSink()
     }
 
-    public func didCommit(events: any ParsedEventSink, attempt: UInt64, accepted: AcceptedLines) {
-        attempts.append(attempt)
-        let held = held
-        folding.async { held.add(events, accepted: accepted) }
+    /// Notes the input's attempt: this ingest's rows are those of its attempts.
+    public func willCommit(_ input: CommittedInput, in attempt: ClickHouseAttempt) throws {
+        attempts.append(attempt.id)
     }
 
-    public func finish(store: ClickHouseStore, summary: IngestSummary) throws {
+    /// Folds the committed input's events, off the writing thread.
+    public func didCommit(_ input: CommittedInput, store: ClickHouseStore) {
+        let held = held
+        folding.async { held.add(input.events, accepted: input.accepted) }
+    }
+
+    public func finish(_ summary: IngestSummary, store: ClickHouseStore) throws {
         folding.sync {}
         guard summary.accepted > 0 else { return }
         let snapshot = try store.snapshot()

@@ -7,16 +7,23 @@ extension ClickHouseIngestor {
     package final class InputSession: InputWriting {
         var writer: ClickHouseInputWriter
         package var eventSink: (any ParsedEventSink)?
+        package let lookupLines: Int
+        package var lookupBytes: Int { Tuning.chunkBytes }
+        /// A lookup may not see the chunk whose inserts are still under way.
+        package var lookupSeesWrites: Bool { false }
 
-        init(_ writer: ClickHouseInputWriter) { self.writer = writer }
+        init(_ writer: ClickHouseInputWriter, chunkRows: Int) {
+            self.writer = writer
+            lookupLines = chunkRows
+        }
 
-        package var lines: Int { writer.result.counts.lines }
+        package func storedCopies(of ids: EventIDQuery) throws -> StoredCopies { try writer.storedCopies(of: ids) }
 
-        package func write(_ batch: LineBatch) throws { try writer.write(batch) }
+        package func write(_ chunk: DecidedChunk) throws { try writer.write(chunk) }
 
         package func idle() throws {}
 
-        package func endSegment(_ segment: SegmentEnd) throws {
+        package func endSegment(_ segment: SegmentEnd, totals: SegmentTotals) throws {
             throw StoreError(doing: "writing \(writer.label) to ClickHouse", reason: "an input is committed whole, not in segments")
         }
     }

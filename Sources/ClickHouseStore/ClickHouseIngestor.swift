@@ -10,15 +10,16 @@ import LineParsing
 /// `attempt`, then its ledger row last: that insert is the commit, and rows of an attempt
 /// no ledger row names (a killed ingest, a failed server) never count. An input whose
 /// content (SHA-256) the ledger holds is skipped. The `observer` gets each input's parsed
-/// events and, once it committed, its accepted lines; and its `finish` runs after the last.
+/// events and its accepted lines, with its attempt before the commit and again after it; and
+/// its `finish` runs after the last.
 public final class ClickHouseIngestor {
     public let store: ClickHouseStore
     public let options: IngestOptions
-    public let observer: (any ClickHouseIngestObserver)?
+    public let observer: (any IngestObserver<ClickHouseAttempt, ClickHouseStore>)?
     /// Lines with an event an input holds before they are looked up and inserted.
     var chunkRows = Tuning.chunkRows
 
-    public init(store: ClickHouseStore, options: IngestOptions = IngestOptions(), observer: (any ClickHouseIngestObserver)? = nil) {
+    public init(store: ClickHouseStore, options: IngestOptions = IngestOptions(), observer: (any IngestObserver<ClickHouseAttempt, ClickHouseStore>)? = nil) {
         self.store = store
         self.options = options
         self.observer = observer
@@ -38,28 +39,29 @@ public final class ClickHouseIngestor {
 extension ClickHouseIngestor: IngestBackend {
     package func makeEventSink() -> (any ParsedEventSink)? { observer?.makeEventSink() }
 
-    package func finish(_ summary: IngestSummary) throws { try observer?.finish(store: store, summary: summary) }
+    package func finish(_ summary: IngestSummary) throws { try observer?.finish(summary, store: store) }
 
     /// Skips an input the ledger holds; else writes it under a new attempt, then commits it.
-    package func ingest(_ input: InputPlan, drive: (_ skipLines: Int, _ writer: InputSession) throws -> ParseEnd) throws -> InputOutcome {
+    package func ingest(_ input: InputPlan, drive: (_ skipLines: Int, _ writer: InputSession) throws -> InputRead) throws -> InputOutcome {
         let ledger = try ClickHouseLedger.read(store)
         if let known = ledger.byContent[input.content.sha256] {
             return .skipped(.init(path: input.label, sha256: input.content.sha256, previousPath: known.path,
                                   previousOutcome: known.outcome))
         }
         let startedAt = options.now().micros
-        let flowSteps = options.stepsByFlow
         var attempt = UInt64.random(in: 1...UInt64.max)
         while ledger.attempts.contains(attempt) { attempt = UInt64.random(in: 1...UInt64.max) }
         let session = InputSession(ClickHouseInputWriter(store: store, label: input.label, inputID: ledger.lastID + 1, attempt: attempt,
-                                                         committed: ledger.attempts, firstSeq: ledger.events + 1, arrived: startedAt,
-                                                         flowSteps: flowSteps, chunkRows: chunkRows))
-        let end = try drive(0, session)
-        let result = try session.writer.commit(end, sha256: input.content.sha256, size: input.content.size, startedAt: startedAt,
-                                               finishedAt: options.now)
-        if let observer, let sink = session.eventSink {
-            observer.didCommit(events: sink, attempt: attempt, accepted: session.writer.accepted)
+                                                         committed: ledger.attempts, firstSeq: ledger.events + 1, arrived: startedAt),
+                                   chunkRows: chunkRows)
+        let read = try drive(0, session)
+        let committed = session.eventSink.map {
+            CommittedInput(seqs: session.writer.seqs, accepted: session.writer.accepted, newUsers: nil, events: $0, more: !input.isLast)
         }
-        return .read(result)
+        if let observer, let committed { try observer.willCommit(committed, in: ClickHouseAttempt(id: attempt)) }
+        try session.writer.commit(read, sha256: input.content.sha256, size: input.content.size, startedAt: startedAt,
+                                  finishedAt: options.now)
+        if let observer, let committed { observer.didCommit(committed, store: store) }
+        return .read(read.result)
     }
 }

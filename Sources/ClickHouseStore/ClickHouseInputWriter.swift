@@ -4,11 +4,11 @@ import EventLog
 import StoreCore
 import LineParsing
 
-/// Writes one input's parsed lines under its attempt, as the SQLite `InputWriter` decides
-/// them: each line quarantined, a duplicate or conflict of a stored event (first arrival
-/// wins), or an event with the next seq. Lines with an event wait in a chunk: its ids are
-/// looked up among the visible events at once, then its events go in one insert. `commit`
-/// writes the input's flows and, last, its ledger row.
+/// Writes one input's decided chunks under its attempt (`LineClassifier` decides each line:
+/// quarantined, a duplicate or conflict of a stored event, or a new event with the next seq).
+/// A chunk's ids are looked up among the visible events at once (`storedCopies`), then its
+/// events go in one insert a shard, still under way while the next chunk is looked up.
+/// `commit` writes the input's flows and, last, its ledger row.
 struct ClickHouseInputWriter {
     let store: ClickHouseStore
     let label: String
@@ -18,40 +18,17 @@ struct ClickHouseInputWriter {
     let visible: String
     /// When the ingest that reads the input started (the arrival time of its copies).
     let arrived: Int64
-    let flowSteps: [String: Set<String>]
-    let chunkRows: Int
-    /// The seq of the next accepted event.
+    /// The seq of the input's first accepted event, and of the next.
+    private let firstSeq: UInt64
     private var nextSeq: UInt64
-    private(set) var result = InputResult()
     /// The accepted lines with their seqs.
     private(set) var accepted = AcceptedLines()
-    private var keys: [IngestKey] = []
     private var users: [String] = []
     /// Each user's shard (`ClickHouseStore.shards`), for the users located so far.
     private var shardOf: [Int] = []
-
-    /// A line with an event, waiting in the chunk: its bytes are `bytes[range]`, its event
-    /// id's `bytes[id]` (inside the line, or after it when the id was written with escapes).
-    private struct Waiting {
-        var line: UInt32
-        var key: Int
-        var user: Int
-        var micros: Int64
-        var idHash: Int64
-        var id: Range<Int>
-        var range: Range<Int>
-    }
-    private var waiting: [Waiting] = []
-    private var bytes: [UInt8] = []
-    /// The last chunk's inserts (one a shard), still under way while the next chunk fills and
-    /// is looked up.
+    /// The last chunk's inserts (one a shard), still under way while the next chunk is
+    /// looked up.
     private var pending: [ClickHouseClient.PendingInsert] = []
-    /// The last chunk's accepted lines by id (in `sentBytes`): a lookup made while its inserts
-    /// were under way may not see them, so the next chunk compares with them here.
-    private var sent = EventIDIndex()
-    private var sentBytes: [UInt8] = []
-    /// This chunk's accepted lines by id (in `bytes`): a later copy is compared with them.
-    private var firstCopies = EventIDIndex()
     /// The chunk's rows for each shard, kept between chunks (their room is reused).
     private var shardRows: [RowBinaryWriter] = []
     private var duplicates = RowBinaryWriter()
@@ -59,55 +36,90 @@ struct ClickHouseInputWriter {
     private var quarantined = RowBinaryWriter()
 
     init(store: ClickHouseStore, label: String, inputID: UInt32, attempt: UInt64, committed: [UInt64],
-         firstSeq: UInt64, arrived: Int64, flowSteps: [String: Set<String>], chunkRows: Int) {
+         firstSeq: UInt64, arrived: Int64) {
         self.store = store
         self.label = label
         self.inputID = inputID
         self.attempt = attempt
         visible = ClickHouseSQL.list(committed + [attempt])
+        self.firstSeq = firstSeq
         nextSeq = firstSeq
         self.arrived = arrived
-        self.flowSteps = flowSteps
-        self.chunkRows = chunkRows
     }
+
+    /// The seqs of the input's accepted events so far.
+    var seqs: Range<Int64> { Int64(firstSeq)..<Int64(nextSeq) }
 
     static let eventColumns = ["seq", "attempt", "input_id", "line_no", "event_id", "user_id", "flow", "step", "event", "ts_us", "line"]
 
-    /// Takes every line of `batch`: quarantined lines are recorded, the others wait in the
-    /// chunk, which is written once it is full.
-    mutating func write(_ batch: LineBatch) throws {
-        try batch.bytes.withUnsafeBufferPointer { b in
-            for line in batch.lines {
-                result.counts.lines += 1
-                let lineBytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
-                guard let env = line.envelope else {
-                    quarantine(line, lineBytes)
-                    continue
-                }
-                let key = Int(line.keys.key), user = Int(line.keys.user)
-                // The parser numbers keys and users in first-seen order: a new one is the next.
-                guard key >= 0 && key <= keys.count, user >= 0 && user <= users.count else {
-                    throw ClickHouseError(server: nil, doing: "reading \(label) line \(line.number)",
-                                          reason: "the parser's key \(key) or user \(user) is out of order")
-                }
-                if key == keys.count { keys.append(IngestKey(env, in: b, flowSteps: flowSteps)) }
-                if user == users.count { users.append(Self.text(env.userID, in: b)) }
-                let start = bytes.count
-                bytes.append(contentsOf: lineBytes)
-                let end = bytes.count
-                let idStart = Int(env.eventID.start), idEnd = Int(env.eventID.end)
-                let id: Range<Int>
-                if idStart >= line.start && idEnd <= line.start + line.count {
-                    id = (start + idStart - line.start)..<(start + idEnd - line.start)
-                } else {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[idStart..<idEnd]))
-                    id = end..<bytes.count
-                }
-                waiting.append(Waiting(line: UInt32(line.number), key: key, user: user, micros: env.time.micros,
-                                       idHash: line.keys.idHash, id: id, range: start..<end))
+    /// Records a decided chunk: its quarantined lines, duplicates and conflicts as side rows,
+    /// its events as each shard's rows, whose inserts start (once the last chunk's ended).
+    mutating func write(_ chunk: DecidedChunk) throws {
+        var firstLine: Int?, lastLine = 0
+        try chunk.forEachLine { line, b, _ in
+            guard let env = line.envelope else { return }
+            firstLine = firstLine ?? line.number
+            lastLine = line.number
+            // The parser numbers users in first-seen order: a new one is the next.
+            let user = Int(line.keys.user)
+            guard user >= 0 && user <= users.count else {
+                throw ClickHouseError(server: nil, doing: "reading \(label) line \(line.number)",
+                                      reason: "the parser's user \(user) is out of order")
+            }
+            if user == users.count { users.append(Self.text(env.userID, in: b)) }
+        }
+        try locateUsers()
+        try waitForInserts()
+        if shardRows.isEmpty { shardRows = store.servers.map { _ in RowBinaryWriter() } }
+        chunk.forEachLine { line, b, verdict in
+            let lineBytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
+            guard let env = line.envelope else {
+                quarantine(line, lineBytes)
+                return
+            }
+            let id = UnsafeBufferPointer(rebasing: b[Int(env.eventID.start)..<Int(env.eventID.end)])
+            switch verdict {
+            case .event:
+                accepted.append(line: line.number, seq: Int64(nextSeq))
+                let key = chunk.keys[Int(line.keys.key)]
+                let s = shardOf[Int(line.keys.user)]
+                shardRows[s].uint64(nextSeq)
+                shardRows[s].uint64(attempt)
+                shardRows[s].uint32(inputID)
+                shardRows[s].uint32(UInt32(line.number))
+                shardRows[s].string(bytes: id)
+                shardRows[s].string(users[Int(line.keys.user)])
+                shardRows[s].string(key.flow)
+                shardRows[s].nullableString(key.step)
+                shardRows[s].string(key.rawName)
+                shardRows[s].int64(env.time.micros)
+                shardRows[s].string(bytes: lineBytes)
+                nextSeq += 1
+            case .duplicate:
+                duplicates.string(bytes: id)
+                duplicates.uint64(attempt)
+                duplicates.uint32(inputID)
+                duplicates.uint32(UInt32(line.number))
+                duplicates.int64(arrived)
+            case .conflict:
+                conflicts.string(bytes: id)
+                conflicts.uint64(attempt)
+                conflicts.uint32(inputID)
+                conflicts.uint32(UInt32(line.number))
+                conflicts.int64(arrived)
+                conflicts.string(bytes: lineBytes)
+            case .quarantined:
+                quarantine(line, lineBytes)
             }
         }
-        if waiting.count >= chunkRows || bytes.count >= Tuning.chunkBytes { try writeChunk() }
+        // Each shard's rows go straight to its own table, all shards at once.
+        for shard in shardRows.indices where !shardRows[shard].isEmpty {
+            let server = store.servers[shard]
+            let lines = firstLine.map { "\($0)–\(lastLine)" } ?? "\(lastLine)"
+            pending.append(try server.startInsert(into: store.layout.shardEvents, columns: Self.eventColumns, rows: shardRows[shard],
+                                                  doing: "writing the events of \(label) lines \(lines) to \(server.server)"))
+            shardRows[shard].removeAll()
+        }
         if duplicates.bytes.count + conflicts.bytes.count + quarantined.bytes.count >= Tuning.sideRowBytes { try writeSideRows() }
     }
 
@@ -125,84 +137,6 @@ struct ClickHouseInputWriter {
         quarantined.string(rejection.code.rawValue)
         quarantined.string(rejection.text)
         quarantined.string(bytes: lineBytes)
-        result.countQuarantined(rejection)
-    }
-
-    /// Decides the chunk's lines in order against the visible events with their ids, the last
-    /// chunk's and this chunk's earlier lines, and starts the inserts of its events, one a
-    /// shard. The lookup runs while the last chunk's inserts are still under way; they are
-    /// waited for before these start, so at most one a shard is in flight.
-    private mutating func writeChunk() throws {
-        guard !waiting.isEmpty else { return }
-        let stored = try storedLines()
-        try locateUsers()
-        try waitForInserts()
-        if shardRows.isEmpty { shardRows = store.servers.map { _ in RowBinaryWriter() } }
-        let firstLine = waiting[0].line, lastLine = waiting[waiting.count - 1].line
-        firstCopies.removeAll(keepingRoomFor: waiting.count)
-        bytes.withUnsafeBufferPointer { b in
-            sentBytes.withUnsafeBufferPointer { sentB in
-                stored.bytes.withUnsafeBufferPointer { storedB in
-                    for w in waiting {
-                        let line = UnsafeBufferPointer(rebasing: b[w.range])
-                        let id = UnsafeBufferPointer(rebasing: b[w.id])
-                        let same: Bool
-                        if let s = stored.index.find(id, hash: w.idHash, in: storedB) {
-                            same = EventIdentity.sameEvent(UnsafeBufferPointer(rebasing: storedB[s.line]), line)
-                        } else if let first = sent.find(id, hash: w.idHash, in: sentB) {
-                            same = EventIdentity.sameEvent(UnsafeBufferPointer(rebasing: sentB[first.line]), line)
-                        } else if let first = firstCopies.findOrAdd(id, hash: w.idHash, entry: .init(id: w.id, line: w.range), in: b) {
-                            same = EventIdentity.sameEvent(UnsafeBufferPointer(rebasing: b[first.line]), line)
-                        } else {
-                            accepted.append(line: Int(w.line), seq: Int64(nextSeq))
-                            let key = keys[w.key]
-                            let s = shardOf[w.user]
-                            shardRows[s].uint64(nextSeq)
-                            shardRows[s].uint64(attempt)
-                            shardRows[s].uint32(inputID)
-                            shardRows[s].uint32(w.line)
-                            shardRows[s].string(bytes: id)
-                            shardRows[s].string(users[w.user])
-                            shardRows[s].string(key.flow)
-                            shardRows[s].nullableString(key.step)
-                            shardRows[s].string(key.rawName)
-                            shardRows[s].int64(w.micros)
-                            shardRows[s].string(bytes: line)
-                            nextSeq += 1
-                            result.countAccepted(at: w.micros, key: &keys[w.key])
-                            continue
-                        }
-                        if same {
-                            duplicates.string(bytes: id)
-                            duplicates.uint64(attempt)
-                            duplicates.uint32(inputID)
-                            duplicates.uint32(w.line)
-                            duplicates.int64(arrived)
-                            result.counts.duplicates += 1
-                        } else {
-                            conflicts.string(bytes: id)
-                            conflicts.uint64(attempt)
-                            conflicts.uint32(inputID)
-                            conflicts.uint32(w.line)
-                            conflicts.int64(arrived)
-                            conflicts.string(bytes: line)
-                            result.counts.conflicts += 1
-                        }
-                    }
-                }
-            }
-        }
-        waiting.removeAll(keepingCapacity: true)
-        swap(&bytes, &sentBytes)
-        bytes.removeAll(keepingCapacity: true)
-        swap(&sent, &firstCopies)
-        // Each shard's rows go straight to its own table, all shards at once.
-        for shard in shardRows.indices where !shardRows[shard].isEmpty {
-            let server = store.servers[shard]
-            pending.append(try server.startInsert(into: store.layout.shardEvents, columns: Self.eventColumns, rows: shardRows[shard],
-                                                  doing: "writing the events of \(label) lines \(firstLine)–\(lastLine) to \(server.server)"))
-            shardRows[shard].removeAll()
-        }
     }
 
     /// Waits for the last chunk's inserts; the first failure is thrown once all have ended.
@@ -222,25 +156,17 @@ struct ClickHouseInputWriter {
         shardOf += try store.shards(of: new, doing: "placing \(new.count) users of \(label) on their shards")
     }
 
-    /// The visible events with the chunk's ids (the first arrival, should two have one): their
-    /// ids and lines in `bytes`, found by `index`.
-    private struct StoredCopies {
-        var bytes: [UInt8] = []
-        var index = EventIDIndex()
-    }
-
-    private func storedLines() throws -> StoredCopies {
-        let doing = "looking up \(waiting.count) event ids of \(label) among the stored events"
-        // The ids go as an external table: the server reads them as data, much faster than
-        // an IN list of as many literals parsed as SQL. Their hashes pick the candidate rows
-        // first (PREWHERE reads only that column), the ids themselves decide.
+    /// The visible events with any of `ids` (the first arrival, should two have one), with
+    /// their lines. The ids go as an external table: the server reads them as data, much
+    /// faster than an IN list of as many literals parsed as SQL. Their hashes pick the
+    /// candidate rows first (PREWHERE reads only that column), the ids themselves decide.
+    func storedCopies(of ids: EventIDQuery) throws -> StoredCopies {
+        let doing = "looking up \(ids.count) event ids of \(label) among the stored events"
         var rows: [UInt8] = []
-        rows.reserveCapacity(waiting.count * 40)
-        bytes.withUnsafeBufferPointer { b in
-            for w in waiting {
-                ClickHouseSQL.appendTSV(UnsafeBufferPointer(rebasing: b[w.id]), to: &rows)
-                rows.append(0x0A)
-            }
+        rows.reserveCapacity(ids.bytes.count + ids.count * 4)
+        ids.forEach { id, _ in
+            ClickHouseSQL.appendTSV(id, to: &rows)
+            rows.append(0x0A)
         }
         let data = try store.coordinator.read("""
             SELECT event_id, line FROM events PREWHERE id_hash IN (SELECT cityHash64(event_id) FROM ids)
@@ -250,15 +176,8 @@ struct ClickHouseInputWriter {
         var reader = RowBinaryReader(data, doing: doing)
         var out = StoredCopies()
         while !reader.isAtEnd {
-            let idStart = out.bytes.count
-            out.bytes.append(contentsOf: try reader.bytesOfString())
-            let lineStart = out.bytes.count
-            out.bytes.append(contentsOf: try reader.bytesOfString())
-            let entry = EventIDIndex.Entry(id: idStart..<lineStart, line: lineStart..<out.bytes.count)
-            out.bytes.withUnsafeBufferPointer { b in
-                let id = UnsafeBufferPointer(rebasing: b[entry.id])
-                _ = out.index.findOrAdd(id, hash: EventIdentity.idHash(id), entry: entry, in: b)
-            }
+            let id = try reader.bytesOfString(), line = try reader.bytesOfString()
+            id.withUnsafeBufferPointer { i in line.withUnsafeBufferPointer { out.add(id: i, line: $0) } }
         }
         return out
     }
@@ -280,14 +199,12 @@ struct ClickHouseInputWriter {
 
     /// Writes what is held, the input's flows, then its ledger row: the commit. Fails, leaving
     /// the input's rows invisible, when another ingest committed an input since this one began.
-    mutating func commit(_ end: ParseEnd, sha256: String, size: Int64, startedAt: Int64,
-                         finishedAt: @Sendable () -> Timestamp) throws -> InputResult {
-        try writeChunk()
+    mutating func commit(_ read: InputRead, sha256: String, size: Int64, startedAt: Int64,
+                         finishedAt: @Sendable () -> Timestamp) throws {
         try waitForInserts()
         try writeSideRows()
-        let errorText = result.end(end, label: label)
         var flows = RowBinaryWriter()
-        for (flow, total) in InputResult.flowTotals(keys).sorted(by: { $0.key < $1.key }) {
+        for (flow, total) in read.flows.sorted(by: { $0.key < $1.key }) {
             flows.uint64(attempt)
             flows.string(flow)
             flows.uint64(UInt64(total.events))
@@ -305,7 +222,7 @@ struct ClickHouseInputWriter {
                                   reason: "another ingest committed input \(last) since this one began (as input \(inputID)); "
                                       + "this input's rows stay invisible: run the ingest again")
         }
-        let c = result.counts
+        let c = read.result.counts
         var row = RowBinaryWriter()
         row.uint32(inputID)
         row.uint64(attempt)
@@ -313,11 +230,10 @@ struct ClickHouseInputWriter {
         row.string(sha256)
         row.int64(size)
         for n in [c.lines, c.accepted, c.duplicates, c.conflicts, c.quarantined, c.unplanned] { row.uint64(UInt64(n)) }
-        row.string(errorText == nil ? LedgerEntry.Outcome.complete.rawValue : LedgerEntry.Outcome.partial.rawValue)
-        row.nullableString(errorText)
+        row.string(read.error == nil ? LedgerEntry.Outcome.complete.rawValue : LedgerEntry.Outcome.partial.rawValue)
+        row.nullableString(read.error)
         row.int64(startedAt)
         row.int64(finishedAt().micros)
         try store.coordinator.insert(into: "inputs", columns: ClickHouseLedger.columns, rows: row, doing: doing)
-        return result
     }
 }

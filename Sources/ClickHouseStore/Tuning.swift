@@ -25,8 +25,8 @@ enum Tuning {
 
     // MARK: ingest
 
-    /// Lines with an event an input holds before their ids are looked up among the stored
-    /// events and its events go in one insert (each lookup scans the stored ids once).
+    /// Lines an input gathers before their ids are looked up among the stored events and its
+    /// events go in one insert (each lookup scans the stored ids once).
     static let chunkRows = 65_536
     /// Line bytes a chunk holds, at most (the insert's body is about this size).
     static let chunkBytes = 32 << 20

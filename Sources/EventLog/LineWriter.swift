@@ -72,7 +72,7 @@ public final class LineWriter {
         guard !buffer.isEmpty else { return }
         defer { buffer.removeAll(keepingCapacity: true) }
         guard let compressor else { return try buffer.withUnsafeBytes { try send($0) } }
-        let sent = try buffer.withUnsafeBytes { try compressor.compress($0) { try send($0) } }
+        let sent: Void? = try buffer.withUnsafeBytes { try compressor.compress($0) { try send($0) } }
         guard sent != nil else { throw OutputError(path: label, reason: "libdeflate could not compress a member") }
     }
 

@@ -33,16 +33,15 @@ extension Ingestor {
 extension Ingestor: IngestBackend {
     package func makeEventSink() -> (any ParsedEventSink)? { observer?.makeEventSink() }
 
-    package func finish(_ summary: IngestSummary) throws { try observer?.finish(store: store) }
+    package func finish(_ summary: IngestSummary) throws { try observer?.finish(summary, store: store) }
 
     /// Ingests one input: in one transaction, or (when its events outgrow what the observer
     /// holds) in one per segment, its ledger row saying after which line an ingest that
     /// stopped in between goes on. An input already in the ledger is skipped, or resumed
     /// when it was left unfinished.
-    package func ingest(_ input: InputPlan, drive: (_ skipLines: Int, _ writer: InputSession) throws -> ParseEnd) throws -> InputOutcome {
+    package func ingest(_ input: InputPlan, drive: (_ skipLines: Int, _ writer: InputSession) throws -> InputRead) throws -> InputOutcome {
         let startedAt = options.now()
         let label = input.label, content = input.content
-        let flowSteps = options.stepsByFlow
         let observer = self.observer
         let logger = self.logger
         let now = options.now
@@ -87,18 +86,19 @@ extension Ingestor: IngestBackend {
                 let writer = try InputWriter(db, label: label, inputID: inputID, arrived: startedAt.micros,
                                              filter: try takeIDFilter(room: max(Tuning.filterRoomIDs, Int(content.size / Tuning.filterRoomBytesPerID)),
                                                                       maxBlocks: filterBlocks, in: db),
-                                             flowSteps: flowSteps, heldIDs: heldIDs, observed: observer != nil, resume: resume)
+                                             heldIDs: heldIDs, observed: observer != nil, resume: resume)
                 let session = InputSession(writer, db: db, store: store, observer: observer, now: now)
-                let end = try drive(resume?.counts.lines ?? 0, session)
-                let result = try session.writer.finish(end, isLast: input.isLast, finishedAt: now(), logger: logger)
+                let read = try drive(resume?.counts.lines ?? 0, session)
+                try session.writer.finish(read, isLast: input.isLast, finishedAt: now(), logger: logger)
                 idFilter = session.writer.filter
-                if let observer, let eventSink = session.eventSink {
-                    try observer.willCommit(CommittedInput(seqs: session.writer.rows.seqs, accepted: session.writer.accepted,
-                                                           newUsers: session.writer.newUsers, events: eventSink, more: !input.isLast), in: db)
+                let committed = session.eventSink.map {
+                    CommittedInput(seqs: session.writer.rows.seqs, accepted: session.writer.accepted, newUsers: session.writer.newUsers,
+                                   events: $0, more: !input.isLast)
                 }
+                if let observer, let committed { try observer.willCommit(committed, in: db) }
                 try db.commit()
-                observer?.didCommit(store: store)
-                return .read(result)
+                if let observer, let committed { observer.didCommit(committed, store: store) }
+                return .read(read.result)
             } catch {
                 if db.isInsideTransaction { try? db.rollback() }
                 throw error

@@ -4,18 +4,18 @@ import StoreCore
 import GRDB
 
 extension Ingestor {
-    /// One input's writer inside its transaction, as the ingest driver drives it: each batch
-    /// written, the observer given its turn between batches, and a segment committed when
-    /// the events outgrow what the observer holds.
+    /// One input's writer inside its transaction, as the ingest driver drives it: each
+    /// decided chunk (one batch) written, the observer given its turn between chunks, and a
+    /// segment committed when the events outgrow what the observer holds.
     package final class InputSession: InputWriting {
         var writer: InputWriter
         let db: Database
         let store: EventStore
-        let observer: (any IngestObserver)?
+        let observer: (any IngestObserver<Database, EventStore>)?
         let now: @Sendable () -> Timestamp
         package var eventSink: (any ParsedEventSink)?
 
-        init(_ writer: InputWriter, db: Database, store: EventStore, observer: (any IngestObserver)?,
+        init(_ writer: InputWriter, db: Database, store: EventStore, observer: (any IngestObserver<Database, EventStore>)?,
              now: @escaping @Sendable () -> Timestamp) {
             self.writer = writer
             self.db = db
@@ -24,10 +24,18 @@ extension Ingestor {
             self.now = now
         }
 
-        package var lines: Int { writer.result.counts.lines }
+        /// Each batch is decided on its own: a lookup reads only the ids the filter may hold.
+        package var lookupLines: Int { 1 }
+        package var lookupBytes: Int { 1 }
+        /// A lookup reads the input's transaction, which holds every row written.
+        package var lookupSeesWrites: Bool { true }
 
-        package func write(_ batch: LineBatch) throws {
-            try writer.write(batch)
+        package func storedCopies(of ids: EventIDQuery) throws -> StoredCopies {
+            try writer.storedCopies(of: ids)
+        }
+
+        package func write(_ chunk: DecidedChunk) throws {
+            try writer.write(chunk)
             try observer?.betweenBatches(in: db)
             try writer.afterBatch()
         }
@@ -36,12 +44,13 @@ extension Ingestor {
             try observer?.betweenBatches(in: db)
         }
 
-        package func endSegment(_ segment: SegmentEnd) throws {
-            let part = try writer.endSegment(finishedAt: now())
-            try observer?.willCommit(CommittedInput(seqs: part.seqs, accepted: part.accepted, newUsers: part.newUsers,
-                                                    events: segment.ended, more: true), in: db)
+        package func endSegment(_ segment: SegmentEnd, totals: SegmentTotals) throws {
+            let part = try writer.endSegment(totals, finishedAt: now())
+            let input = CommittedInput(seqs: part.seqs, accepted: part.accepted, newUsers: part.newUsers, events: segment.ended,
+                                       more: true)
+            try observer?.willCommit(input, in: db)
             try db.commit()
-            observer?.didCommit(store: store)
+            observer?.didCommit(input, store: store)
             try db.beginTransaction(.immediate)
             eventSink = segment.next
         }

@@ -11,7 +11,7 @@ import Logging
 public final class Ingestor {
     public let store: EventStore
     public let options: IngestOptions
-    public let observer: (any IngestObserver)?
+    public let observer: (any IngestObserver<Database, EventStore>)?
     public let limits: Limits
     let logger: Logger
     /// A filter of every stored event id hash, kept from input to input while no other
@@ -19,7 +19,7 @@ public final class Ingestor {
     var idFilter: IDFilter?
     var idFilterVersion: Int64 = -1
 
-    public init(store: EventStore, options: IngestOptions = IngestOptions(), observer: (any IngestObserver)? = nil,
+    public init(store: EventStore, options: IngestOptions = IngestOptions(), observer: (any IngestObserver<Database, EventStore>)? = nil,
                 limits: Limits = Limits()) {
         self.store = store
         self.options = options

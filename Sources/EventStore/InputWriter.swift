@@ -6,18 +6,17 @@ import GRDB
 import Logging
 import Foundation
 
-/// Writes one input's parsed batches inside the input's transaction: each line is
-/// quarantined, recorded as a duplicate or conflict of a stored event, or appended to the log
-/// with its id, its user's run and its flow's summary; `finish` writes the ledger row and what
-/// waited for the input's end.
+/// Writes one input's decided chunks inside the input's transaction: each line quarantined,
+/// recorded as a duplicate or conflict of a stored event, or appended to the log with its id,
+/// its user's run and its flow's summary, as the ingest driver decided it (`LineClassifier`),
+/// which it looks ids up for (`storedCopies`); `finish` writes the ledger row and what waited
+/// for the input's end.
 struct InputWriter {
     let db: Database
     let label: String
     let inputID: Int64
     /// When the ingest that reads the input started (the arrival time of its copies).
     let arrived: Int64
-    /// Each defined flow's step ids: what an event is checked against for `unplanned`.
-    let flowSteps: [String: Set<String>]
     /// New ids held before they go into the index.
     let heldIDs: Int
     /// Whether an observer is told which users are new and which lines got which seqs.
@@ -47,31 +46,24 @@ struct InputWriter {
     private let insertDuplicate: RawStatement
     private let insertConflict: RawStatement
     private let insertQuarantine: RawStatement
-    private(set) var result = InputResult()
-    private var keys: [IngestKey] = []
     /// The atoms of each key's flow, event name and step (0: none), by the key's index.
     private var keyAtoms: [(flow: Int64, name: Int64, step: Int64)] = []
     // The atom of each user and the id of each shape (nil: kept verbatim), by the parser's
     // numbers.
     private var userAtoms: [Int64] = []
     private var shapeIDs: [Int64?] = []
-    // A batch's id hashes, whether each line has one, and whether the filter may hold it.
-    private var hashes: [Int64] = []
+    // Whether the filter may hold each id of a lookup (`valid`: all of them).
     private var maybe: [Bool] = []
     private var valid: [Bool] = []
 
     init(_ db: Database, label: String, inputID: Int64, arrived: Int64, filter: IDFilter,
-         flowSteps: [String: Set<String>], heldIDs: Int, observed: Bool, resume: Ingestor.Resume? = nil) throws {
+         heldIDs: Int, observed: Bool, resume: Ingestor.Resume? = nil) throws {
         self.db = db
         base = resume?.counts ?? InputCounts()
-        if let resume {
-            newShapeBudget = resume.shapeBudget
-            result.resumed = IngestSummary.Resumed(path: label, afterLine: resume.counts.lines)
-        }
+        if let resume { newShapeBudget = resume.shapeBudget }
         self.label = label
         self.inputID = inputID
         self.arrived = arrived
-        self.flowSteps = flowSteps
         self.heldIDs = heldIDs
         self.observed = observed
         rows = try PendingEvents(db, inputID: inputID, label: label)
@@ -89,23 +81,25 @@ struct InputWriter {
             """)
     }
 
-    /// Writes every line of `batch`, then the rows still held.
-    mutating func write(_ batch: LineBatch) throws {
-        try batch.bytes.withUnsafeBufferPointer { b in
-            // Each line's id hash, and whether the filter may hold it (this batch's earlier
-            // lines included: each is added as it is tested).
-            hashes.removeAll(keepingCapacity: true)
-            valid.removeAll(keepingCapacity: true)
-            for line in batch.lines {
-                hashes.append(line.envelope != nil ? line.keys.idHash : 0)
-                valid.append(line.envelope != nil)
-            }
-            filter.testAndInsert(hashes, valid: valid, into: &maybe)
-            for (lineIndex, line) in batch.lines.enumerated() {
-                try write(line, at: lineIndex, in: b)
-            }
-            try flushRows()
+    /// The stored events with any of `ids` (this input's written lines included). Only an id
+    /// the filter may hold is looked up; the filter then holds them all.
+    mutating func storedCopies(of ids: EventIDQuery) throws -> StoredCopies {
+        if valid.count < ids.count { valid = Array(repeating: true, count: ids.count) }
+        filter.testAndInsert(ids.hashes, valid: valid, into: &maybe)
+        var copies = StoredCopies()
+        var i = 0
+        try ids.forEach { id, hash in
+            defer { i += 1 }
+            guard maybe[i], let line = try storedLine(id: id, hash: hash) else { return }
+            line.withUnsafeBufferPointer { copies.add(id: id, line: $0) }
         }
+        return copies
+    }
+
+    /// Writes every line of `chunk` as decided, then the rows still held.
+    mutating func write(_ chunk: DecidedChunk) throws {
+        try chunk.forEachLine { line, b, verdict in try write(line, verdict, in: b) }
+        try flushRows()
     }
 
     /// After a batch: writes the runs and new ids held once there are many, so that memory
@@ -118,39 +112,30 @@ struct InputWriter {
         }
     }
 
-    private mutating func write(_ line: ParsedLine, at lineIndex: Int, in b: UnsafeBufferPointer<UInt8>) throws {
+    private mutating func write(_ line: ParsedLine, _ verdict: LineVerdict, in b: UnsafeBufferPointer<UInt8>) throws {
         let bytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
-        result.counts.lines += 1
         guard let env = line.envelope else {
             try quarantine(line, bytes)
             return
         }
-        let id = try key(of: line, env, in: b)
+        let atom = try keyAtoms(of: line, env, in: b)
         let userAtom = try user(of: line, env, in: b)
-        let atom = keyAtoms[id]
         try encode(line, env, nameAtom: atom.name, stepAtom: atom.step, bytes: bytes, in: b)
-        let hash = hashes[lineIndex]
-        // nil: a new event; true: a copy of a stored one; false: a stored event's id with
-        // another body. Only a hash the filter may have held is looked up.
-        var same: Bool?
-        if maybe[lineIndex] { same = try stored(hash: hash, of: line, env, bytes: bytes, in: b) }
-        switch same {
-        case nil:
-            rows.add(PendingEvents.Row(lineIndex: lineIndex, line: line.number, hash: hash, user: userAtom,
+        switch verdict {
+        case .event:
+            rows.add(PendingEvents.Row(line: line.number, hash: line.keys.idHash, user: userAtom,
                                        flow: atom.flow, ts: env.time.micros, offset: env.time.offsetSeconds,
                                        name: atom.name, step: atom.step),
                      body: encoder.body)
             if rows.isFull { try flushRows() }
-            result.countAccepted(at: env.time.micros, key: &keys[id])
-        case true?:
+        case .duplicate:
             insertDuplicate.text(1, ref(env.eventID, in: b))
             insertDuplicate.int(2, inputID)
             insertDuplicate.int(3, Int64(line.number))
             insertDuplicate.int(4, arrived)
             try insertDuplicate.step("recording a duplicate at \(label) line \(line.number)")
             insertDuplicate.reset()
-            result.counts.duplicates += 1
-        case false?:
+        case .conflict:
             insertConflict.text(1, ref(env.eventID, in: b))
             insertConflict.int(2, inputID)
             insertConflict.int(3, Int64(line.number))
@@ -158,7 +143,8 @@ struct InputWriter {
             insertConflict.text(5, bytes)
             try insertConflict.step("recording a conflict at \(label) line \(line.number)")
             insertConflict.reset()
-            result.counts.conflicts += 1
+        case .quarantined:
+            throw StoreError(doing: "appending \(label) line \(line.number)", reason: "a line with an event is decided quarantined")
         }
     }
 
@@ -182,21 +168,18 @@ struct InputWriter {
         insertQuarantine.blob(7, bytes)
         try insertQuarantine.step("quarantining \(label) line \(line.number)")
         insertQuarantine.reset()
-        result.countQuarantined(rejection)
     }
 
-    /// The index in `keys` of the line's (flow, step, event) key. The parser numbered keys,
-    /// users and shapes in first-seen order: a number met for the first time is the next
-    /// one, looked up (classified and normalized) here once.
-    private mutating func key(of line: ParsedLine, _ env: Envelope, in b: UnsafeBufferPointer<UInt8>) throws -> Int {
+    /// The atoms of the line's (flow, step, event) key, by the parser's numbers: a key met
+    /// for the first time is the next, interned here once.
+    private mutating func keyAtoms(of line: ParsedLine, _ env: Envelope, in b: UnsafeBufferPointer<UInt8>) throws -> (flow: Int64, name: Int64, step: Int64) {
         let id = Int(line.keys.key)
-        guard id >= 0 && id <= keys.count else { throw outOfOrder("key", line.keys.key, line: line) }
-        if id == keys.count {
-            keys.append(IngestKey(env, in: b, flowSteps: flowSteps))
+        guard id >= 0 && id <= keyAtoms.count else { throw outOfOrder("key", line.keys.key, line: line) }
+        if id == keyAtoms.count {
             keyAtoms.append((flow: try atoms.id(ref(env.flow, in: b)).id, name: try atoms.id(ref(env.name, in: b)).id,
                              step: try env.step.map { try atoms.id(ref($0, in: b)).id } ?? 0))
         }
-        return id
+        return keyAtoms[id]
     }
 
     /// The atom of the line's user (numbered by the parser as keys are).
@@ -240,27 +223,18 @@ struct InputWriter {
         }
     }
 
-    /// Whether a stored event (or one of this input's earlier lines) has the line's id:
-    /// true with the same body, false with another, nil when none has it.
-    private mutating func stored(hash: Int64, of line: ParsedLine, _ env: Envelope, bytes: UnsafeBufferPointer<UInt8>,
-                                 in b: UnsafeBufferPointer<UInt8>) throws -> Bool? {
-        // The earlier lines of this input are looked up in the table (written first when one
-        // waiting to be is this id's).
-        if rows.holds(hash: hash) { try flushRows() }
-        let eventID = ref(env.eventID, in: b)
+    /// The stored line with event id `id` (`hash` its index key), nil when none has it.
+    private mutating func storedLine(id eventID: UnsafeBufferPointer<UInt8>, hash: Int64) throws -> [UInt8]? {
         for seq in try findID.seqs(of: hash) + written.ids.seqs(of: hash) {
             findSeq.int(1, seq)
             guard try findSeq.step("looking up event \(String(decoding: eventID, as: UTF8.self))") else {
                 findSeq.reset()
-                throw StoreError(doing: "appending \(label) line \(line.number)", reason: "event \(seq) is indexed but not stored")
+                throw StoreError(doing: "appending \(label)", reason: "event \(seq) is indexed but not stored")
             }
             let stored = try lineReader.line(user: findSeq.int64(0), flow: findSeq.int64(1), body: findSeq.bytes(2), seq: seq)
             findSeq.reset()
-            let same = stored.withUnsafeBufferPointer { sb -> Bool? in
-                guard let storedID = StoredLine.eventID(of: sb), storedID.elementsEqual(eventID) else { return nil }
-                return EventIdentity.sameEvent(sb, bytes)
-            }
-            if same != nil { return same }
+            let same = stored.withUnsafeBufferPointer { sb in StoredLine.eventID(of: sb)?.elementsEqual(eventID) ?? false }
+            if same { return stored }
         }
         return nil
     }
@@ -294,12 +268,13 @@ struct InputWriter {
     /// for the end (ids, runs, flows' summary) and a ledger row that says after which line
     /// the next ingest goes on, should this one stop before the input's end. Returns what the
     /// segment added; the next segment starts empty.
-    mutating func endSegment(finishedAt: Timestamp) throws -> Segment {
+    mutating func endSegment(_ totals: SegmentTotals, finishedAt: Timestamp) throws -> Segment {
         try flushRows()
-        try writeHeld()
-        let line = base.lines + result.counts.lines
-        try writeLedger(outcome: "partial", error: "unfinished: the next ingest of this content goes on after line \(line)",
-                        resume: (line, newShapeBudget), finishedAt: finishedAt)
+        try writeHeld(flows: totals.flows)
+        let counts = base + totals.counts
+        try writeLedger(counts, outcome: "partial",
+                        error: "unfinished: the next ingest of this content goes on after line \(counts.lines)",
+                        resume: (counts.lines, newShapeBudget), finishedAt: finishedAt)
         findID = try EventIDs.Finder(db)
         let segment = Segment(seqs: rows.seqs, accepted: written.lines, newUsers: newUsers)
         rows.startSegment()
@@ -310,23 +285,21 @@ struct InputWriter {
 
     /// Writes the input's ledger row (complete, or partial with why), its flows' summary and
     /// the ids and runs still held. The last input of an ingest saves the id filter for the
-    /// next one. Returns the input's result.
-    mutating func finish(_ end: ParseEnd, isLast: Bool, finishedAt: Timestamp, logger: Logger) throws -> InputResult {
-        let errorText = result.end(end, label: label)
-        result.failure?.linesKept += base.lines
-        if let errorText { logger.debug("partial input", metadata: ["path": "\(label)", "error": "\(errorText)"]) }
-        try writeLedger(outcome: errorText == nil ? "complete" : "partial", error: errorText, resume: nil, finishedAt: finishedAt)
-        try writeHeld()
+    /// next one.
+    mutating func finish(_ read: InputRead, isLast: Bool, finishedAt: Timestamp, logger: Logger) throws {
+        if let error = read.error { logger.debug("partial input", metadata: ["path": "\(label)", "error": "\(error)"]) }
+        try writeLedger(base + read.result.counts, outcome: read.error == nil ? "complete" : "partial", error: read.error,
+                        resume: nil, finishedAt: finishedAt)
+        try writeHeld(flows: read.flows)
         if isLast {
             try filter.saveIfBehind(through: rows.seqs.upperBound - 1, in: db)
         }
-        return result
     }
 
-    /// The input's ledger row: its counts so far (with what earlier ingests committed of it),
-    /// and where a next ingest would go on (nil: nowhere, the input is done).
-    private func writeLedger(outcome: String, error: String?, resume: (line: Int, shapes: Int)?, finishedAt: Timestamp) throws {
-        let c = base + result.counts
+    /// The input's ledger row: its counts (with what earlier ingests committed of it), and
+    /// where a next ingest would go on (nil: nowhere, the input is done).
+    private func writeLedger(_ c: InputCounts, outcome: String, error: String?, resume: (line: Int, shapes: Int)?,
+                             finishedAt: Timestamp) throws {
         try db.execute(sql: """
             UPDATE inputs SET lines = ?, accepted = ?, duplicates = ?, conflicts = ?, quarantined = ?, unplanned = ?,
                 outcome = ?, error = ?, finished_us = ?, resume_line = ?, resume_shapes = ? WHERE id = ?
@@ -335,19 +308,14 @@ struct InputWriter {
     }
 
     /// Writes what waits for the end of a segment or of the input: the flows' summary of the
-    /// events accepted since (each key's totals start again), the new ids and the runs held.
-    private mutating func writeHeld() throws {
-        for (flow, t) in InputResult.flowTotals(keys) {
+    /// events accepted since, the new ids and the runs held.
+    private mutating func writeHeld(flows: [String: FlowTotal]) throws {
+        for (flow, t) in flows {
             try db.execute(sql: """
                 INSERT INTO flow_summary (flow, events, first_ts_us, last_ts_us) VALUES (?, ?, ?, ?)
                 ON CONFLICT (flow) DO UPDATE SET events = events + excluded.events,
                     first_ts_us = min(first_ts_us, excluded.first_ts_us), last_ts_us = max(last_ts_us, excluded.last_ts_us)
                 """, arguments: [flow, t.events, t.firstTs, t.lastTs])
-        }
-        for i in keys.indices {
-            keys[i].accepted = 0
-            keys[i].firstTs = .max
-            keys[i].lastTs = .min
         }
         try EventIDs.add(&written.ids, in: db)
         try written.runs.flush(db)

@@ -6,7 +6,6 @@ import GRDB
 /// handed over by `flush` once the rows are written.
 struct PendingEvents {
     struct Row {
-        var lineIndex: Int
         var line: Int
         var hash: Int64
         var user: Int64
@@ -56,9 +55,6 @@ struct PendingEvents {
     /// The seqs of the current segment's rows written so far (the store's last seq is
     /// `seqs.upperBound - 1`).
     var seqs: Range<Int64> { firstSeq..<nextSeq }
-
-    /// Whether a row waiting to be written has the id hash `hash`.
-    func holds(hash: Int64) -> Bool { rows.contains { $0.hash == hash } }
 
     mutating func add(_ row: Row, body: [UInt8]) {
         rows.append(row)

@@ -64,7 +64,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     /// says they are missing, and whoever reads the store next folds them from the log.
     public func willCommit(_ input: CommittedInput, in db: Database) throws {
         var pending = PendingFold(order: [], buffered: [:], parts: EventParts(), firstSeq: input.firstSeq,
-                                  newUsers: input.newUsers, through: input.lastSeq)
+                                  newUsers: input.newUsers ?? [], through: input.lastSeq)
         if let groups = input.events as? ParsedGroups {
             ProjectionUpdater.adopt(groups, accepted: input.accepted, into: &pending)
         }
@@ -90,7 +90,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     }
 
     /// Starts folding the input that just committed, when it was left for later.
-    public func didCommit(store: EventStore) {
+    public func didCommit(_ input: CommittedInput, store: EventStore) {
         guard let box = prepared else { return }
         prepared = nil
         let job = DeferredFold(through: box.through)
@@ -111,7 +111,7 @@ public final class ProjectionUpdater: IngestObserver, @unchecked Sendable {
     }
 
     /// Writes the journeys still being folded, in their own transaction.
-    public func finish(store: EventStore) throws {
+    public func finish(_ summary: IngestSummary, store: EventStore) throws {
         prepared = nil
         guard running != nil else { return }
         try store.writer.write { db in try writeDeferred(in: db, wait: true) }

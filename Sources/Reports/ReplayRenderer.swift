@@ -16,12 +16,21 @@ public struct Palette: Sendable {
     func cyan(_ s: String) -> String { wrap(s, "36") }
 }
 
-extension Replay {
+extension Replays {
+    /// JSON: one replay as an object, several as an array.
     public func json() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+        if replays.count == 1, let only = replays.first { return try only.json() }
+        return try FunnelReport.jsonText(replays)
     }
+
+    /// Each replay's text, a blank line between them.
+    public func text(palette: Palette = Palette(enabled: false)) -> String {
+        replays.map { $0.text(palette: palette) }.joined(separator: "\n")
+    }
+}
+
+extension Replay {
+    public func json() throws -> String { try FunnelReport.jsonText(self) }
 
     /// Text in 80 columns: the events in order with what the fold made of them, the path,
     /// the deviations and the verdict.

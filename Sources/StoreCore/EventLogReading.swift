@@ -1,7 +1,7 @@
 import FunnelModel
 
 /// Reading the event log without its tables or connection: what replay, user lookups and
-/// tools need of a store. Each store implements it (`EventStore` for SQLite, `ClickHouseStore`).
+/// tools need of a store, and export. Each store implements it (`EventStore` for SQLite, `ClickHouseStore`).
 public protocol EventLogReading: Sendable {
     /// One user's events (in one flow, or all flows), in fold order (event time, then arrival).
     func events(user: String, flow: String?) throws -> [RecordedEvent]
@@ -25,6 +25,11 @@ public protocol EventLogReading: Sendable {
     /// The events with these seqs (in no particular order): a seq the log does not hold is an
     /// error (callers pass the seqs of stored journeys).
     func events(seqs: [Int64]) throws -> [RecordedEvent]
+    /// Calls `body` with each selected event's line, byte for byte as it was accepted (no
+    /// newline), in arrival (seq) order: what `funnel export` writes. Duplicates, conflicts and
+    /// quarantined lines are not events and never appear. Returns how many lines it gave.
+    @discardableResult
+    func forEachLine(_ selection: EventSelection, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Int
 }
 
 extension EventLogReading {

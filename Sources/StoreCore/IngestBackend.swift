@@ -21,19 +21,47 @@ package enum InputOutcome {
     case read(InputResult)
 }
 
-/// A store's writer for one input, driven batch by batch by `IngestDriver` on one thread.
+/// A store's writer for one input, driven chunk by chunk by `IngestDriver` on one thread. The
+/// driver decides every line (`LineClassifier`); the writer looks ids up and records lines.
 package protocol InputWriting: AnyObject {
     /// Where the input's decoded events go: set by the driver before the first batch (nil:
     /// nothing derived is kept).
     var eventSink: (any ParsedEventSink)? { get set }
-    /// The input's lines written so far (those of an earlier run included when it resumed).
-    var lines: Int { get }
-    /// Writes one parsed batch.
-    func write(_ batch: LineBatch) throws
+    /// Lines, and bytes, the driver gathers before it decides them: their ids are looked up
+    /// together (one lookup may cost a scan of the store's ids).
+    var lookupLines: Int { get }
+    var lookupBytes: Int { get }
+    /// Whether a lookup sees every line written before it; if not, the driver checks the
+    /// last chunk written itself.
+    var lookupSeesWrites: Bool { get }
+    /// The stored events that have any of `ids`, each with its line as it arrived (the first
+    /// arrival when two have one id); this input's earlier chunks included.
+    func storedCopies(of ids: EventIDQuery) throws -> StoredCopies
+    /// Records a decided chunk: quarantined lines, duplicates, conflicts, and new events
+    /// appended in line order.
+    func write(_ chunk: DecidedChunk) throws
     /// Runs while no batch has come for a few milliseconds.
     func idle() throws
-    /// Commits the input up to here as one segment; its later events go to `segment.next`.
-    func endSegment(_ segment: SegmentEnd) throws
+    /// Commits the input up to here as one segment (`totals`: the input's counts so far and
+    /// the flows' events since the segment before); its later events go to `segment.next`.
+    func endSegment(_ segment: SegmentEnd, totals: SegmentTotals) throws
+}
+
+/// What an input added up to at the end of one of its segments.
+package struct SegmentTotals {
+    package var counts: InputCounts
+    /// Each flow's events accepted since the segment before, and their time span.
+    package var flows: [String: FlowTotal]
+}
+
+/// How the driver read one input into a store's writer: how the parse ended, what the input
+/// added up to, and the ledger's error text (nil: read to its end).
+package struct InputRead {
+    package var end: ParseEnd
+    package var result: InputResult
+    package var error: String?
+    /// Each flow's events accepted since the input's last segment, and their time span.
+    package var flows: [String: FlowTotal]
 }
 
 /// What the one ingest driver (`IngestDriver`) asks of a store: the ledger, a writer per
@@ -44,9 +72,9 @@ package protocol IngestBackend: AnyObject {
     func makeEventSink() -> (any ParsedEventSink)?
     /// Ingests one input: the ledger's word on it first (skip it, go on after the lines an
     /// earlier run committed, or read it new); unless it is skipped, `drive` parses it into
-    /// the store's writer from the line after `skipLines` and says how the parse ended; then
-    /// the store commits what the writer wrote, with the input's ledger row.
-    func ingest(_ input: InputPlan, drive: (_ skipLines: Int, _ writer: Writer) throws -> ParseEnd) throws -> InputOutcome
+    /// the store's writer from the line after `skipLines` and says what it read; then the
+    /// store commits what the writer wrote, with the input's ledger row.
+    func ingest(_ input: InputPlan, drive: (_ skipLines: Int, _ writer: Writer) throws -> InputRead) throws -> InputOutcome
     /// After the last input, with what the run did.
     func finish(_ summary: IngestSummary) throws
 }

@@ -9,10 +9,13 @@ import Foundation
 package struct IngestDriver<Backend: IngestBackend> {
     package let backend: Backend
     package let options: IngestOptions
+    /// Each defined flow's step ids, for the classifier's `unplanned`.
+    private let stepsByFlow: [String: Set<String>]
 
     package init(backend: Backend, options: IngestOptions) {
         self.backend = backend
         self.options = options
+        stepsByFlow = options.stepsByFlow
     }
 
     package func run(_ inputs: [InputSource], progress: ((IngestProgress) -> Void)?) throws -> IngestSummary {
@@ -75,22 +78,36 @@ package struct IngestDriver<Backend: IngestBackend> {
         return summary
     }
 
-    /// Hands each batch of the input to `writer` (from `run`, or parsed here when the run is
-    /// not parallel), with progress after each; returns how the parse ended.
+    /// Reads the input into `writer` (from `run`, or parsed here when the run is not
+    /// parallel): each batch goes to the classifier, which decides its lines once the
+    /// writer's chunk is full, before a segment ends and at the input's end; progress after
+    /// each batch.
     private func parse(_ plan: InputPlan, skipLines: Int, run: ParseRun?, into writer: Backend.Writer,
-                       progress: ((IngestProgress) -> Void)?) throws -> ParseEnd {
+                       progress: ((IngestProgress) -> Void)?) throws -> InputRead {
+        var classifier = LineClassifier(flowSteps: stepsByFlow)
         func handle(_ batch: LineBatch) throws {
-            try writer.write(batch)
+            try classifier.add(batch, label: plan.label)
+            if classifier.isDue(for: writer) { try classifier.decide(into: writer) }
             progress?(IngestProgress(inputIndex: plan.index, inputCount: plan.count, path: plan.label, bytesRead: batch.bytesRead,
-                                     size: plan.content.size, lines: writer.lines))
-            if let segment = batch.segmentEnd { try writer.endSegment(segment) }
+                                     size: plan.content.size, lines: classifier.result.counts.lines))
+            if let segment = batch.segmentEnd {
+                try classifier.decide(into: writer)
+                try writer.endSegment(segment, totals: SegmentTotals(counts: classifier.result.counts, flows: classifier.takeFlowTotals()))
+            }
         }
-        if let run { return try run.forEach(idle: { try writer.idle() }, handle) }
-        return try LineParser.run(path: plan.path, batchLines: options.batchLines, batchBytes: LineParser.defaultBatchBytes,
-                                  eventSink: writer.eventSink, skipLines: skipLines) {
-            try handle($0)
-            return true
+        let end: ParseEnd
+        if let run {
+            end = try run.forEach(idle: { try writer.idle() }, handle)
+        } else {
+            end = try LineParser.run(path: plan.path, batchLines: options.batchLines, batchBytes: LineParser.defaultBatchBytes,
+                                     eventSink: writer.eventSink, skipLines: skipLines) {
+                try handle($0)
+                return true
+            }
         }
+        try classifier.decide(into: writer)
+        let error = classifier.end(end, label: plan.label, skipped: skipLines)
+        return InputRead(end: end, result: classifier.result, error: error, flows: classifier.takeFlowTotals())
     }
 
     /// Starts parsing `path` on the parsing thread (behind any input parsed before it), from

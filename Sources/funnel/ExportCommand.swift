@@ -1,7 +1,6 @@
 import ArgumentParser
 import ClickHouseStore
 import EventLog
-import EventStore
 import Foundation
 import Reports
 import StoreCore
@@ -34,37 +33,22 @@ struct ExportCommand: ParsableCommand {
         try reportingErrors("export") {
             let window = try Inputs.window(since: since, until: until)
             let selection = EventSelection(flow: flow, user: user, since: window.since, until: window.until)
+            let request = ExportRequest(selection: selection)
             let target = output.map { OutputTarget(path: $0) }
             try target?.check(store: ClickHouseLocation.names(storeOptions.path) ? nil : storeOptions.path, reads: [])
-            let store = try storeOptions.openExisting(command: "export")
-            try target?.check(ledger: try store.log.inputs())
-            try check(selection, in: store.log)
+            let store = try storeOptions.openExisting(command: "export").log
+            try target?.check(ledger: try store.inputs())
+            try request.check(log: store)
             let writer = try LineWriter(path: output, gzip: output?.hasSuffix(".gz") ?? false)
             let bar = ProgressBar.onTerminal()
             // The whole log's size is the ledger's; a selection's is known only at its end.
-            let total = bar != nil && selection == EventSelection() ? try store.log.inputs().reduce(0) { $0 + $1.accepted } : nil
-            var written = 0
-            let count = try store.forEachLine(selection) { line in
-                try writer.write(line)
-                written += 1
+            let total = bar != nil && selection == EventSelection() ? try store.inputs().reduce(0) { $0 + $1.accepted } : nil
+            let count = try request.run(log: store, to: writer) { written in
                 if written % Tuning.progressEvery == 0 { bar?.update(done: written, of: total, "events") }
             }
             bar?.clear()
             try writer.finish()
             if let output { print("exported \(count) event\(count == 1 ? "" : "s") to \(output)") }
-        }
-    }
-
-    /// A flow or user the store does not have is an error, not an empty export.
-    private func check(_ selection: EventSelection, in store: any EventLogReading) throws {
-        if let flow = selection.flow {
-            let flows = try store.flows()
-            guard flows.contains(flow) else {
-                throw CLIError("no events in flow \"\(flow)\"; the store has: " + (flows.isEmpty ? "no events" : flows.joined(separator: ", ")))
-            }
-        }
-        if let user = selection.user, try store.events(user: user, flow: selection.flow).isEmpty {
-            throw try CLIError.unknownUser(user, flow: selection.flow, in: store)
         }
     }
 }

@@ -34,14 +34,6 @@ enum OpenedStore {
         }
     }
 
-    /// Each selected event's accepted line, in arrival order (`funnel export`).
-    func forEachLine(_ selection: EventSelection, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Int {
-        switch self {
-        case .sqlite(let s): return try s.forEachLine(selection, body)
-        case .clickhouse(let s): return try s.forEachLine(selection, body)
-        }
-    }
-
     /// Ingests `sources` with the flow definitions (unplanned events are counted): on SQLite
     /// journeys commit with their events; on ClickHouse they are folded as the inputs come
     /// in and written once they are all in, so that the next report reads them.

@@ -1,8 +1,6 @@
 import ArgumentParser
-import EventStore
 import Foundation
 import FunnelModel
-import Projections
 import Reports
 import Journeys
 
@@ -32,63 +30,18 @@ struct ReplayCommand: ParsableCommand {
             let atTime = try at.map { try Inputs.time($0, option: "--at") }
             let idleSeconds = try idle.map { try Inputs.duration($0) } ?? Journey.defaultIdleSeconds
             let store = try storeOptions.openExisting(command: "replay").log
-            if let flow, !catalog.all.contains(where: { $0.id == flow }), try !store.flows().contains(flow) {
-                let known = Set(catalog.all.map(\.id)).union(try store.flows()).sorted()
-                throw CLIError("unknown flow \"\(flow)\"; known flows: \(known.joined(separator: ", "))")
-            }
-            var events = try store.events(user: user, flow: flow)
-            guard !events.isEmpty else { throw try CLIError.unknownUser(user, flow: flow, in: store) }
-            let asOf: Timestamp
-            if let atTime {
-                asOf = atTime
-            } else if let latest = try store.defaultAsOf(now: now()) {
-                asOf = latest
-            } else {
-                throw CLIError("the store holds no events")
-            }
-            events = try startedBy(asOf, events)
-            let copies = try store.duplicates(ofEventIDs: events.map(\.event.id)).mapValues { list in
-                list.map { "\($0.inputPath) line \($0.line) (ingested \($0.arrivedAt))" }
-            }
-            let flowsOfUser = Array(Set(events.map(\.event.flow))).sorted()
-            var replays: [Replay] = []
-            for f in flowsOfUser {
-                let definition = catalog.all.first { $0.id == f }
-                if let r = Replay.build(events: events.filter { $0.event.flow == f }, definition: definition,
-                                        asOf: asOf, idleSeconds: idleSeconds, duplicates: copies) {
-                    replays.append(r)
-                }
+            let request = ReplayRequest(user: user, flow: flow, at: atTime, idleSeconds: idleSeconds)
+            let replays = try request.run(log: store, definitions: catalog.all, now: now())
+            for note in replays.notes {
+                FileHandle.standardError.write(Data("funnel replay: note: \(note)\n".utf8))
             }
             switch format {
             case .json:
-                if replays.count == 1, let only = replays.first {
-                    print(try only.json(), terminator: "")
-                } else {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                    print(String(decoding: try encoder.encode(replays), as: UTF8.self))
-                }
+                print(try replays.json(), terminator: "")
             case .text:
                 let colour = isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
-                print(replays.map { $0.text(palette: Palette(enabled: colour)) }.joined(separator: "\n"), terminator: "")
+                print(replays.text(palette: Palette(enabled: colour)), terminator: "")
             }
         }
-    }
-
-    /// The events of the flows the user had started by `asOf`: a flow begun later is left
-    /// out with a note, and when every one is, that is the answer (exit 2).
-    private func startedBy(_ asOf: Timestamp, _ events: [RecordedEvent]) throws -> [RecordedEvent] {
-        var first: [String: Timestamp] = [:]
-        for e in events { first[e.event.flow] = min(first[e.event.flow] ?? e.event.time, e.event.time) }
-        let later = first.filter { $0.value > asOf }.sorted { $0.key < $1.key }
-        if later.count == first.count, let earliest = later.map(\.value).min() {
-            throw CLIError("user \(user) had not started yet at \(asOf)" + (flow.map { " in flow \($0)" } ?? "")
-                           + ": the first event is at \(earliest)")
-        }
-        for (f, t) in later {
-            FileHandle.standardError.write(Data("funnel replay: note: user \(user) had not started flow \(f) yet at \(asOf) (first event at \(t))\n".utf8))
-        }
-        let left = Set(later.map(\.key))
-        return left.isEmpty ? events : events.filter { !left.contains($0.event.flow) }
     }
 }

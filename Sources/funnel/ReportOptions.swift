@@ -104,13 +104,3 @@ func now() -> Timestamp {
 }
 
 extension ReportFormat: ExpressibleByArgument {}
-
-extension CLIError {
-    /// A user with no events (in `flow`), with the closest user ids the store has.
-    static func unknownUser(_ user: String, flow: String?, in store: any EventLogReading) throws -> CLIError {
-        let close = try store.userIDs(matching: user, limit: 5).filter { $0 != user }
-        var message = "no events for user \"\(user)\"" + (flow.map { " in flow \($0)" } ?? "")
-        if !close.isEmpty { message += "; did you mean: " + close.joined(separator: ", ") }
-        return CLIError(message)
-    }
-}

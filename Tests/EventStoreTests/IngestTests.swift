@@ -25,7 +25,7 @@ final class IngestTests: XCTestCase {
     }
 
     func ingest(_ store: EventStore, _ paths: [String], options: IngestOptions = IngestOptions(now: fixedClock(1_000)),
-                observer: (any IngestObserver)? = nil) throws -> IngestSummary {
+                observer: (any IngestObserver<Database, EventStore>)? = nil) throws -> IngestSummary {
         let s = try Ingestor(store: store, options: options, observer: observer).ingest(try InputSource.discover(paths))
         XCTAssertTrue(s.isBalanced, "lines \(s.lines) != accepted + duplicates + conflicts + quarantined")
         return s
@@ -176,6 +176,7 @@ final class IngestTests: XCTestCase {
     }
 
     final class Recorder: IngestObserver {
+        typealias Store = EventStore
         var committed: [[Int64]] = []
         var batches = 0
         func makeEventSink() -> any ParsedEventSink { TakenEvents() }

@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 import Foundation
 import GRDB
 import FunnelModel
@@ -19,7 +20,7 @@ final class DeferredFoldTests: DayFilesTestCase {
         try EventStore(path: dir.appendingPathComponent(name).path, migrations: ProjectionStore.migrations)
     }
 
-    func ingest(_ files: [String], into store: EventStore, observer: (any IngestObserver)? = nil) throws -> IngestSummary {
+    func ingest(_ files: [String], into store: EventStore, observer: (any IngestObserver<Database, EventStore>)? = nil) throws -> IngestSummary {
         let definition = try glp1
         let ingestor = Ingestor(store: store, options: IngestOptions(flows: [definition]),
                                 observer: observer ?? ProjectionUpdater(definitions: [definition]))
@@ -178,8 +179,8 @@ final class DeferredFoldTests: DayFilesTestCase {
             commits += 1
             if commits == 2 { throw StoreError(doing: "ingesting the second input", reason: "stopped by the test") }
         }
-        func didCommit(store: EventStore) { inner.didCommit(store: store) }
-        func finish(store: EventStore) throws { try inner.finish(store: store) }
+        func didCommit(_ input: CommittedInput, store: EventStore) { inner.didCommit(input, store: store) }
+        func finish(_ summary: IngestSummary, store: EventStore) throws { try inner.finish(summary, store: store) }
     }
 
     func testJourneysLeftUnwrittenAreFoldedByTheNextReaderAndTheNextIngest() throws {

@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 import GRDB
 import FunnelModel
 import EventStore

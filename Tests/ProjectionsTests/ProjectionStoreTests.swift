@@ -10,23 +10,6 @@ import TestSupport
 import StoreCore
 @testable import Journeys
 
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-func temporaryStorePath() -> String {
-    Scratch.directory("funnel-proj").appendingPathComponent("store.sqlite").path
-}
-
-/// Opens a store with the projection and ingests `paths` the way the CLI does.
-func ingest(_ paths: [String], into storePath: String, definitions: [FlowDefinition] = Flows.builtIn) throws -> EventStore {
-    let store = try EventStore(path: storePath, migrations: ProjectionStore.migrations)
-    for path in paths {
-        let ingestor = Ingestor(store: store, options: IngestOptions(flows: definitions),
-                                observer: ProjectionUpdater(definitions: definitions))
-        _ = try ingestor.ingest(try InputSource.discover([path]))
-    }
-    return store
-}
-
 func allJourneys(_ store: EventStore, _ definitions: [FlowDefinition] = Flows.builtIn) throws -> [String: Journey] {
     var out: [String: Journey] = [:]
     for d in definitions {

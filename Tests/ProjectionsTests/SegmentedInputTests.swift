@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 import Foundation
 import GRDB
 import FunnelModel
@@ -70,11 +71,11 @@ final class SegmentedInputTests: DayFilesTestCase {
             // The fold of the segment before, written now (or this one's, at the input's end).
             folds.append(inner.lastCounts)
         }
-        func didCommit(store: EventStore) { inner.didCommit(store: store) }
-        func finish(store: EventStore) throws { try inner.finish(store: store) }
+        func didCommit(_ input: CommittedInput, store: EventStore) { inner.didCommit(input, store: store) }
+        func finish(_ summary: IngestSummary, store: EventStore) throws { try inner.finish(summary, store: store) }
     }
 
-    func ingest(_ path: String, into store: EventStore, observer: any IngestObserver) throws -> IngestSummary {
+    func ingest(_ path: String, into store: EventStore, observer: any IngestObserver<Database, EventStore>) throws -> IngestSummary {
         let ingestor = Ingestor(store: store, options: IngestOptions(flows: [try glp1], batchLines: 512), observer: observer)
         return try ingestor.ingest([InputSource(path: path)])
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import FunnelModel
 import Projections
 @testable import Reports

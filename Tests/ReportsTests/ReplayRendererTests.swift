@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 import FunnelModel
 import Projections
 @testable import Reports

@@ -1,19 +1,10 @@
 import XCTest
+import TestSupport
 import Foundation
 import FunnelModel
 import Projections
 @testable import Reports
 import Journeys
-
-let miniFlow: FlowDefinition = {
-    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/mini-flow.json")
-    do {
-        return try JSONDecoder().decode(FlowDefinition.self, from: Data(contentsOf: url))
-    } catch {
-        fatalError("cannot load \(url.path): \(error)")
-    }
-}()
 
 let reportStart = Timestamp(micros: 1_790_000_000_000_000)
 

@@ -3,13 +3,15 @@ import FunnelModel
 import EventLog
 import LineParsing
 import StoreCore
+import Workers
 
 /// The third backend, in memory: it implements the core's write protocol (`IngestBackend`,
 /// driven by the one `IngestDriver`) and its read protocol (`EventLogReading`) and nothing
 /// else, so that tests can show a store needs no more than that to ingest, report, list
-/// users and replay with the same figures as SQLite. Plain arrays, no indexes: for test data.
-public final class MemoryStore: @unchecked Sendable {
-    /// The log and its side tables; guarded by `lock` (reports read from several threads).
+/// users, explain, replay, export and rebuild with the same outputs as SQLite
+/// (`MemoryBackendTests`). Plain arrays, no indexes: for test data.
+public final class MemoryStore: Sendable {
+    /// The log and its side tables (in `log`: reports read from several threads).
     struct Log {
         var events: [RecordedEvent] = []
         /// Index in `events` by event id (the first arrival wins).
@@ -20,8 +22,7 @@ public final class MemoryStore: @unchecked Sendable {
         var conflicts: [ConflictCopy] = []
     }
 
-    private let lock = NSLock()
-    private var log = Log()
+    private let log = Locked(Log())
     let options: IngestOptions
 
     public init(options: IngestOptions) { self.options = options }
@@ -32,10 +33,10 @@ public final class MemoryStore: @unchecked Sendable {
     }
 
     /// Every conflicting copy, in arrival order.
-    public var conflicts: [ConflictCopy] { lock.withLock { log.conflicts } }
+    public var conflicts: [ConflictCopy] { log.withLock { $0.conflicts } }
 
-    private func read<T>(_ body: (Log) throws -> T) rethrows -> T {
-        try lock.withLock { try body(log) }
+    func read<T>(_ body: (Log) throws -> T) rethrows -> T {
+        try log.withLock { try body($0) }
     }
 }
 
@@ -46,165 +47,86 @@ extension MemoryStore: IngestBackend {
 
     package func finish(_ summary: IngestSummary) throws {}
 
-    /// An input whose content the ledger holds is skipped; else its lines are classified into
-    /// a copy of the log, which replaces the log once the input is read: the commit.
-    package func ingest(_ input: InputPlan, drive: (_ skipLines: Int, _ writer: InputSession) throws -> ParseEnd) throws -> InputOutcome {
+    /// An input whose content the ledger holds is skipped; else its decided lines are written
+    /// into a copy of the log, which replaces the log once the input is read: the commit.
+    package func ingest(_ input: InputPlan, drive: (_ skipLines: Int, _ writer: InputSession) throws -> InputRead) throws -> InputOutcome {
         if let known = read({ $0.ledger.first { $0.sha256 == input.content.sha256 } }) {
             return .skipped(.init(path: input.label, sha256: input.content.sha256, previousPath: known.path,
                                   previousOutcome: known.outcome))
         }
         let startedAt = options.now()
-        let flowSteps = options.stepsByFlow
-        let session = InputSession(log: read { $0 }, label: input.label, arrived: startedAt, flowSteps: flowSteps)
-        let end = try drive(0, session)
-        var result = session.result
-        let error = result.end(end, label: input.label)
+        let session = InputSession(log: read { $0 }, label: input.label, arrived: startedAt)
+        let read = try drive(0, session)
         var committed = session.log
-        let c = result.counts
+        let c = read.result.counts
         committed.ledger.append(LedgerEntry(id: Int64(committed.ledger.count + 1), path: input.label, sha256: input.content.sha256,
                                             size: input.content.size, lines: c.lines, accepted: c.accepted,
                                             duplicates: c.duplicates, conflicts: c.conflicts, quarantined: c.quarantined,
-                                            unplanned: c.unplanned, outcome: error == nil ? .complete : .partial, error: error,
+                                            unplanned: c.unplanned, outcome: read.error == nil ? .complete : .partial, error: read.error,
                                             startedAt: startedAt, finishedAt: options.now()))
-        lock.withLock { log = committed }
-        return .read(result)
+        log.withLock { $0 = committed }
+        return .read(read.result)
     }
 
-    /// One input's classification: each line quarantined, a duplicate or conflict of an
-    /// event already in the log (this input's earlier lines included), or the next event.
+    /// One input's writes into a copy of the log: each line as the driver decided it.
     package final class InputSession: InputWriting {
         var log: Log
-        var result = InputResult()
         package var eventSink: (any ParsedEventSink)?
         let label: String
         let arrived: Timestamp
-        let flowSteps: [String: Set<String>]
-        /// The input's keys, by the parser's numbers (`LineKeys.key`).
-        private var keys: [IngestKey] = []
 
-        init(log: Log, label: String, arrived: Timestamp, flowSteps: [String: Set<String>]) {
+        init(log: Log, label: String, arrived: Timestamp) {
             self.log = log
             self.label = label
             self.arrived = arrived
-            self.flowSteps = flowSteps
         }
 
-        package var lines: Int { result.counts.lines }
+        package var lookupLines: Int { 1 }
+        package var lookupBytes: Int { 1 }
+        package var lookupSeesWrites: Bool { true }
 
-        package func write(_ batch: LineBatch) throws {
-            try batch.bytes.withUnsafeBufferPointer { b in
-                for line in batch.lines { try write(line, in: b) }
+        package func storedCopies(of ids: EventIDQuery) throws -> StoredCopies {
+            var copies = StoredCopies()
+            ids.forEach { id, _ in
+                guard let stored = log.byID[String(decoding: id, as: UTF8.self)] else { return }
+                Array(log.events[stored].line.utf8).withUnsafeBufferPointer { copies.add(id: id, line: $0) }
+            }
+            return copies
+        }
+
+        package func write(_ chunk: DecidedChunk) throws {
+            try chunk.forEachLine { line, b, verdict in
+                let bytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
+                guard line.envelope != nil else {
+                    let rejection = line.quarantineReason
+                    log.quarantine.append(QuarantineEntry(inputPath: label, line: line.number, byteOffset: line.offset,
+                                                          code: rejection.code, reason: rejection.text, raw: Array(bytes)))
+                    return
+                }
+                guard case .success(let event) = EventDecoder.decode(bytes: Array(bytes)) else {
+                    throw StoreError(doing: "writing \(label) line \(line.number) to memory", reason: "a parsed line does not decode")
+                }
+                let text = String(decoding: bytes, as: UTF8.self)
+                switch verdict {
+                case .event:
+                    log.byID[event.id] = log.events.count
+                    log.events.append(RecordedEvent(seq: Int64(log.events.count + 1), event: event, line: text))
+                case .duplicate:
+                    log.duplicates[event.id, default: []].append(DuplicateCopy(eventID: event.id, inputPath: label, line: line.number,
+                                                                               arrivedAt: arrived))
+                case .conflict:
+                    log.conflicts.append(ConflictCopy(eventID: event.id, inputPath: label, line: line.number, arrivedAt: arrived,
+                                                      text: text))
+                case .quarantined:
+                    throw StoreError(doing: "writing \(label) line \(line.number) to memory", reason: "a line with an event is decided quarantined")
+                }
             }
         }
 
         package func idle() throws {}
 
-        package func endSegment(_ segment: SegmentEnd) throws {
+        package func endSegment(_ segment: SegmentEnd, totals: SegmentTotals) throws {
             throw StoreError(doing: "writing \(label) to memory", reason: "an input is committed whole, not in segments")
         }
-
-        private func write(_ line: ParsedLine, in b: UnsafeBufferPointer<UInt8>) throws {
-            let bytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
-            result.counts.lines += 1
-            guard let env = line.envelope else {
-                let rejection = line.quarantineReason
-                log.quarantine.append(QuarantineEntry(inputPath: label, line: line.number, byteOffset: line.offset,
-                                                      code: rejection.code, reason: rejection.text, raw: Array(bytes)))
-                result.countQuarantined(rejection)
-                return
-            }
-            guard case .success(let event) = EventDecoder.decode(bytes: Array(bytes)) else {
-                throw StoreError(doing: "writing \(label) line \(line.number) to memory", reason: "a parsed line does not decode")
-            }
-            let text = String(decoding: bytes, as: UTF8.self)
-            if let stored = log.byID[event.id] {
-                let same = Array(log.events[stored].line.utf8).withUnsafeBufferPointer { EventIdentity.sameEvent($0, bytes) }
-                if same {
-                    log.duplicates[event.id, default: []].append(DuplicateCopy(eventID: event.id, inputPath: label, line: line.number,
-                                                                               arrivedAt: arrived))
-                    result.counts.duplicates += 1
-                } else {
-                    log.conflicts.append(ConflictCopy(eventID: event.id, inputPath: label, line: line.number, arrivedAt: arrived,
-                                                      text: text))
-                    result.counts.conflicts += 1
-                }
-                return
-            }
-            let k = Int(line.keys.key)
-            guard k >= 0 && k <= keys.count else {
-                throw StoreError(doing: "writing \(label) line \(line.number) to memory", reason: "key \(k) out of order")
-            }
-            if k == keys.count { keys.append(IngestKey(env, in: b, flowSteps: flowSteps)) }
-            log.byID[event.id] = log.events.count
-            log.events.append(RecordedEvent(seq: Int64(log.events.count + 1), event: event, line: text))
-            result.countAccepted(at: env.time.micros, key: &keys[k])
-        }
     }
-}
-
-// MARK: reading
-
-extension MemoryStore: EventLogReading {
-    public func events(user: String, flow: String?) throws -> [RecordedEvent] {
-        read { $0.events.filter { $0.event.userID == user && (flow == nil || $0.event.flow == flow) } }
-            .sorted(by: RecordedEvent.foldOrder)
-    }
-
-    public func forEachEvent(flow: String?, _ body: (RecordedEvent) throws -> Void) throws {
-        let groups = Dictionary(grouping: read { $0.events.filter { flow == nil || $0.event.flow == flow } }) {
-            JourneyGroup(user: $0.event.userID, flow: $0.event.flow)
-        }
-        for key in groups.keys.sorted(by: { ($0.user, $0.flow) < ($1.user, $1.flow) }) {
-            for e in (groups[key] ?? []).sorted(by: RecordedEvent.foldOrder) { try body(e) }
-        }
-    }
-
-    public func inputs() throws -> [LedgerEntry] { read { $0.ledger } }
-
-    public func quarantine() throws -> [QuarantineEntry] { read { $0.quarantine } }
-
-    public func flows() throws -> [String] { Array(Set(read { $0.events.map(\.event.flow) })).sorted() }
-
-    public func latestEventTime(notAfter bound: Timestamp?) throws -> Timestamp? {
-        read { $0.events.map(\.event.time).filter { t in bound.map { t.micros <= $0.micros } ?? true }.max { $0.micros < $1.micros } }
-    }
-
-    /// Ids holding `query`, else the closest by edit distance (at most a third of its length).
-    public func userIDs(matching query: String, limit: Int) throws -> [String] {
-        let users = Array(Set(read { $0.events.map(\.event.userID) })).sorted()
-        let holding = users.filter { $0.contains(query) }
-        if !holding.isEmpty { return Array(holding.prefix(limit)) }
-        let q = Array(query.unicodeScalars), budget = max(1, query.count / 3)
-        return users.map { (EditDistance.between(q, Array($0.unicodeScalars)), $0) }.filter { $0.0 <= budget }
-            .sorted { $0 < $1 }.prefix(limit).map(\.1)
-    }
-
-    public func duplicates(ofEventIDs ids: [String]) throws -> [String: [DuplicateCopy]] {
-        read { log in Dictionary(uniqueKeysWithValues: ids.compactMap { id in log.duplicates[id].map { (id, $0) } }) }
-    }
-
-    public func lastEvents(onStep step: String, flow: String, users: [String], notAfter bound: Timestamp) throws -> [String: RecordedEvent] {
-        var out: [String: RecordedEvent] = [:]
-        for user in users {
-            let last = try events(user: user, flow: flow).last { $0.event.step == step && $0.event.time.micros <= bound.micros }
-            if let last { out[user] = last }
-        }
-        return out
-    }
-
-    public func events(seqs: [Int64]) throws -> [RecordedEvent] {
-        let events = read { $0.events }
-        return try seqs.map { seq in
-            guard seq >= 1 && seq <= Int64(events.count) else {
-                throw StoreError(doing: "reading event seq \(seq)", reason: "the memory store holds no such event")
-            }
-            return events[Int(seq - 1)]
-        }
-    }
-}
-
-/// A user's events in one flow: how `forEachEvent` groups the log.
-private struct JourneyGroup: Hashable {
-    var user: String
-    var flow: String
 }

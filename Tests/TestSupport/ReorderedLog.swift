@@ -57,4 +57,8 @@ public struct ReorderedLog: EventLogReading {
         try base.lastEvents(onStep: step, flow: flow, users: users.reversed(), notAfter: bound)
     }
     public func events(seqs: [Int64]) throws -> [RecordedEvent] { try base.events(seqs: seqs.reversed()) }
+    /// The base log's lines: their order is arrival order, not users'.
+    public func forEachLine(_ selection: EventSelection, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Int {
+        try base.forEachLine(selection, body)
+    }
 }

@@ -49,7 +49,9 @@ final class OutputSafetyTests: XCTestCase {
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: store)
         try assertRefused(["report", "--flow", "mini"] + common + ["--output", link], store, named: link, because: "it is the store")
         let lock = store + ".lock"
-        if !FileManager.default.fileExists(atPath: lock) { FileManager.default.createFile(atPath: lock, contents: Data()) }
+        if !FileManager.default.fileExists(atPath: lock) {
+            XCTAssertTrue(FileManager.default.createFile(atPath: lock, contents: Data()), "making \(lock)")
+        }
         try assertRefused(["users", "--flow", "mini"] + common + ["--output", lock], lock, named: lock,
                           because: "it is the store's lock file (\(lock))")
         // The store still answers.

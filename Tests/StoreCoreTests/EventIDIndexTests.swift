@@ -1,16 +1,16 @@
 import XCTest
-@testable import ClickHouseStore
+@testable import StoreCore
 
-/// Ids found by their hash, told apart by their bytes when two share one; TSV escaping of ids.
+/// Ids found by their hash, told apart by their bytes when two share one.
 final class EventIDIndexTests: XCTestCase {
     func testIdsAreFoundByHashAndToldApartByTheirBytes() {
         // "ev-1" and "ev-2" are given one hash on purpose: the second goes beside the first.
         let buffer = Array("ev-1{line 1}ev-2{line 2}ev-3{line 3}".utf8)
-        let one = EventIDIndex.Entry(id: 0..<4, line: 4..<12), two = EventIDIndex.Entry(id: 12..<16, line: 16..<24)
-        let three = EventIDIndex.Entry(id: 24..<28, line: 28..<36)
-        var index = EventIDIndex()
+        let one = EventIDIndex<Range<Int>>.Entry(id: 0..<4, line: 4..<12), two = EventIDIndex<Range<Int>>.Entry(id: 12..<16, line: 16..<24)
+        let three = EventIDIndex<Range<Int>>.Entry(id: 24..<28, line: 28..<36)
+        var index = EventIDIndex<Range<Int>>()
         buffer.withUnsafeBufferPointer { b in
-            func id(_ e: EventIDIndex.Entry) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: b[e.id]) }
+            func id(_ e: EventIDIndex<Range<Int>>.Entry) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: b[e.id]) }
             XCTAssertNil(index.findOrAdd(id(one), hash: 7, entry: one, in: b))
             XCTAssertNil(index.findOrAdd(id(two), hash: 7, entry: two, in: b))
             XCTAssertNil(index.findOrAdd(id(three), hash: 9, entry: three, in: b))
@@ -22,13 +22,5 @@ final class EventIDIndexTests: XCTestCase {
         }
         index.removeAll(keepingRoomFor: 10)
         XCTAssertTrue(index.isEmpty)
-    }
-
-    func testIdsGoToTheServerEscapedAsTSV() {
-        var out: [UInt8] = []
-        Array("a\tb\\c'd\ne\r\0f".utf8).withUnsafeBufferPointer { ClickHouseSQL.appendTSV($0, to: &out) }
-        XCTAssertEqual(String(decoding: out, as: UTF8.self), #"a\tb\\c\'d\ne\r\0f"#)
-        XCTAssertEqual(ClickHouseSQL.tsv("plain-id"), "plain-id")
-        XCTAssertEqual(ClickHouseSQL.tsv("it's"), #"it\'s"#)
     }
 }

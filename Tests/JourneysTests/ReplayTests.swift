@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 import FunnelModel
 @testable import Projections
 @testable import Journeys

@@ -1,0 +1,26 @@
+import LineParsing
+
+/// Parsed batches whose every line the ingest driver decided, handed to a store's writer to
+/// record (`InputWriting.write`).
+package struct DecidedChunk {
+    /// The batches, in input order.
+    package var batches: [LineBatch]
+    /// One verdict a line, in line order across the batches.
+    package var verdicts: [LineVerdict]
+    /// The input's (flow, step, event) keys so far, by the parser's numbers (`LineKeys.key`):
+    /// every line with an event names one of them.
+    package var keys: [IngestKey]
+
+    /// Calls `body` with each line, its batch's bytes and its verdict, in order.
+    package func forEachLine(_ body: (ParsedLine, UnsafeBufferPointer<UInt8>, LineVerdict) throws -> Void) rethrows {
+        var v = 0
+        for batch in batches {
+            try batch.bytes.withUnsafeBufferPointer { b in
+                for line in batch.lines {
+                    try body(line, b, verdicts[v])
+                    v += 1
+                }
+            }
+        }
+    }
+}

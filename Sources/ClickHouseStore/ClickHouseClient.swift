@@ -170,7 +170,7 @@ public final class ClickHouseClient: Sendable {
                 response = try self.response.wait()
             } catch {
                 throw Unreachable(error: ClickHouseError(server: server, doing: doing, reason: "no answer: \(ClickHouseClient.reason(error))",
-                                                         query: shown))
+                                                         query: shown, kind: .unreachable))
             }
             let answer = response.body ?? ByteBuffer()
             switch response.status.code {
@@ -179,10 +179,10 @@ public final class ClickHouseClient: Sendable {
             case 401:
                 throw ClickHouseError(server: server, doing: doing,
                                       reason: "the server refused the user or password (HTTP 401); give them as clickhouse://USER:PASSWORD@…",
-                                      query: shown)
+                                      query: shown, kind: .refused)
             case let status:
                 let text = String(decoding: answer.readableBytesView.prefix(2_000), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                throw ClickHouseError(server: server, doing: doing, reason: "HTTP \(status): \(ClickHouseClient.exception(text))", query: shown)
+                throw ClickHouseError(server: server, doing: doing, reason: "HTTP \(status): \(ClickHouseClient.exception(text))", query: shown, kind: .server)
             }
         }
     }

@@ -52,7 +52,8 @@ public struct ClickHouseLocation: Sendable, Hashable, CustomStringConvertible {
         func fail(_ reason: String) -> ClickHouseError {
             // The text may hold a password: the error shows the redacted form only.
             ClickHouseError(server: nil, doing: "reading the store address \(ClickHouseLocation.redacted(text))",
-                            reason: reason + " (expected clickhouse://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT…]/DATABASE[?cluster=NAME][&compress=gzip|none])")
+                            reason: reason + " (expected clickhouse://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT…]/DATABASE[?cluster=NAME][&compress=gzip|none])",
+                            kind: .address)
         }
         guard text.hasPrefix(Self.scheme) else { throw fail("it does not start with \(Self.scheme)") }
         var rest = Substring(text.dropFirst(Self.scheme.count))

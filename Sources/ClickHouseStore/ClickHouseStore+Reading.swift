@@ -235,7 +235,7 @@ extension ClickHouseStore: EventLogReading {
         }
         guard out.count == wanted.count else {
             throw ClickHouseError(server: coordinator.server, doing: doing,
-                                  reason: "\(wanted.count - out.count) of the seqs are not in the log")
+                                  reason: "\(wanted.count - out.count) of the seqs are not in the log", kind: .reply)
         }
         return out
     }

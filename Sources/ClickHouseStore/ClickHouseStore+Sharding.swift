@@ -15,12 +15,12 @@ extension ClickHouseStore {
             let i = Int(try r.uint32())
             let shard = Int(try r.uint64())
             guard i < out.count, shard < servers.count else {
-                throw ClickHouseError(server: coordinator.server, doing: doing, reason: "the server placed user \(i) on shard \(shard)")
+                throw ClickHouseError(server: coordinator.server, doing: doing, reason: "the server placed user \(i) on shard \(shard)", kind: .reply)
             }
             out[i] = shard
         }
         if let missing = out.firstIndex(of: -1) {
-            throw ClickHouseError(server: coordinator.server, doing: doing, reason: "the server gave no shard for user \(missing)")
+            throw ClickHouseError(server: coordinator.server, doing: doing, reason: "the server gave no shard for user \(missing)", kind: .reply)
         }
         return out
     }

@@ -18,7 +18,7 @@ public struct RecordedLines {
                 return RecordedEvent(seq: seq, event: decoder.event(from: env, in: b, cache: &cache),
                                      line: keepLine ? String(decoding: b, as: UTF8.self) : "")
             case .failure(let r):
-                throw StoreError(doing: "reading event seq \(seq)", reason: "the stored line no longer decodes: \(r.text)")
+                throw StoreError(doing: "reading event seq \(seq)", reason: "the stored line no longer decodes: \(r.text)", kind: .corrupt)
             }
         }
     }

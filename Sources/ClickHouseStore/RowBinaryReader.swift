@@ -16,7 +16,7 @@ public struct RowBinaryReader {
     public var isAtEnd: Bool { at >= bytes.count }
 
     private func truncated() -> ClickHouseError {
-        ClickHouseError(server: nil, doing: doing, reason: "the answer ends inside a row (byte \(at) of \(bytes.count))")
+        ClickHouseError(server: nil, doing: doing, reason: "the answer ends inside a row (byte \(at) of \(bytes.count))", kind: .reply)
     }
 
     private mutating func fixed<T: FixedWidthInteger>(_: T.Type) throws -> T {

@@ -157,7 +157,7 @@ public struct EventDecoder {
                         f = EventDecoder.field(b, key.0, key.1)
                     }
                     sc.skipWhitespace()
-                    try sc.expect(0x3A, "':'")
+                    try sc.expect(0x3A, .colon)
                     sc.skipWhitespace()
                     if let f {
                         let c = sc.peek
@@ -207,7 +207,7 @@ public struct EventDecoder {
                     }
                     sc.skipWhitespace()
                     if sc.peek == 0x2C { sc.i += 1; continue }
-                    try sc.expect(0x7D, "',' or '}'")
+                    try sc.expect(0x7D, .commaOrObjectEnd)
                     break
                 }
             }
@@ -248,7 +248,7 @@ public struct EventDecoder {
     private static func scanContext(_ sc: inout JSONScanner) throws -> Rejection? {
         // The last app_version, platform and flags each decide (a repeated key: the last).
         var wrong: (Rejection?, Rejection?, Rejection?) = (nil, nil, nil)
-        try sc.expect(0x7B, "'{'")
+        try sc.expect(0x7B, .objectStart)
         sc.skipWhitespace()
         if sc.peek == 0x7D { sc.i += 1; return nil }
         var keyBuf: [UInt8] = []
@@ -260,7 +260,7 @@ public struct EventDecoder {
                 r.escaped ? keyBuf.withUnsafeBufferPointer { keyMatch($0, 0, $0.count, key) } : keyMatch(sc.b, r.start, r.end, key)
             }
             sc.skipWhitespace()
-            try sc.expect(0x3A, "':'")
+            try sc.expect(0x3A, .colon)
             sc.skipWhitespace()
             let c = sc.peek
             try sc.skipValue()
@@ -273,7 +273,7 @@ public struct EventDecoder {
             }
             sc.skipWhitespace()
             if sc.peek == 0x2C { sc.i += 1; continue }
-            try sc.expect(0x7D, "',' or '}'")
+            try sc.expect(0x7D, .commaOrObjectEnd)
             break
         }
         return wrong.0 ?? wrong.1 ?? wrong.2

@@ -267,7 +267,7 @@ enum EventIDs {
             let flow: Int64 = row[3]
             let line = try body.withUnsafeBytes { try reader.line(user: user, flow: flow, body: $0, seq: seq) }
             guard let id = line.withUnsafeBufferPointer({ StoredLine.eventID(of: $0) }) else {
-                throw StoreError(doing: "indexing the event ids of the log", reason: "stored event \(seq) is not a valid line")
+                throw StoreError(doing: "indexing the event ids of the log", reason: "stored event \(seq) is not a valid line", kind: .corrupt)
             }
             let hash = id.withUnsafeBufferPointer { EventIdentity.idHash($0) }
             if hash == slot {

@@ -21,7 +21,7 @@ extension EventStore {
                 let seq: Int64 = row[0]
                 guard selection.holds(micros: row[3]) else { return }
                 let line = try row.withUnsafeData(atIndex: 4) { data in
-                    guard let data else { throw StoreError(doing: "reading event seq \(seq)", reason: "the stored line is missing") }
+                    guard let data else { throw StoreError(doing: "reading event seq \(seq)", reason: "the stored line is missing", kind: .corrupt) }
                     return try data.withUnsafeBytes { try reader.line(user: row[1], flow: row[2], body: $0, seq: seq) }
                 }
                 try line.withUnsafeBufferPointer(body)
@@ -32,7 +32,7 @@ extension EventStore {
                 let one = try db.makeStatement(sql: "SELECT seq, user, flow, ts_us, body FROM events WHERE seq = ?")
                 for seq in try UserRuns.seqs(user: userAtom, flow: flowAtom, in: db).sorted() {
                     guard let row = try Row.fetchOne(one, arguments: [seq]) else {
-                        throw StoreError(doing: "exporting events of \(user)", reason: "event \(seq) is listed but not stored")
+                        throw StoreError(doing: "exporting events of \(user)", reason: "event \(seq) is listed but not stored", kind: .corrupt)
                     }
                     try emit(row)
                 }
@@ -65,7 +65,7 @@ extension EventStore {
         do {
             return try pool.read(body)
         } catch let e as DatabaseError {
-            throw StoreError(doing: doing, reason: e.message ?? e.description)
+            throw StoreError(doing: doing, e)
         }
     }
 }

@@ -58,10 +58,11 @@ public final class EventStore: Sendable {
                 try migrator.migrate(pool)
             } else if try !pool.read({ db in try migrator.hasCompletedMigrations(db) }) {
                 throw StoreError(doing: "opening the store \(path) read-only",
-                                 reason: "it was written by an older funnel and needs an upgrade, which only a user who can write it can make (any funnel command run by them does)")
+                                 reason: "it was written by an older funnel and needs an upgrade, which only a user who can write it can make (any funnel command run by them does)",
+                                 kind: .notAStore)
             }
         } catch let e as DatabaseError {
-            throw StoreError(doing: "opening the store \(path)", reason: e.message ?? e.description)
+            throw StoreError(doing: "opening the store \(path)", e)
         }
         logger.debug("opened store", metadata: ["path": "\(path)"])
     }

@@ -181,7 +181,8 @@ struct IDFilter {
                     let size = min(chunkBytes, n - offset)
                     let rc = sqlite3_blob_read(blob, base + offset, Int32(size), Int32(offset))
                     guard rc == SQLITE_OK else {
-                        throw StoreError(doing: "reading the saved id filter at byte \(offset)", reason: String(cString: sqlite3_errstr(rc)))
+                        throw StoreError(doing: "reading the saved id filter at byte \(offset)", reason: String(cString: sqlite3_errstr(rc)),
+                                         kind: StoreError.Kind(sqliteCode: rc))
                     }
                     offset += size
                 }
@@ -209,7 +210,7 @@ struct IDFilter {
         guard rc == SQLITE_OK, let blob else {
             let reason = String(cString: sqlite3_errmsg(db.sqliteConnection))
             sqlite3_blob_close(blob)
-            throw StoreError(doing: doing, reason: reason)
+            throw StoreError(doing: doing, reason: reason, kind: StoreError.Kind(sqliteCode: rc))
         }
         defer { sqlite3_blob_close(blob) }
         try body(blob)
@@ -254,7 +255,8 @@ struct IDFilter {
                     rc = chunk.withUnsafeBytes { sqlite3_blob_write(blob, $0.baseAddress, Int32($0.count), Int32(first * 8)) }
                 }
                 guard rc == SQLITE_OK else {
-                    throw StoreError(doing: "saving the id filter at byte \(first * 8) of \(n)", reason: String(cString: sqlite3_errstr(rc)))
+                    throw StoreError(doing: "saving the id filter at byte \(first * 8) of \(n)", reason: String(cString: sqlite3_errstr(rc)),
+                                     kind: StoreError.Kind(sqliteCode: rc))
                 }
                 first = end
             }

@@ -65,7 +65,7 @@ package struct RawStatement {
         if rc == SQLITE_DONE { return false }
         let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
         sqlite3_reset(handle)
-        throw StoreError(doing: doing(), reason: message)
+        throw StoreError(doing: doing(), reason: message, kind: StoreError.Kind(sqliteCode: rc))
     }
 
     /// Steps through every row, calling `row` on each, and resets (also when `row` throws).

@@ -26,7 +26,7 @@ final class StoredLineReader {
         statement.int(1, id)
         defer { statement.reset() }
         guard try statement.step("reading \(what) \(id) of the log") else {
-            throw StoreError(doing: "reading the log", reason: "\(what) \(id) is missing")
+            throw StoreError(doing: "reading the log", reason: "\(what) \(id) is missing", kind: .corrupt)
         }
         return Array(statement.bytes(0))
     }
@@ -48,7 +48,7 @@ final class StoredLineReader {
     /// The original line of a row, byte for byte.
     func line(user: Int64, flow: Int64, body: UnsafeRawBufferPointer, seq: Int64) throws -> [UInt8] {
         func bad(_ why: String) -> StoreError {
-            StoreError(doing: "reading event seq \(seq)", reason: "the stored line does not decode: \(why)")
+            StoreError(doing: "reading event seq \(seq)", reason: "the stored line does not decode: \(why)", kind: .corrupt)
         }
         var i = 0
         guard let shapeID = Varint.read(body, at: &i) else { throw bad("no shape") }
@@ -96,7 +96,7 @@ final class StoredLineReader {
             switch decoded {
             case .success(let event): try body(RecordedEvent(seq: seq, event: event, line: String(decoding: bytes, as: UTF8.self)))
             case .failure(let r):
-                throw StoreError(doing: "reading event seq \(seq)", reason: "the stored line no longer decodes: \(r.text)")
+                throw StoreError(doing: "reading event seq \(seq)", reason: "the stored line no longer decodes: \(r.text)", kind: .corrupt)
             }
         }
     }

@@ -37,7 +37,7 @@ public struct StoredLines: Sendable {
                     out.append(RecordedEvent(seq: seqs[i], event: decoder.event(from: env, in: b, cache: &cache),
                                              line: keepingLines ? String(decoding: b, as: UTF8.self) : ""))
                 case .failure(let r):
-                    throw StoreError(doing: "reading event seq \(seqs[i])", reason: "the stored line no longer decodes: \(r.text)")
+                    throw StoreError(doing: "reading event seq \(seqs[i])", reason: "the stored line no longer decodes: \(r.text)", kind: .corrupt)
                 }
             }
         }
@@ -71,7 +71,7 @@ extension EventStore {
             statement.int(1, seq)
             guard try statement.step("reading event seq \(seq)") else {
                 statement.reset()
-                throw StoreError(doing: "reading event seq \(seq)", reason: "a user run names an event the log does not hold")
+                throw StoreError(doing: "reading event seq \(seq)", reason: "a user run names an event the log does not hold", kind: .corrupt)
             }
             let line = try reader.line(user: statement.int64(0), flow: statement.int64(1), body: statement.bytes(2), seq: seq)
             out.append(seq: seq, line: line)

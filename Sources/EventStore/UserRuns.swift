@@ -50,7 +50,7 @@ enum UserRuns {
         var out: [Int64] = []
         try statement.forEachRow("reading the runs of user atom \(user)") {
             guard decode(statement.bytes(0), into: &out) else {
-                throw StoreError(doing: "reading the runs of user atom \(user)", reason: "a run's seqs do not decode")
+                throw StoreError(doing: "reading the runs of user atom \(user)", reason: "a run's seqs do not decode", kind: .corrupt)
             }
         }
         if flow == nil { out.sort() }
@@ -71,7 +71,7 @@ enum UserRuns {
             }
             current = key
             guard decode(statement.bytes(2), into: &seqs) else {
-                throw StoreError(doing: "reading the log by user", reason: "a run's seqs do not decode")
+                throw StoreError(doing: "reading the log by user", reason: "a run's seqs do not decode", kind: .corrupt)
             }
         }
         if let c = current, !seqs.isEmpty { try body(c.user, c.flow, seqs) }

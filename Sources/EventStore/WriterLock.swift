@@ -30,7 +30,7 @@ public final class WriterLock: Sendable {
             let reason = busy ? "another ingest or rebuild is writing \(storePath); run again when it ends, or leave out --no-wait to wait for it"
                 : String(cString: strerror(errno))
             close(fd)
-            throw StoreError(doing: "taking the writer lock \(path)", reason: reason)
+            throw StoreError(doing: "taking the writer lock \(path)", reason: reason, kind: busy ? .busy : .failed)
         }
         onWait()
         while flock(fd, LOCK_EX) != 0 {

@@ -32,11 +32,12 @@ public enum FlowChecker {
     /// when one can be read, and every issue. With shape faults, the meaning checks run on
     /// what can be read, so one pass reports every error.
     static func read(data: Data) -> (definition: FlowDefinition?, flowID: String?, issues: [FlowIssue]) {
+        let bytes = Array(data)
         let tree: JSONValue
-        do {
-            tree = try JSONDocument.parse(Array(data))
+        do throws(JSONSyntaxError) {
+            tree = try JSONScanner.parseDocument(bytes)
         } catch {
-            return (nil, nil, [FlowIssue(.syntax, "$", "not JSON: \(error)")])
+            return (nil, nil, [FlowIssue(.syntax, "$", "not JSON: \(error.located(in: bytes))")])
         }
         let flowID = tree.objectValue?["id"]?.stringValue
         var shape = ShapeChecker()

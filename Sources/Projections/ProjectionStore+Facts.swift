@@ -100,7 +100,7 @@ extension ProjectionStore {
         try statement.forEachRow(doing) {
             if statement.int64(1) > asOf.micros || statement.isNull(0) {
                 guard let user = statement.string(2) else {
-                    throw StoreError(doing: doing, reason: "a facts row without a user id")
+                    throw StoreError(doing: doing, reason: "a facts row without a user id", kind: .corrupt)
                 }
                 let cut = try journey(user: user, flow: flow, definition: definition, until: asOf, in: db)
                 refolds?.folded()
@@ -111,7 +111,7 @@ extension ProjectionStore {
                 try facts.decode(statement.bytes(0))
                 try body(facts)
             } catch let e as JourneyDecodingError {
-                throw StoreError(doing: doing, reason: "\(e)")
+                throw StoreError(doing: doing, reason: "\(e)", kind: .corrupt)
             }
         }
     }

@@ -151,7 +151,7 @@ extension ProjectionStore {
             // (its names are indexes into that one): folded again here from the log.
             guard statement.textEquals(1, context.fingerprint) else {
                 guard let user = statement.string(2) else {
-                    throw StoreError(doing: "reading the journeys of \(flow)", reason: "a journey row without a user id")
+                    throw StoreError(doing: "reading the journeys of \(flow)", reason: "a journey row without a user id", kind: .corrupt)
                 }
                 try refolded(user)
                 return
@@ -160,7 +160,7 @@ extension ProjectionStore {
             do {
                 row = try decode(statement.bytes(0), cache, context.names)
             } catch {
-                throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)")
+                throw StoreError(doing: "reading the journeys of \(flow)", reason: "\(error)", kind: .corrupt)
             }
             if !stale.isEmpty, stale.contains(row.user) {
                 try refolded(row.user)

@@ -28,7 +28,7 @@ extension ProjectionStore {
             } catch let e as StoreError {
                 throw e
             } catch {
-                throw StoreError(doing: doing, reason: "\(error)")
+                throw StoreError(doing: doing, reason: "\(error)", kind: StoreError.Kind(sqlite: error))
             }
         }
         guard Set(shares.map(\.state)).count <= 1, var accumulator = shares.first?.read else {

@@ -105,7 +105,7 @@ public final class ProjectionUpdater: IngestObserver {
                     job.finish(.success(counts))
                 }
             } catch {
-                job.finish(.failure(StoreError(doing: "folding the journeys of an input", reason: "\(error)")))
+                job.finish(.failure(StoreError(doing: "folding the journeys of an input", reason: "\(error)", kind: StoreError.Kind(sqlite: error))))
             }
         }
     }

@@ -16,9 +16,13 @@ struct Funnel: ParsableCommand {
             that is not one, --until not after --since, a flow, cohort, key, value, step or \
             user that does not exist), an unreadable input, no store; 64 a usage error: the \
             command line does not parse (an unknown option, a missing argument or value, a \
-            value that is not of the option's kind or not one of its choices). Every failure \
-            prints `funnel COMMAND: reason` on standard error; a selection that matches \
-            nobody, or an input folder with no logs, a warning.
+            value that is not of the option's kind or not one of its choices); 65 the store \
+            contradicts itself; 66 the path holds no store funnel can open (not a database, \
+            or a format it does not read as it is); 69 a ClickHouse server does not answer; \
+            75 another ingest or rebuild writes the store (run again when it ends). \
+            docs/cli.md has the table. Every failure prints `funnel COMMAND: reason` on \
+            standard error; a selection that matches nobody, or an input folder with no \
+            logs, a warning.
             """,
         version: version,
         subcommands: [
@@ -37,8 +41,8 @@ struct Funnel: ParsableCommand {
     )
 
     /// ArgumentParser's `main`, with every failure in one style: `funnel CMD: reason` on
-    /// standard error; exit 64 for a usage error, 2 for any other failure, or the command's
-    /// own `ExitCode` (its message already printed).
+    /// standard error; exit 64 for a usage error, the failure's own status (`ExitStatus`) for
+    /// any other, or the command's own `ExitCode` (its message already printed).
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let name = commandName(arguments)
@@ -59,7 +63,7 @@ struct Funnel: ParsableCommand {
             if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
             if message.isEmpty { message = String(describing: error) }
             FileHandle.standardError.write(Data("\(name): \(message)\n".utf8))
-            Foundation.exit(usage ? ExitCode.validationFailure.rawValue : 2)
+            Foundation.exit(usage ? ExitStatus.usage : ExitStatus.of(error))
         }
     }
 

@@ -26,7 +26,7 @@ enum IngestRun {
         } catch {
             bar?.clear()
             FileHandle.standardError.write(Data("funnel \(command): \(TerminalText.escapeLines("\(error)"))\n".utf8))
-            throw ExitCode(2)
+            throw ExitCode(ExitStatus.of(error))
         }
     }
 }

@@ -72,10 +72,15 @@ struct TimeOptions: ParsableArguments {
     @Option(name: .customLong("as-of"), help: "Report as of this time (RFC 3339 or YYYY-MM-DD); default: the latest event time.") var asOf: String?
 }
 
-/// A failure to report to the user: printed as `funnel CMD: MESSAGE`, exit status 2.
+/// A failure to report to the user: printed as `funnel CMD: MESSAGE`, with its exit status
+/// (2 unless a library error of another kind is behind it, `ExitStatus`).
 struct CLIError: Error, CustomStringConvertible {
     var message: String
-    init(_ message: String) { self.message = message }
+    var status: Int32
+    init(_ message: String, status: Int32 = ExitStatus.failure) {
+        self.message = message
+        self.status = status
+    }
     var description: String { message }
 }
 
@@ -89,7 +94,7 @@ func reportingErrors<T>(_ command: String, _ body: () throws -> T) throws -> T {
         throw e
     } catch {
         FileHandle.standardError.write(Data("funnel \(command): \(TerminalText.escapeLines("\(error)"))\n".utf8))
-        throw ExitCode(2)
+        throw ExitCode(ExitStatus.of(error))
     }
 }
 

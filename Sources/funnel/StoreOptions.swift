@@ -63,7 +63,9 @@ struct StoreOptions: ParsableArguments {
         }
         let busy = WriterLock.isHeld(storePath: path)
         guard FileManager.default.fileExists(atPath: path) else {
-            if busy { throw CLIError("an ingest is creating the store \(path) now; run again when it has committed its first input") }
+            if busy {
+                throw CLIError("an ingest is creating the store \(path) now; run again when it has committed its first input", status: ExitStatus.busy)
+            }
             throw CLIError("no store at \(path) (ingest logs first, or give --store)")
         }
         var access = EventStore.readAccess(path: path)
@@ -101,7 +103,7 @@ struct StoreOptions: ParsableArguments {
             let location = try ClickHouseLocation(path)
             return .clickhouse(try ClickHouseStore(location: location, migrations: OpenedStore.clickHouseMigrations))
         } catch {
-            throw CLIError("cannot open the store \(name): \(error)")
+            throw CLIError("cannot open the store \(name): \(error)", status: ExitStatus.of(error))
         }
     }
 
@@ -109,7 +111,7 @@ struct StoreOptions: ParsableArguments {
         do {
             return try EventStore(path: path, migrations: ProjectionStore.migrations, access: access)
         } catch {
-            throw CLIError("cannot open the store \(path): \(error)")
+            throw CLIError("cannot open the store \(path): \(error)", status: ExitStatus.of(error))
         }
     }
 }

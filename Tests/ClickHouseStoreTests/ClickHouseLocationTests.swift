@@ -51,6 +51,7 @@ final class ClickHouseLocationTests: XCTestCase {
                 let message = "\(error)"
                 XCTAssertTrue(message.contains(reason), message)
                 XCTAssertFalse(message.contains("hunter2"), message)
+                XCTAssertEqual((error as? ClickHouseError)?.kind, .address)
             }
         }
     }

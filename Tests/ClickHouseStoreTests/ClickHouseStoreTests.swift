@@ -159,6 +159,7 @@ final class ClickHouseStoreTests: XCTestCase {
             let message = "\(error)"
             XCTAssertTrue(message.hasPrefix("clickhouse 127.0.0.1:\(servers.ports[0]): while reading a table: HTTP 404: Code: 60"), message)
             XCTAssertTrue(message.contains("(query: SELECT nope FROM missing_table)"), message)
+            XCTAssertEqual((error as? ClickHouseError)?.kind, .server)
         }
         // Nothing listens on port 1: the read is tried again, then fails saying so.
         let nowhere = ClickHouseClient(server: ClickHouseServer(host: "127.0.0.1", port: 1), database: "x", user: "ana", password: "hunter2")
@@ -166,6 +167,7 @@ final class ClickHouseStoreTests: XCTestCase {
             let message = "\(error)"
             XCTAssertTrue(message.hasPrefix("clickhouse 127.0.0.1:1: while checking: no answer"), message)
             XCTAssertFalse(message.contains("hunter2"), message)
+            XCTAssertEqual((error as? ClickHouseError)?.kind, .unreachable)
         }
     }
 }

@@ -55,10 +55,21 @@ final class EventStoreAccessTests: XCTestCase {
         let newer = StoreMigration(name: "test-newer-table") { db in try db.execute(sql: "CREATE TABLE newer (x)") }
         XCTAssertThrowsError(try EventStore(path: path, migrations: [newer], access: .immutable)) { error in
             XCTAssertTrue("\(error)".contains("needs an upgrade, which only a user who can write it can make"), "\(error)")
+            XCTAssertEqual((error as? StoreError)?.kind, .notAStore)
         }
         // Read-write, the migration runs; then read-only opens.
         _ = try EventStore(path: path, migrations: [newer])
         XCTAssertEqual(try EventStore(path: path, migrations: [newer], access: .immutable).eventCount(), 5)
+    }
+
+    /// A file that is not a SQLite database: a failure of its own kind, with SQLite's words.
+    func testAFileThatIsNotADatabaseIsNotAStore() throws {
+        let path = tempDir().appendingPathComponent("notes.sqlite").path
+        try Data(String(repeating: "not a store\n", count: 100).utf8).write(to: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try EventStore(path: path)) { error in
+            XCTAssertEqual("\(error)", "store: while opening the store \(path): file is not a database")
+            XCTAssertEqual((error as? StoreError)?.kind, .notAStore)
+        }
     }
 
     func testAccessAsThisProcessMayWrite() throws {

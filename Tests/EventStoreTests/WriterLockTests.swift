@@ -1,6 +1,7 @@
 import XCTest
 @testable import EventStore
 import TestSupport
+import StoreCore
 
 final class WriterLockTests: XCTestCase {
     /// A second writer fails at once without waiting, and gets the lock once the first lets go.
@@ -10,6 +11,7 @@ final class WriterLockTests: XCTestCase {
         XCTAssertEqual(first?.path, store + ".lock")
         XCTAssertThrowsError(try WriterLock(storePath: store, wait: false)) { error in
             XCTAssertTrue("\(error)".contains("another ingest or rebuild is writing \(store)"), "\(error)")
+            XCTAssertEqual((error as? StoreError)?.kind, .busy)
         }
         first = nil
         XCTAssertNoThrow(try WriterLock(storePath: store, wait: false))

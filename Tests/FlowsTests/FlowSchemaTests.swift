@@ -7,7 +7,7 @@ import XCTest
 final class FlowSchemaTests: XCTestCase {
     func schema() throws -> [String: JSONValue] {
         let url = BuiltInFlowsTests.root.appendingPathComponent("schemas/flow.schema.json")
-        let tree = try JSONDocument.parse(Array(try Data(contentsOf: url)))
+        let tree = try JSONScanner.parseDocument(Array(try Data(contentsOf: url)))
         return try XCTUnwrap(tree.objectValue)
     }
 

@@ -56,7 +56,7 @@ final class IngestLockTests: XCTestCase {
         Thread.sleep(forTimeInterval: 0.3)
         let glp1 = sampleData.appendingPathComponent("glp1").path
         let refused = try runFunnel(["ingest", "--store", store, "--no-wait", glp1])
-        XCTAssertEqual(refused.status, 2)
+        XCTAssertEqual(refused.status, 75, "busy (docs/cli.md)")
         XCTAssertTrue(refused.stderr.contains("funnel ingest:") && refused.stderr.contains("another ingest or rebuild is writing \(store)"),
                       refused.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: store), "nothing opened while refused")

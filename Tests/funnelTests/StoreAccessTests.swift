@@ -1,5 +1,6 @@
 import XCTest
 import Foundation
+import GRDB
 import TestSupport
 
 /// Stores a user can read but not write (a shared team store, a mounted backup) and stores an
@@ -159,8 +160,37 @@ final class StoreAccessTests: XCTestCase {
         let holder = try holdLock(store, seconds: 2)
         defer { holder.waitUntilExit() }
         let r = try runFunnel(["report", "--store", store, "--flow", "glp1"])
-        XCTAssertEqual(r.status, 2)
+        XCTAssertEqual(r.status, 75, "busy (docs/cli.md)")
         XCTAssertEqual(r.stderr, "funnel report: an ingest is creating the store \(store) now; run again when it has committed its first input\n")
+    }
+
+    /// A store path that holds a file funnel cannot open as a store: exit 66 (docs/cli.md),
+    /// for a read and for an ingest, and the file is left as it was.
+    func testAFileThatIsNotAStoreExits66() throws {
+        let store = tempDir().appendingPathComponent("notes.sqlite").path
+        let text = Data(String(repeating: "not a store\n", count: 100).utf8)
+        try text.write(to: URL(fileURLWithPath: store))
+        let report = try runFunnel(["report", "--store", store, "--flow", "glp1"])
+        XCTAssertEqual(report.status, 66, report.stderr)
+        XCTAssertEqual(report.stderr, "funnel report: cannot open the store \(store): store: while opening the store \(store): file is not a database\n")
+        let ingest = try runFunnel(["ingest", "--store", store, sampleData.appendingPathComponent("glp1").path])
+        XCTAssertEqual(ingest.status, 66, ingest.stderr)
+        XCTAssertEqual(ingest.stderr, "funnel ingest: cannot open the store \(store): store: while opening the store \(store): file is not a database\n")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), text)
+    }
+
+    /// A store that contradicts itself (a stored line that no longer decodes): exit 65
+    /// (docs/cli.md), naming the event.
+    func testAStoreThatContradictsItselfExits65() throws {
+        let (store, _) = try glp1Store()
+        let seq = try DatabaseQueue(path: store).write { db -> Int64 in
+            let seq = try Int64.fetchOne(db, sql: "SELECT min(seq) FROM events") ?? 0
+            try db.execute(sql: "UPDATE events SET body = x'FF' WHERE seq = ?", arguments: [seq])
+            return seq
+        }
+        let r = try runFunnel(["export", "--store", store])
+        XCTAssertEqual(r.status, 65, r.stderr)
+        XCTAssertEqual(r.stderr, "funnel export: store: while reading event seq \(seq): the stored line does not decode: no shape\n")
     }
 
     func testRebuildTakesTheWriterLock() throws {
@@ -168,7 +198,7 @@ final class StoreAccessTests: XCTestCase {
         let report = try runFunnel(["report", "--store", store, "--flow", "glp1", "--format", "json"]).stdout
         let holder = try holdLock(store, seconds: 2)
         let refused = try runFunnel(["rebuild", "--store", store, "--no-wait"])
-        XCTAssertEqual(refused.status, 2)
+        XCTAssertEqual(refused.status, 75, "busy (docs/cli.md)")
         XCTAssertEqual(refused.stdout, "")
         XCTAssertTrue(refused.stderr.hasPrefix("funnel rebuild: store: while taking the writer lock \(store).lock: another ingest or rebuild is writing \(store); run again when it ends"),
                       refused.stderr)
@@ -186,7 +216,7 @@ final class StoreAccessTests: XCTestCase {
         let again = try holdLock(store, seconds: 1)
         defer { again.waitUntilExit() }
         let ingest = try runFunnel(["ingest", "--store", store, "--no-wait", sampleData.appendingPathComponent("baby-basics").path])
-        XCTAssertEqual(ingest.status, 2, ingest.stderr)
+        XCTAssertEqual(ingest.status, 75, ingest.stderr)
         XCTAssertTrue(ingest.stderr.contains("another ingest or rebuild is writing \(store)"), ingest.stderr)
     }
 }

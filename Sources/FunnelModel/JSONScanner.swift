@@ -1,53 +1,61 @@
-import FunnelModel
-
-/// A syntax error in JSON text: the byte offset (0-based) where it was found and what was
-/// expected there.
-public struct JSONSyntaxError: Error, Sendable, Hashable {
-    public var offset: Int
-    public var message: String
-}
-
-/// A strict RFC 8259 JSON scanner over UTF-8 bytes. It validates (`skipValue`) or builds
-/// `JSONValue`s (`parseValue`) without Foundation. The bytes must already be valid UTF-8
-/// (see `UTF8Check`); the scanner only checks the JSON grammar.
+/// A strict RFC 8259 JSON scanner over UTF-8 bytes, the one JSON reader of funnel: event
+/// lines (`EventDecoder`) and flow definition files (`parseDocument`). It validates
+/// (`skipValue`) or builds `JSONValue`s (`parseValue`) without Foundation.
 ///
 /// Rejected, as RFC 8259 demands: trailing commas, single quotes, comments, NaN/Infinity,
-/// leading zeros, control characters inside strings, unknown escapes. A lone surrogate
-/// escape (`"\ud83d"`) is accepted, as most parsers do, and decodes to U+FFFD.
-struct JSONScanner {
-    let b: UnsafeBufferPointer<UInt8>
-    var i: Int
-    var depth = 0
-    static let maxDepth = 512
-    /// What a lone surrogate escape decodes to: U+FFFD REPLACEMENT CHARACTER.
-    static let replacement: UInt32 = 0xFFFD
+/// control characters inside strings, unknown escapes. What differs between the two kinds of
+/// text is in `Rules`. Public and inlinable: ingest's hot path runs it from another module.
+public struct JSONScanner {
+    /// The text: on an event line, already valid UTF-8 (see `UTF8Check`); the scanner only
+    /// checks the JSON grammar there.
+    public let b: UnsafeBufferPointer<UInt8>
+    /// The cursor: the offset of the next byte to read.
+    public var i: Int
+    /// The containers open at the cursor.
+    public var depth = 0
+    public let rules: Rules
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int = 0) {
-        b = bytes
-        i = start
+    /// What an event line and a definition file read differently.
+    public enum Rules: Sendable {
+        /// One event line, read as most parsers read it: a lone surrogate escape
+        /// (`"\ud83d"`) decodes to U+FFFD, a repeated key keeps its last value, containers
+        /// nest to `maxDepth`, a leading zero is an error of its own; the bytes are valid
+        /// UTF-8 already.
+        case eventLine
+        /// A definition file, read strictly: a lone surrogate, a repeated key and invalid
+        /// UTF-8 in a string are errors, values nest fewer than `documentDepth` levels, and
+        /// messages are worded for a place given by line and column.
+        case document
     }
 
-    @inline(__always) mutating func skipWhitespace() {
+    /// The deepest an event line's containers nest.
+    @inlinable public static var maxDepth: Int { 512 }
+    /// A document's values nest fewer levels than this.
+    @inlinable public static var documentDepth: Int { 200 }
+    /// What a lone surrogate escape decodes to: U+FFFD REPLACEMENT CHARACTER.
+    @inlinable static var replacement: UInt32 { 0xFFFD }
+
+    @inlinable
+    public init(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int = 0, rules: Rules = .eventLine) {
+        b = bytes
+        i = start
+        self.rules = rules
+    }
+
+    @inlinable @inline(__always) public mutating func skipWhitespace() {
         while i < b.count {
             let c = b[i]
             if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { i += 1 } else { return }
         }
     }
 
-    @inline(__always) func fail(_ message: String, at offset: Int? = nil) -> JSONSyntaxError {
-        JSONSyntaxError(offset: offset ?? i, message: message)
-    }
-
     /// The byte at the cursor, or nil at the end.
-    @inline(__always) var peek: UInt8? { i < b.count ? b[i] : nil }
+    @inlinable @inline(__always) public var peek: UInt8? { i < b.count ? b[i] : nil }
 
-    @inline(__always) mutating func expect(_ c: UInt8, _ what: StaticString) throws {
-        guard i < b.count, b[i] == c else { throw missing(what) }
+    /// Moves past `c`, or throws that `what` was expected at the cursor.
+    @inlinable @inline(__always) public mutating func expect(_ c: UInt8, _ what: Expected) throws(JSONSyntaxError) {
+        guard i < b.count, b[i] == c else { throw fail(.expected(what)) }
         i += 1
-    }
-
-    private func missing(_ what: StaticString) -> JSONSyntaxError {
-        fail(i < b.count ? "expected \(what)" : "unexpected end of line, expected \(what)")
     }
 
     // MARK: strings
@@ -55,8 +63,9 @@ struct JSONScanner {
     /// Scans a string literal starting at the opening quote. Returns the range of its raw
     /// content (between the quotes) and whether it holds escapes. With `decodeInto`, the
     /// decoded content of an escaped string is appended to that buffer.
-    mutating func scanString(decodeInto out: UnsafeMutablePointer<[UInt8]>?) throws -> (start: Int, end: Int, escaped: Bool) {
-        try expect(0x22, "a string")
+    @inlinable
+    public mutating func scanString(decodeInto out: UnsafeMutablePointer<[UInt8]>?) throws(JSONSyntaxError) -> (start: Int, end: Int, escaped: Bool) {
+        try expect(0x22, .string)
         let start = i
         var escaped = false
         while true {
@@ -69,10 +78,10 @@ struct JSONScanner {
                     i += 8
                 }
             }
-            guard i < b.count else { throw fail("unterminated string") }
+            guard i < b.count else { throw fail(.unterminatedString) }
             let c = b[i]
             if c == 0x22 { break }
-            if c < 0x20 { throw fail("control character in string") }
+            if c < 0x20 { throw fail(.controlCharacter) }
             if c == 0x5C {
                 if !escaped, let out {
                     out.pointee.append(contentsOf: UnsafeBufferPointer(rebasing: b[start..<i]))
@@ -91,7 +100,7 @@ struct JSONScanner {
 
     /// Whether any byte of `w` is `"` (0x22), `\\` (0x5C) or below 0x20 (bytes of 0x80 and
     /// above count as ordinary: the line is valid UTF-8 already).
-    @inline(__always)
+    @inlinable @inline(__always)
     static func hasSpecialByte(_ w: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
@@ -105,7 +114,8 @@ struct JSONScanner {
         return (quote | backslash | control) != 0
     }
 
-    private func hexValue(_ c: UInt8) -> UInt32? {
+    @inlinable
+    func hexValue(_ c: UInt8) -> UInt32? {
         switch c {
         case 0x30...0x39: return UInt32(c - 0x30)
         case 0x41...0x46: return UInt32(c - 0x41 + 10)
@@ -114,11 +124,12 @@ struct JSONScanner {
         }
     }
 
-    private mutating func hex4() throws -> UInt32 {
-        guard i + 4 <= b.count else { throw fail("incomplete \\u escape") }
+    @inlinable
+    mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
+        guard i + 4 <= b.count else { throw fail(.shortUnicodeEscape) }
         var v: UInt32 = 0
         for k in 0..<4 {
-            guard let h = hexValue(b[i + k]) else { throw fail("invalid \\u escape", at: i + k) }
+            guard let h = hexValue(b[i + k]) else { throw fail(.invalidHexDigit, at: i + k) }
             v = v << 4 | h
         }
         i += 4
@@ -126,9 +137,10 @@ struct JSONScanner {
     }
 
     /// At a backslash: checks one escape and appends its UTF-8 to `out`.
-    private mutating func scanEscape(into out: UnsafeMutablePointer<[UInt8]>?) throws {
+    @inlinable
+    mutating func scanEscape(into out: UnsafeMutablePointer<[UInt8]>?) throws(JSONSyntaxError) {
         i += 1
-        guard i < b.count else { throw fail("unterminated escape") }
+        guard i < b.count else { throw fail(.unterminatedEscape) }
         let c = b[i]
         var scalar: UInt32
         switch c {
@@ -143,7 +155,9 @@ struct JSONScanner {
         case 0x75:
             i += 1
             scalar = try hex4()
-            if scalar >= 0xD800 && scalar <= 0xDBFF {
+            if rules == .document {
+                scalar = try strictSurrogatePair(scalar)
+            } else if scalar >= 0xD800 && scalar <= 0xDBFF {
                 // A high surrogate pairs with the low one escaped right after it; alone (a
                 // string cut through an emoji, as JSON.stringify writes it) it decodes to
                 // U+FFFD, and whatever follows is read on its own.
@@ -165,12 +179,26 @@ struct JSONScanner {
             if let out { JSONScanner.appendUTF8(scalar, to: &out.pointee) }
             return
         default:
-            throw fail("invalid escape")
+            throw fail(.invalidEscape)
         }
         i += 1
         if let out { out.pointee.append(UInt8(scalar)) }
     }
 
+    /// After the `\uXXXX` of `first`, in a document: a high surrogate must pair with the
+    /// low one escaped right after it, and a low one cannot stand alone. Returns the scalar.
+    @inlinable
+    mutating func strictSurrogatePair(_ first: UInt32) throws(JSONSyntaxError) -> UInt32 {
+        if first >= 0xDC00 && first <= 0xDFFF { throw fail(.loneSurrogate) }
+        guard first >= 0xD800 && first <= 0xDBFF else { return first }
+        guard i + 1 < b.count, b[i] == 0x5C, b[i + 1] == 0x75 else { throw fail(.loneSurrogate) }
+        i += 2
+        let low = try hex4()
+        guard low >= 0xDC00 && low <= 0xDFFF else { throw fail(.loneSurrogate) }
+        return 0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00)
+    }
+
+    @inlinable
     static func appendUTF8(_ v: UInt32, to out: inout [UInt8]) {
         switch v {
         case 0..<0x80: out.append(UInt8(v))
@@ -190,9 +218,13 @@ struct JSONScanner {
     }
 
     /// Scans a string and returns its decoded value.
-    mutating func parseString() throws -> String {
+    @inlinable
+    public mutating func parseString() throws(JSONSyntaxError) -> String {
         var scratch: [UInt8] = []
-        let r = try withUnsafeMutablePointer(to: &scratch) { try scanString(decodeInto: $0) }
+        let r = try withUnsafeMutablePointer(to: &scratch) { p throws(JSONSyntaxError) in try scanString(decodeInto: p) }
+        if rules == .document, UTF8Check.firstInvalid(UnsafeBufferPointer(rebasing: b[r.start..<r.end])) != nil {
+            throw fail(.invalidUTF8)
+        }
         if r.escaped { return String(decoding: scratch, as: UTF8.self) }
         return String(decoding: UnsafeBufferPointer(rebasing: b[r.start..<r.end]), as: UTF8.self)
     }
@@ -200,126 +232,121 @@ struct JSONScanner {
     // MARK: numbers and literals
 
     /// Scans a number per the RFC 8259 grammar; returns its range.
-    mutating func scanNumber() throws -> Range<Int> {
+    @inlinable
+    public mutating func scanNumber() throws(JSONSyntaxError) -> Range<Int> {
         let start = i
         if peek == 0x2D { i += 1 }
-        guard let first = peek, first >= 0x30, first <= 0x39 else { throw fail("invalid number") }
+        guard let first = peek, first >= 0x30, first <= 0x39 else { throw fail(.invalidNumber) }
         i += 1
         if first != 0x30 {
             while let c = peek, c >= 0x30, c <= 0x39 { i += 1 }
-        } else if let c = peek, c >= 0x30, c <= 0x39 {
-            throw fail("leading zero in number")
+        } else if rules == .eventLine, let c = peek, c >= 0x30, c <= 0x39 {
+            // A document's number ends at the zero, and what follows is read as the next token.
+            throw fail(.leadingZero)
         }
         if peek == 0x2E {
             i += 1
-            guard let c = peek, c >= 0x30, c <= 0x39 else { throw fail("expected a digit after the decimal point") }
+            guard let c = peek, c >= 0x30, c <= 0x39 else { throw fail(.noFractionDigit) }
             while let c = peek, c >= 0x30, c <= 0x39 { i += 1 }
         }
         if peek == 0x65 || peek == 0x45 {
             i += 1
             if peek == 0x2B || peek == 0x2D { i += 1 }
-            guard let c = peek, c >= 0x30, c <= 0x39 else { throw fail("expected a digit in the exponent") }
+            guard let c = peek, c >= 0x30, c <= 0x39 else { throw fail(.noExponentDigit) }
             while let c = peek, c >= 0x30, c <= 0x39 { i += 1 }
         }
         return start..<i
     }
 
-    private mutating func literal(_ word: StaticString) throws {
+    @inlinable
+    mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
         let n = word.utf8CodeUnitCount
         let p = word.utf8Start
-        guard i + n <= b.count else { throw fail("invalid literal") }
-        for k in 0..<n where b[i + k] != p[k] { throw fail("invalid literal", at: i + k) }
+        guard i + n <= b.count else { throw fail(.invalidLiteral(start: i)) }
+        for k in 0..<n where b[i + k] != p[k] { throw fail(.invalidLiteral(start: i), at: i + k) }
         i += n
     }
 
     // MARK: values
 
-    /// Validates one value (after optional leading whitespace) and moves past it.
-    mutating func skipValue() throws {
+    /// At a container's opening byte: enters it (at most `maxDepth` deep) and returns true
+    /// when `close` follows at once (an empty container, then left too).
+    @inlinable @inline(__always)
+    mutating func enter(closing close: UInt8) throws(JSONSyntaxError) -> Bool {
+        depth += 1
+        guard depth <= JSONScanner.maxDepth else { throw fail(.tooDeep) }
+        i += 1
         skipWhitespace()
-        guard let c = peek else { throw fail("unexpected end of line, expected a value") }
+        if peek == close { i += 1; depth -= 1; return true }
+        return false
+    }
+
+    /// After a container's member: true past a comma (another member follows), false past
+    /// `close` (the container left); anything else is `what` missing.
+    @inlinable @inline(__always)
+    mutating func next(closing close: UInt8, _ what: Expected) throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        if peek == 0x2C { i += 1; return true }
+        try expect(close, what)
+        depth -= 1
+        return false
+    }
+
+    /// Validates one value (after optional leading whitespace) and moves past it.
+    @inlinable
+    public mutating func skipValue() throws(JSONSyntaxError) {
+        skipWhitespace()
+        guard let c = peek else { throw fail(.expected(.value)) }
         switch c {
         case 0x7B:
-            depth += 1
-            guard depth <= JSONScanner.maxDepth else { throw fail("nested deeper than \(JSONScanner.maxDepth) levels") }
-            i += 1
-            skipWhitespace()
-            if peek == 0x7D { i += 1; depth -= 1; return }
-            while true {
+            if try enter(closing: 0x7D) { return }
+            repeat {
                 skipWhitespace()
                 _ = try scanString(decodeInto: nil)
                 skipWhitespace()
-                try expect(0x3A, "':'")
+                try expect(0x3A, .colon)
                 try skipValue()
-                skipWhitespace()
-                if peek == 0x2C { i += 1; continue }
-                try expect(0x7D, "',' or '}'")
-                break
-            }
-            depth -= 1
+            } while try next(closing: 0x7D, .commaOrObjectEnd)
         case 0x5B:
-            depth += 1
-            guard depth <= JSONScanner.maxDepth else { throw fail("nested deeper than \(JSONScanner.maxDepth) levels") }
-            i += 1
-            skipWhitespace()
-            if peek == 0x5D { i += 1; depth -= 1; return }
-            while true {
+            if try enter(closing: 0x5D) { return }
+            repeat {
                 try skipValue()
-                skipWhitespace()
-                if peek == 0x2C { i += 1; continue }
-                try expect(0x5D, "',' or ']'")
-                break
-            }
-            depth -= 1
+            } while try next(closing: 0x5D, .commaOrArrayEnd)
         case 0x22: _ = try scanString(decodeInto: nil)
         case 0x74: try literal("true")
         case 0x66: try literal("false")
         case 0x6E: try literal("null")
         case 0x2D, 0x30...0x39: _ = try scanNumber()
-        default: throw fail("expected a value")
+        default: throw fail(.expected(.value))
         }
     }
 
     /// Parses one value (after optional leading whitespace) into a `JSONValue`.
-    mutating func parseValue() throws -> JSONValue {
+    @inlinable
+    public mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
         skipWhitespace()
-        guard let c = peek else { throw fail("unexpected end of line, expected a value") }
+        if rules == .document, depth >= JSONScanner.documentDepth { throw fail(.tooDeep) }
+        guard let c = peek else { throw fail(.expected(.value)) }
         switch c {
         case 0x7B:
-            depth += 1
-            guard depth <= JSONScanner.maxDepth else { throw fail("nested deeper than \(JSONScanner.maxDepth) levels") }
-            i += 1
             var fields: [String: JSONValue] = [:]
-            skipWhitespace()
-            if peek == 0x7D { i += 1; depth -= 1; return .object(fields) }
-            while true {
+            if try enter(closing: 0x7D) { return .object(fields) }
+            repeat {
                 skipWhitespace()
                 let key = try parseString()
+                if rules == .document, fields[key] != nil { throw fail(.duplicateKey(key)) }
                 skipWhitespace()
-                try expect(0x3A, "':'")
+                guard peek == 0x3A else { throw fail(.noColon(afterKey: key)) }
+                i += 1
                 fields[key] = try parseValue()
-                skipWhitespace()
-                if peek == 0x2C { i += 1; continue }
-                try expect(0x7D, "',' or '}'")
-                break
-            }
-            depth -= 1
+            } while try next(closing: 0x7D, .commaOrObjectEnd)
             return .object(fields)
         case 0x5B:
-            depth += 1
-            guard depth <= JSONScanner.maxDepth else { throw fail("nested deeper than \(JSONScanner.maxDepth) levels") }
-            i += 1
             var items: [JSONValue] = []
-            skipWhitespace()
-            if peek == 0x5D { i += 1; depth -= 1; return .array(items) }
-            while true {
+            if try enter(closing: 0x5D) { return .array(items) }
+            repeat {
                 items.append(try parseValue())
-                skipWhitespace()
-                if peek == 0x2C { i += 1; continue }
-                try expect(0x5D, "',' or ']'")
-                break
-            }
-            depth -= 1
+            } while try next(closing: 0x5D, .commaOrArrayEnd)
             return .array(items)
         case 0x22: return .string(try parseString())
         case 0x74: try literal("true"); return .bool(true)
@@ -328,69 +355,7 @@ struct JSONScanner {
         case 0x2D, 0x30...0x39:
             let r = try scanNumber()
             return .number(String(decoding: UnsafeBufferPointer(rebasing: b[r]), as: UTF8.self))
-        default: throw fail("expected a value")
+        default: throw fail(.expected(.value))
         }
-    }
-}
-
-/// UTF-8 validation (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF).
-public enum UTF8Check {
-    /// The offset of the first byte of the first invalid sequence, or nil when valid.
-    public static func firstInvalid(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
-        let n = b.count
-        guard let base = b.baseAddress else { return nil }
-        var i = 0
-        while i < n {
-            // ASCII fast path, eight bytes at a time.
-            while i + 8 <= n {
-                let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                if w & 0x8080_8080_8080_8080 != 0 { break }
-                i += 8
-            }
-            guard i < n else { return nil }
-            let c = b[i]
-            if c < 0x80 { i += 1; continue }
-            var need: Int
-            var lo: UInt8 = 0x80
-            var hi: UInt8 = 0xBF
-            switch c {
-            case 0xC2...0xDF: need = 1
-            case 0xE0: need = 2; lo = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: need = 2
-            case 0xED: need = 2; hi = 0x9F
-            case 0xF0: need = 3; lo = 0x90
-            case 0xF1...0xF3: need = 3
-            case 0xF4: need = 3; hi = 0x8F
-            default: return i
-            }
-            guard i + need < n else { return i }
-            let c1 = b[i + 1]
-            guard c1 >= lo, c1 <= hi else { return i }
-            var k = 2
-            while k <= need {
-                let ck = b[i + k]
-                guard ck >= 0x80, ck <= 0xBF else { return i }
-                k += 1
-            }
-            i += need + 1
-        }
-        return nil
-    }
-}
-
-extension UTF8Check {
-    /// The length of the valid UTF-8 sequence starting at `i`, or nil.
-    public static func sequenceLength(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> Int? {
-        let c = b[i]
-        let need: Int
-        switch c {
-        case 0..<0x80: return 1
-        case 0xC2...0xDF: need = 2
-        case 0xE0...0xEF: need = 3
-        case 0xF0...0xF4: need = 4
-        default: return nil
-        }
-        guard i + need <= b.count else { return nil }
-        return firstInvalid(UnsafeBufferPointer(rebasing: b[i..<(i + need)])) == nil ? need : nil
     }
 }

@@ -14,6 +14,11 @@ value) and "(none)" (every other started user), in that order, with started, com
 against the rest of the selection: difference (completion rate minus the rest's), p_value (the
 two-proportion z-test with pooled variance; None under 30 users a side) and p_value_adjusted
 (Benjamini-Hochberg across the segments).
+With --pair DIM twice (each app_version, platform, day or flag:NAME), also pairs[]: one per
+pair of values that has users, as {values: {DIM: value}, started, completed, p50, difference, p_value,
+p_value_adjusted} against the rest (adjusted across the pairs). A user's app_version, platform
+and flags are the last ones their events' context gave (event time, ties by arrival); a flag
+no event gave takes its default from schemas/flows/FLOW.json; "(unknown)" when none.
 """
 import argparse
 import gzip
@@ -93,6 +98,35 @@ def benjamini_hochberg(ps):
     return out
 
 
+def dimension_value(u, dim):
+    if dim == "day":
+        return datetime.fromtimestamp(u["started"] // 1_000_000, tz=timezone.utc).strftime("%Y-%m-%d")
+    if dim.startswith("flag:"):
+        return "on" if u["context"].get(dim) is True else "off"
+    v = u["context"].get(dim)
+    return "(unknown)" if v is None else str(v)
+
+
+def pairs(started_users, dims):
+    """One row per pair of values that has users, against the rest of the started users."""
+    keys = {}
+    for u in started_users:
+        keys.setdefault(tuple(dimension_value(u, d) for d in dims), []).append(u)
+    rows = []
+    for key in sorted(keys):
+        inside = keys[key]
+        rest = [u for u in started_users if tuple(dimension_value(u, d) for d in dims) != key]
+        x, n = sum(u["completed"] is not None for u in inside), len(inside)
+        rx, rn = sum(u["completed"] is not None for u in rest), len(rest)
+        rows.append({"values": dict(zip(dims, key)), "started": n, "completed": x,
+                     "p50": percentile([(u["completed"] - u["started"]) / 1e6 for u in inside if u["completed"] is not None], .5),
+                     "difference": (x / n - rx / rn) if n and rn else None,
+                     "p_value": two_proportion_p(x, n, rx, rn)})
+    for row, adjusted in zip(rows, benjamini_hochberg([r["p_value"] for r in rows])):
+        row["p_value_adjusted"] = adjusted
+    return rows
+
+
 def segments(started_users, key, named):
     """Each named segment and "(none)" against the rest of the started users."""
     groups = [(name, lambda u, v=value: str(u["values"].get(key)) == v) for name, value in named]
@@ -121,8 +155,12 @@ def main():
     ap.add_argument("--days", action="store_true")
     ap.add_argument("--segment-key")
     ap.add_argument("--segment", action="append", default=[], help="NAME=VALUE")
+    ap.add_argument("--pair", action="append", default=[], help="a dimension; give two")
     ap.add_argument("paths", nargs="+")
     a = ap.parse_args()
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "schemas", "flows", a.flow + ".json"), encoding="utf-8") as fh:
+        flag_defaults = {f["id"]: f.get("default", False) for f in json.load(fh).get("flags", [])}
     events = read_events(a.paths)
     as_of = max(t for t, _, _ in events)
     users = {}
@@ -130,9 +168,16 @@ def main():
         if e.get("flow") != a.flow:
             continue
         u = users.setdefault(e["user_id"], {"started": None, "completed": None, "last": None, "step": None,
-                                            "values": {}, "viewed": set()})
+                                            "values": {}, "viewed": set(),
+                                            "context": {"flag:" + k: v for k, v in flag_defaults.items()}})
         name = e["event"] if e["event"].startswith("onboarding.") else "onboarding." + e["event"]
         u["last"] = t if u["last"] is None else max(u["last"], t)
+        ctx = e.get("context") or {}
+        for k in ("app_version", "platform"):
+            if ctx.get(k) is not None:
+                u["context"][k] = ctx[k]
+        for k, v in (ctx.get("flags") or {}).items():
+            u["context"]["flag:" + k] = v
         if name == "onboarding.started" and u["started"] is None:
             u["started"] = t
         elif name == "onboarding.completed" and u["completed"] is None:
@@ -173,6 +218,8 @@ def main():
             d["started"] += 1
             d["completed"] += u["completed"] is not None
         out["days"] = days
+    if len(a.pair) == 2:
+        out["pairs"] = pairs(selected, a.pair)
     if a.segment_key:
         out["segments"] = segments(selected, a.segment_key, [s.split("=", 1) for s in a.segment])
     json.dump(out, sys.stdout, sort_keys=True)

@@ -80,17 +80,20 @@ public struct ReportRequest: Sendable {
     public var cohort: String?
     public var filters: [String] = []
     public var by: String?
+    /// Every `--by` after the first: one more breaks down by pairs of values; two more is an error.
+    public var alsoBy: [String] = []
     public var since: String?
     public var until: String?
     public var idle: String?
     public var asOf: String?
 
-    public init(flow: String? = nil, cohort: String? = nil, filters: [String] = [], by: String? = nil,
+    public init(flow: String? = nil, cohort: String? = nil, filters: [String] = [], by: String? = nil, alsoBy: [String] = [],
                 since: String? = nil, until: String? = nil, idle: String? = nil, asOf: String? = nil) {
         self.flow = flow
         self.cohort = cohort
         self.filters = filters
         self.by = by
+        self.alsoBy = alsoBy
         self.since = since
         self.until = until
         self.idle = idle
@@ -160,16 +163,7 @@ public struct ReportRequest: Sendable {
             }
             parsedFilters.append((f, cond))
         }
-        var dimension: ReportQuery.Dimension?
-        if let by {
-            guard let d = ReportQuery.Dimension(parsing: by) else {
-                throw RequestError("--by \"\(by)\": use cohort, lane, app_version, day, week or flag:NAME (flags: \(flagNames.sorted().joined(separator: ", ")))")
-            }
-            if case .flag(let name) = d, !flagNames.contains(name) {
-                throw RequestError("--by \"\(by)\": flow \(definition.id) has no flag \(name); flags: \(flagNames.sorted().joined(separator: ", "))")
-            }
-            dimension = d
-        }
+        let dimensions = try self.dimensions(flow: definition)
         let idleSeconds = try idle.map { try Inputs.duration($0) } ?? Journey.defaultIdleSeconds
         let asOfTime: Timestamp
         if let asOf {
@@ -181,7 +175,8 @@ public struct ReportRequest: Sendable {
         }
         let window = try Inputs.window(since: since, until: until)
         return ReportQuery(cohort: cohortDef, filters: parsedFilters, since: window.since, until: window.until,
-                           asOf: asOfTime, idleSeconds: idleSeconds, by: dimension)
+                           asOf: asOfTime, idleSeconds: idleSeconds, by: dimensions.first,
+                           alsoBy: dimensions.dropFirst().first)
     }
 
     /// Checks everything that can be checked without the store (flow, cohort, filters,
@@ -213,9 +208,36 @@ public struct ReportRequest: Sendable {
                 throw RequestError("--where \"\(f)\": \(error); write KEY=VALUE")
             }
         }
-        if let by, ReportQuery.Dimension(parsing: by) == nil {
-            throw RequestError("--by \"\(by)\": use cohort, lane, app_version, day, week or flag:NAME")
+        _ = try dimensions(flow: nil)
+    }
+
+    /// The breakdown's dimensions, each `--by` checked (a flag against the flow's, when known):
+    /// at most two, not the same twice, at most one of day and week.
+    func dimensions(flow definition: FlowDefinition?) throws -> [ReportQuery.Dimension] {
+        let texts = (by.map { [$0] } ?? []) + alsoBy
+        if texts.count > 2 {
+            throw RequestError("--by \(texts.map { "\"\($0)\"" }.joined(separator: ", ")): at most two breakdowns at once; "
+                               + "drop --by \"\(texts[2])\"" + (texts.count > 3 ? " and the ones after it" : ""))
         }
+        let flagNames = definition.map { $0.flags.map(\.id).sorted() }
+        var out: [ReportQuery.Dimension] = []
+        for text in texts {
+            guard let d = ReportQuery.Dimension(parsing: text) else {
+                throw RequestError("--by \"\(text)\": use \(ReportQuery.Dimension.help)"
+                                   + (flagNames.map { " (flags: \($0.joined(separator: ", ")))" } ?? ""))
+            }
+            if case .flag(let name) = d, let definition, let flagNames, !flagNames.contains(name) {
+                throw RequestError("--by \"\(text)\": flow \(definition.id) has no flag \(name); flags: \(flagNames.joined(separator: ", "))")
+            }
+            if out.contains(d) {
+                throw RequestError("--by \"\(text)\" is given twice: two breakdowns need two different dimensions")
+            }
+            if d.bucketSeconds != nil, let time = out.first(where: { $0.bucketSeconds != nil }) {
+                throw RequestError("--by \(time) and --by \(d): both break down by time; keep one of them")
+            }
+            out.append(d)
+        }
+        return out
     }
 
     /// The flow and the query, resolved against the source's log (its flows, its as-of).

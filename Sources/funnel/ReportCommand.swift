@@ -13,6 +13,7 @@ struct ReportCommand: ParsableCommand {
             Examples:
               funnel report --flow glp1 --cohort glp1 sample-data/glp1
               funnel report --cohort glp1 --by flag:trackingStyleQuestion
+              funnel report --flow glp1 --by app_version --by flag:trackingStyleQuestion
               funnel report --flow glp1 --where weightGoal=maintain --format json
               funnel report --flow glp1 --format html --output glp1.html
             --flow may be left out when the store holds one flow or one flow has the cohort.
@@ -23,7 +24,8 @@ struct ReportCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var flows: FlowsDirectoryOption
     @OptionGroup var selection: SelectionOptions
-    @Option(help: "Break down by cohort, lane, app_version, day, week or flag:NAME.") var by: String?
+    @Option(help: "Break down by cohort, lane, app_version, platform, day, week or flag:NAME; twice for pairs of values (--by app_version --by flag:NAME).")
+    var by: [String] = []
     @Option(help: "text, json, csv, markdown or html (default: by --output's extension, else text).") var format: ReportFormat?
     @OptionGroup var output: OutputOption
     @OptionGroup var csv: RawCSVOption

@@ -37,7 +37,7 @@ extension FunnelReport {
         var out = ""
         let t = TerminalText.escape
         if let groups, let by {
-            out += heading(t) + "\n" + scope(t) + "\nby \(t(byTitle))\n\n"
+            out += heading(t) + "\n" + Format.wrapped(scope(t), indent: 0) + "by \(t(byTitle))\n\n"
             out += driftText()
             if isPairs { return out + pairTable(groups) + pairFindings(groups) }
             out += groupTable(groups)
@@ -49,7 +49,7 @@ extension FunnelReport {
             }
             return out
         }
-        return heading(t) + "\n" + scope(t) + "\n\n" + driftText() + textBody()
+        return heading(t) + "\n" + Format.wrapped(scope(t), indent: 0) + "\n" + driftText() + textBody()
     }
 
     /// The groups side by side. Time buckets (`--by day`, `--by week`) show their interval and

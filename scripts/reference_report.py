@@ -19,6 +19,13 @@ pair of values that has users, as {values: {DIM: value}, started, completed, p50
 p_value_adjusted} against the rest (adjusted across the pairs). A user's app_version, platform
 and flags are the last ones their events' context gave (event time, ties by arrival); a flag
 no event gave takes its default from schemas/flows/FLOW.json; "(unknown)" when none.
+With --since/--until (YYYY-MM-DD), only users who started in [since, until). With
+--compare-since/--compare-until, also comparison: the users of that period, and
+completion_difference {points, ci_low, ci_high, p_value}: this period's completion rate minus
+that one's in points, Newcombe's hybrid score interval (from the two Wilson intervals) and the
+pooled two-proportion z-test (None under 30 users a side). With --rates X1,N1,X2,N2 (repeatable),
+also rates[]: the same difference, interval and test for each of those counts (the tests give
+each step's eligible users and those who reached it, in both periods, from the reports).
 """
 import argparse
 import gzip
@@ -98,6 +105,25 @@ def benjamini_hochberg(ps):
     return out
 
 
+def wilson(x, n, z=1.959963984540054):
+    if n == 0:
+        return None
+    p = x / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0, centre - half), min(1, centre + half)
+
+
+def completion_difference(x1, n1, x2, n2):
+    """this period's completion (x1 of n1) minus the other's, in points, with its interval."""
+    (l1, u1), (l2, u2) = wilson(x1, n1), wilson(x2, n2)
+    p1, p2 = x1 / n1, x2 / n2
+    below = math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
+    above = math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+    return {"points": 100 * (p1 - p2), "ci_low": 100 * (p1 - p2 - below), "ci_high": 100 * (p1 - p2 + above),
+            "p_value": two_proportion_p(x1, n1, x2, n2)}
+
+
 def dimension_value(u, dim):
     if dim == "day":
         return datetime.fromtimestamp(u["started"] // 1_000_000, tz=timezone.utc).strftime("%Y-%m-%d")
@@ -125,6 +151,10 @@ def pairs(started_users, dims):
     for row, adjusted in zip(rows, benjamini_hochberg([r["p_value"] for r in rows])):
         row["p_value_adjusted"] = adjusted
     return rows
+
+
+def day_micros(text):
+    return micros(text + "T00:00:00Z") if text and len(text) == 10 else (micros(text) if text else None)
 
 
 def segments(started_users, key, named):
@@ -156,6 +186,11 @@ def main():
     ap.add_argument("--segment-key")
     ap.add_argument("--segment", action="append", default=[], help="NAME=VALUE")
     ap.add_argument("--pair", action="append", default=[], help="a dimension; give two")
+    ap.add_argument("--since")
+    ap.add_argument("--until")
+    ap.add_argument("--compare-since")
+    ap.add_argument("--compare-until")
+    ap.add_argument("--rates", action="append", default=[], help="X1,N1,X2,N2")
     ap.add_argument("paths", nargs="+")
     a = ap.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
@@ -189,8 +224,14 @@ def main():
             u["values"].update(e.get("properties") or {})
     counts = {"started": 0, "completed": 0, "in_progress": 0, "abandoned": 0}
     durations, reached, dropped, selected = [], {}, {}, []
+    since, until = day_micros(a.since), day_micros(a.until)
+    other = [u for u in users.values() if u["started"] is not None
+             and a.compare_since and day_micros(a.compare_since) <= u["started"] < day_micros(a.compare_until)
+             and u["started"] <= as_of]
     for u in users.values():
         if u["started"] is None:
+            continue
+        if (since is not None and u["started"] < since) or (until is not None and u["started"] >= until):
             continue
         if a.cohort_key and str(u["values"].get(a.cohort_key)) != a.cohort_value:
             continue
@@ -220,6 +261,12 @@ def main():
         out["days"] = days
     if len(a.pair) == 2:
         out["pairs"] = pairs(selected, a.pair)
+    if a.compare_since:
+        x = sum(u["completed"] is not None for u in other)
+        out["comparison"] = {"users": {"started": len(other), "completed": x},
+                             "completion_difference": completion_difference(counts["completed"], counts["started"], x, len(other))}
+    if a.rates:
+        out["rates"] = [completion_difference(*[int(v) for v in r.split(",")]) for r in a.rates]
     if a.segment_key:
         out["segments"] = segments(selected, a.segment_key, [s.split("=", 1) for s in a.segment])
     json.dump(out, sys.stdout, sort_keys=True)

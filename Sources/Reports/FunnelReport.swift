@@ -31,6 +31,8 @@ public struct FunnelReport: Sendable, Hashable, Codable {
     /// The started users on each lane, then on none (`undecidedLane`, when any): they add up
     /// to `users.started`.
     public var lanes: [LaneUsers]?
+    /// With `--compare`: the other period beside this one.
+    public var periodComparison: PeriodComparison? = nil
     /// For the HTML page: what explains the top drop-offs (`ReportRequest.explanations`); not in the JSON.
     public var explanations: [DropoffExplanation]? = nil
 
@@ -232,6 +234,7 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         case timeToCompleteSeconds = "time_to_complete_seconds"
         case timeToCompleteHistogram = "time_to_complete_histogram"
         case steps, topDropoffs = "top_dropoffs", by, byDimensions = "by_dimensions", groups, drift, lanes
+        case periodComparison = "comparison"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -256,6 +259,7 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         if let byDimensions { try c.encode(byDimensions, forKey: .byDimensions) }
         if let groups { try c.encode(groups, forKey: .groups) }
         if let drift { try c.encode(drift, forKey: .drift) }
+        if let periodComparison { try c.encode(periodComparison, forKey: .periodComparison) }
     }
 }
 

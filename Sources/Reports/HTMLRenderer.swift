@@ -28,6 +28,7 @@ struct HTMLPage {
         out += "<title>\(HTML.escape(titleText))</title>\n<style>\n\(Self.css)</style>\n</head>\n<body>\n<main>\n"
         out += header()
         out += headline(r)
+        out += comparison(r)
         out += drift(r)
         if let groups = r.groups, let by = r.by {
             if !r.isPairs && groups.contains(where: { $0.settled != nil }) { out += trend(groups, by: by) }

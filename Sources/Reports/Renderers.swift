@@ -49,7 +49,7 @@ extension FunnelReport {
             }
             return out
         }
-        return heading(t) + "\n" + Format.wrapped(scope(t), indent: 0) + "\n" + driftText() + textBody()
+        return heading(t) + "\n" + Format.wrapped(scope(t), indent: 0) + "\n" + driftText() + textBody() + (periodComparison.map(comparisonText) ?? "")
     }
 
     /// The groups side by side. Time buckets (`--by day`, `--by week`) show their interval and
@@ -145,6 +145,7 @@ extension FunnelReport {
         var out = "# \(heading(Markdown.text))\n\n_\(scope(Markdown.text))_\n\n"
         out += driftMarkdown()
         out += markdownBody()
+        if let periodComparison { out += comparisonMarkdown(periodComparison) }
         if let groups, let by {
             for g in groups {
                 out += "\n## \(heading(g, shown: Markdown.text))\n\n"
@@ -214,6 +215,7 @@ extension FunnelReport {
         } else {
             rows(self, group: ["all"])
         }
+        if let periodComparison { out += periodComparison.csvRows(raw: raw) }
         // Drift findings as rows of group `drift`: kind, the subject as `condition`, users as
         // `reached` (the full table: `funnel flows drift --format csv`).
         for d in drift ?? [] {

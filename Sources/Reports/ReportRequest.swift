@@ -86,9 +86,11 @@ public struct ReportRequest: Sendable {
     public var until: String?
     public var idle: String?
     public var asOf: String?
+    /// `--compare previous` or `--compare SINCE..UNTIL`: the period to set beside the report's.
+    public var compare: String?
 
     public init(flow: String? = nil, cohort: String? = nil, filters: [String] = [], by: String? = nil, alsoBy: [String] = [],
-                since: String? = nil, until: String? = nil, idle: String? = nil, asOf: String? = nil) {
+                since: String? = nil, until: String? = nil, idle: String? = nil, asOf: String? = nil, compare: String? = nil) {
         self.flow = flow
         self.cohort = cohort
         self.filters = filters
@@ -98,6 +100,7 @@ public struct ReportRequest: Sendable {
         self.until = until
         self.idle = idle
         self.asOf = asOf
+        self.compare = compare
     }
 
     /// Picks the flow: `--flow`, else the only flow in the store, else the only flow with a
@@ -174,9 +177,11 @@ public struct ReportRequest: Sendable {
             throw RequestError("the store holds no events yet: ingest some logs first (funnel ingest FILE…)")
         }
         let window = try Inputs.window(since: since, until: until)
-        return ReportQuery(cohort: cohortDef, filters: parsedFilters, since: window.since, until: window.until,
+        let query = ReportQuery(cohort: cohortDef, filters: parsedFilters, since: window.since, until: window.until,
                            asOf: asOfTime, idleSeconds: idleSeconds, by: dimensions.first,
                            alsoBy: dimensions.dropFirst().first)
+        _ = try comparedQuery(query)
+        return query
     }
 
     /// Checks everything that can be checked without the store (flow, cohort, filters,
@@ -201,7 +206,8 @@ public struct ReportRequest: Sendable {
             }
         }
         _ = try idle.map { try Inputs.duration($0) }
-        _ = try Inputs.window(since: since, until: until)
+        let window = try Inputs.window(since: since, until: until)
+        _ = try comparedQuery(ReportQuery(since: window.since, until: window.until, asOf: placeholderAsOf))
         _ = try asOf.map { try Inputs.time($0, option: "--as-of") }
         for f in filters {
             do { _ = try Condition(parsing: f) } catch {
@@ -277,9 +283,19 @@ public struct ReportRequest: Sendable {
         }
     }
 
-    /// Runs the request on the source's journeys.
+    /// Runs the request on the source's journeys: the report, and with `--compare` the other
+    /// period beside it.
     public func run(source: any JourneySource, definitions: [FlowDefinition], now: Timestamp) throws -> FunnelReport {
         let (definition, query) = try resolve(in: source, definitions: definitions, now: now)
+        var report = try self.report(definition, query, source: source)
+        if let other = try comparedQuery(query) {
+            report.periodComparison = PeriodComparison(report, against: try self.report(definition, other, source: source))
+        }
+        return report
+    }
+
+    /// The report of one query on the source's journeys.
+    func report(_ definition: FlowDefinition, _ query: ReportQuery, source: any JourneySource) throws -> FunnelReport {
         // Streams the journeys into the counters: memory does not grow with the users.
         var accumulator = ReportAccumulator(builder: ReportBuilder(definition: definition), query: query)
         // The precomputed facts answer most queries; ad hoc filters read whole journeys.

@@ -30,11 +30,7 @@ extension FunnelReport {
             out += "~ unsettled: its bucket ended less than the idle window before as-of, so its\n"
             out += "  users may still complete\n"
         }
-        out += "one row per pair of values that has users; vs rest: completion rate minus the\n"
-        out += "rest of the selection's, in points; p adj: two-proportion z-test,\n"
-        out += "Benjamini–Hochberg adjusted, * below \(Statistics.significanceLevel), — under "
-        out += "\(Statistics.minimumUsersForTest) users on a side\n"
-        return out
+        return out + "one row per pair of values that has users\n" + FunnelReport.versusRestLegend
     }
 
     /// The pairs whose completion or steps differ significantly from the rest, in words.

@@ -3,10 +3,7 @@ import FunnelModel
 
 extension PeriodComparison.Difference {
     /// `+3.8 pts`, `—` without users on a side.
-    var pointsText: String {
-        guard let points, points.isFinite else { return "—" }
-        return String(format: "%+.1f pts", points)
-    }
+    var pointsText: String { Format.points(points) }
 
     /// `95% CI −8.1 to +15.6 pts`, `p = 0.561` (or `too few users`).
     var intervalText: String {
@@ -14,16 +11,10 @@ extension PeriodComparison.Difference {
         return String(format: "95%% CI %+.1f to %+.1f pts", ciLow, ciHigh)
     }
 
-    var pText: String {
-        guard let pValue else { return "too few users to test" }
-        return pValue < 0.001 ? "p < 0.001" : String(format: "p = %.3f", pValue)
-    }
+    var pText: String { pValue.map(Format.pValue) ?? "too few users to test" }
 
-    /// The p-value for a table cell: `<0.001`, `0.012`, `—`; a `*` below the significance level.
-    var pCell: String {
-        guard let pValue else { return "—" }
-        return (pValue < 0.001 ? "<0.001" : String(format: "%.3f", pValue)) + (pValue < Statistics.significanceLevel ? "*" : "")
-    }
+    /// The p-value for a table cell (`Format.pCell`).
+    var pCell: String { Format.pCell(pValue) }
 }
 
 extension FunnelReport {

@@ -77,12 +77,15 @@ extension FunnelReport {
             out += "~ unsettled: it ended less than the idle window before as-of, so its users\n"
             out += "  may still complete (its rate is no drop); each bucket against the rest below\n"
         } else {
-            out += "vs rest: completion rate minus the rest of the selection's, in points; p adj:\n"
-            out += "two-proportion z-test, Benjamini–Hochberg adjusted, * below \(Statistics.significanceLevel),\n"
-            out += "— under \(Statistics.minimumUsersForTest) users on a side\n"
+            out += FunnelReport.versusRestLegend
         }
         return out
     }
+
+    /// What the `vs rest` and `p adj` columns of a group table mean.
+    static let versusRestLegend = "vs rest: completion rate minus the rest of the selection's, in points; p adj:\n"
+        + "two-proportion z-test, Benjamini–Hochberg adjusted, * below \(Statistics.significanceLevel),\n"
+        + "— under \(Statistics.minimumUsersForTest) users on a side\n"
 
     func textBody() -> String {
         var out = ""

@@ -76,6 +76,27 @@ extension ReportCommandTests {
         XCTAssertTrue(html.contains("<h2 id=\"cmp-h\">This period 2026-10-04–2026-10-08~ against 2026-09-30–2026-10-04</h2>"), html)
     }
 
+    /// On every seed flow: both periods' users and the completion difference as the reference
+    /// computes them.
+    func testPeriodComparisonOnEveryFlow() throws {
+        for flow in Self.flows {
+            let store = tempDir().appendingPathComponent("s.sqlite").path
+            let dir = sampleData.appendingPathComponent(flow).path
+            let r = try runFunnel(["report", "--flow", flow, "--store", store, "--format", "json", "--since", "2026-10-04",
+                                   "--until", "2026-10-09", "--compare", "previous", dir])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let o = try jsonObject(r.stdout)
+            let ref = try reference(["--flow", flow, "--since", "2026-10-04", "--until", "2026-10-09",
+                                     "--compare-since", "2026-09-29", "--compare-until", "2026-10-04", dir])
+            try assertAgree(o, ref, flow)
+            let c = try XCTUnwrap(o["comparison"] as? [String: Any], flow)
+            let refComparison = try XCTUnwrap(ref["comparison"] as? [String: Any])
+            XCTAssertEqual((c["users"] as? [String: Int])?["started"], (refComparison["users"] as? [String: Int])?["started"], flow)
+            XCTAssertEqual((c["users"] as? [String: Int])?["completed"], (refComparison["users"] as? [String: Int])?["completed"], flow)
+            try assertSameDifference(c["completion_difference"], refComparison["completion_difference"], "\(flow) completion")
+        }
+    }
+
     /// points, ci_low, ci_high and p_value as the reference has them.
     func assertSameDifference(_ got: Any?, _ want: Any?, _ label: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let g = try XCTUnwrap(got as? [String: Any], label, file: file, line: line)

@@ -4,45 +4,19 @@ import Foundation
 /// Two breakdowns at once (`--by A --by B`), against scripts/reference_report.py's pairs.
 extension ReportCommandTests {
     /// Each pair's users, completions, median time and comparison with the rest as the
-    /// reference reads them from the logs; every started user in exactly one pair.
+    /// reference reads them from the logs, on every seed flow; every started user in exactly
+    /// one pair.
     func testPairsAgreeWithTheReference() throws {
-        let store = tempDir().appendingPathComponent("s.sqlite").path
-        let dir = sampleData.appendingPathComponent("glp1").path
-        XCTAssertEqual(try runFunnel(["ingest", "--store", store, dir]).status, 0)
-        for dims in [["app_version", "flag:trackingStyleQuestion"], ["platform", "day"], ["flag:trackingStyleQuestion", "platform"]] {
-            let r = try runFunnel(["report", "--flow", "glp1", "--by", dims[0], "--by", dims[1], "--store", store, "--format", "json"])
-            XCTAssertEqual(r.status, 0, r.stderr)
-            let o = try jsonObject(r.stdout)
-            XCTAssertEqual(o["by"] as? String, dims.joined(separator: ","))
-            XCTAssertEqual(o["by_dimensions"] as? [String], dims)
-            let groups = try XCTUnwrap(o["groups"] as? [[String: Any]])
-            let ref = try XCTUnwrap(try reference(["--flow", "glp1", "--pair", dims[0], "--pair", dims[1], dir])["pairs"] as? [[String: Any]])
-            let label = dims.joined(separator: " × ")
-            XCTAssertEqual(groups.count, ref.count, label)
-            XCTAssertGreaterThan(groups.count, 3, label)
-            let started = groups.map { (($0["report"] as? [String: Any])?["users"] as? [String: Int])?["started"] ?? -1 }
-            XCTAssertEqual(started.reduce(0, +), (o["users"] as? [String: Int])?["started"], label)
-            XCTAssertTrue(started.allSatisfy { $0 > 0 }, "\(label): only pairs that have users")
-            for e in ref {
-                let values = try XCTUnwrap(e["values"] as? [String: String])
-                let g = try XCTUnwrap(groups.first { $0["values"] as? [String: String] == values }, "\(label) \(values)")
-                XCTAssertEqual(g["value"] as? String, dims.compactMap { values[$0] }.joined(separator: " · "))
-                let report = try XCTUnwrap(g["report"] as? [String: Any])
-                let users = report["users"] as? [String: Int]
-                XCTAssertEqual(users?["started"], e["started"] as? Int, "\(label) \(values)")
-                XCTAssertEqual(users?["completed"], e["completed"] as? Int, "\(label) \(values)")
-                let p50 = (report["time_to_complete_seconds"] as? [String: Any])?["p50"] as? Double
-                XCTAssertEqual(p50 ?? -1, e["p50"] as? Double ?? -1, accuracy: 1e-6, "\(label) \(values) p50")
-                for key in ["p_value", "p_value_adjusted"] {
-                    if let b = e[key] as? Double {
-                        XCTAssertEqual(try XCTUnwrap(g[key] as? Double, "\(label) \(values) \(key)") / b, 1, accuracy: 1e-9, "\(label) \(values) \(key)")
-                    } else {
-                        XCTAssertTrue(g[key] is NSNull, "\(label) \(values) \(key): too few users")
-                    }
-                }
-                XCTAssertEqual(g["difference_from_rest"] as? Double ?? -9, e["difference"] as? Double ?? -9, accuracy: 1e-12, "\(label) \(values)")
-            }
+        for flow in Self.flows {
+            let store = tempDir().appendingPathComponent("s.sqlite").path
+            let dir = sampleData.appendingPathComponent(flow).path
+            XCTAssertEqual(try runFunnel(["ingest", "--store", store, dir]).status, 0)
+            let pairs = flow == "glp1" ? [["app_version", "flag:trackingStyleQuestion"], ["platform", "day"], ["flag:trackingStyleQuestion", "platform"]]
+                : [["app_version", "platform"], ["day", "app_version"]]
+            for dims in pairs { try assertPairsAgree(flow, dims, store: store, dir: dir) }
         }
+        let store = tempDir().appendingPathComponent("s.sqlite").path
+        XCTAssertEqual(try runFunnel(["ingest", "--store", store, sampleData.appendingPathComponent("glp1").path]).status, 0)
         // The order: versions ascending, then on before off; day buckets marked as with one --by.
         let pairs = try jsonObject(try runFunnel(["report", "--flow", "glp1", "--by", "app_version", "--by", "flag:trackingStyleQuestion",
                                                   "--store", store, "--format", "json"]).stdout)
@@ -53,6 +27,45 @@ extension ReportCommandTests {
         for g in days {
             let day = try XCTUnwrap((g["values"] as? [String: String])?["day"])
             XCTAssertEqual(g["settled"] as? Bool, day < "2026-10-07", day)
+        }
+    }
+
+    func assertPairsAgree(_ flow: String, _ dims: [String], store: String, dir: String,
+                          file: StaticString = #filePath, line: UInt = #line) throws {
+        let r = try runFunnel(["report", "--flow", flow, "--by", dims[0], "--by", dims[1], "--store", store, "--format", "json"])
+        XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
+        let o = try jsonObject(r.stdout)
+        XCTAssertEqual(o["by"] as? String, dims.joined(separator: ","), file: file, line: line)
+        XCTAssertEqual(o["by_dimensions"] as? [String], dims, file: file, line: line)
+        let groups = try XCTUnwrap(o["groups"] as? [[String: Any]], file: file, line: line)
+        let ref = try XCTUnwrap(try reference(["--flow", flow, "--pair", dims[0], "--pair", dims[1], dir])["pairs"] as? [[String: Any]])
+        let label = "\(flow) " + dims.joined(separator: " × ")
+        XCTAssertEqual(groups.count, ref.count, label, file: file, line: line)
+        XCTAssertGreaterThan(groups.count, 3, label, file: file, line: line)
+        let started = groups.map { (($0["report"] as? [String: Any])?["users"] as? [String: Int])?["started"] ?? -1 }
+        XCTAssertEqual(started.reduce(0, +), (o["users"] as? [String: Int])?["started"], label, file: file, line: line)
+        XCTAssertTrue(started.allSatisfy { $0 > 0 }, "\(label): only pairs that have users", file: file, line: line)
+        for e in ref {
+            let values = try XCTUnwrap(e["values"] as? [String: String])
+            let g = try XCTUnwrap(groups.first { $0["values"] as? [String: String] == values }, "\(label) \(values)", file: file, line: line)
+            let at = "\(label) \(values)"
+            XCTAssertEqual(g["value"] as? String, dims.compactMap { values[$0] }.joined(separator: " · "), at, file: file, line: line)
+            let report = try XCTUnwrap(g["report"] as? [String: Any])
+            let users = report["users"] as? [String: Int]
+            XCTAssertEqual(users?["started"], e["started"] as? Int, at, file: file, line: line)
+            XCTAssertEqual(users?["completed"], e["completed"] as? Int, at, file: file, line: line)
+            let p50 = (report["time_to_complete_seconds"] as? [String: Any])?["p50"] as? Double
+            XCTAssertEqual(p50 ?? -1, e["p50"] as? Double ?? -1, accuracy: 1e-6, "\(at) p50", file: file, line: line)
+            for key in ["p_value", "p_value_adjusted"] {
+                if let b = e[key] as? Double {
+                    let a = try XCTUnwrap(g[key] as? Double, "\(at) \(key)", file: file, line: line)
+                    XCTAssertEqual(a / b, 1, accuracy: 1e-9, "\(at) \(key)", file: file, line: line)
+                } else {
+                    XCTAssertTrue(g[key] is NSNull, "\(at) \(key): too few users", file: file, line: line)
+                }
+            }
+            XCTAssertEqual(g["difference_from_rest"] as? Double ?? -9, e["difference"] as? Double ?? -9, accuracy: 1e-12, at,
+                           file: file, line: line)
         }
     }
 

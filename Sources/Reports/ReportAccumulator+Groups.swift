@@ -5,7 +5,7 @@ extension ReportAccumulator {
     /// Counts the journey in `scratch` in each group it belongs to: one per value of the one
     /// dimension, or one per pair of values of two (`keys`: a journey's values per dimension).
     mutating func addToGroups(_ keys: [[String]]) {
-        for key in ReportAccumulator.combinations(keys) {
+        for key in keys.count == 1 ? keys[0].map({ [$0] }) : ReportAccumulator.combinations(keys) {
             if groups[key] == nil { seen.append(key) }
             groups[key, default: Figures(layout)].add(scratch, layout)
         }
@@ -19,7 +19,6 @@ extension ReportAccumulator {
     /// The groups in their stable order. One dimension: its values (`valueOrder`, defined ones
     /// even when empty). Two: the pairs that have users, by the first value, then the second.
     func groupOrder() -> [[String]] {
-        let dimensions = query.dimensions
         let orders = dimensions.indices.map { i in
             var values: [String] = []
             for key in seen where !values.contains(key[i]) { values.append(key[i]) }

@@ -7,6 +7,8 @@ import Journeys
 public struct ReportAccumulator: Sendable {
     let builder: ReportBuilder
     let query: ReportQuery
+    /// The query's breakdown (`ReportQuery.dimensions`), worked out once.
+    let dimensions: [ReportQuery.Dimension]
     let layout: Layout
     var all: Figures
     /// Per group, its value under each dimension of the query (one or two).
@@ -27,6 +29,7 @@ public struct ReportAccumulator: Sendable {
     public init(builder: ReportBuilder, query: ReportQuery) {
         self.builder = builder
         self.query = query
+        dimensions = query.dimensions
         vocabulary = FlowVocabulary(builder.definition)
         var keys = Set(query.filters.flatMap { $0.condition.keys })
         if let cohort = query.cohort, let cond = try? Condition(parsing: cohort.where) { keys.formUnion(cond.keys) }
@@ -91,8 +94,8 @@ public struct ReportAccumulator: Sendable {
         }
         scratch.current = f.current
         all.add(scratch, layout)
-        guard !query.dimensions.isEmpty else { return }
-        addToGroups(query.dimensions.map { groupKeys(f, by: $0) })
+        guard !dimensions.isEmpty else { return }
+        addToGroups(dimensions.map { groupKeys(f, by: $0) })
     }
 
     /// Adds the counts of another share of the same query's journeys, read after this
@@ -119,8 +122,8 @@ public struct ReportAccumulator: Sendable {
         if !facts.isEmpty { drift.add(facts, appVersion: j.appVersion) }
         layout.facts(of: j, asOf: query.asOf, idleSeconds: query.idleSeconds, into: &scratch)
         all.add(scratch, layout)
-        guard !query.dimensions.isEmpty else { return }
-        addToGroups(query.dimensions.map { groupKeys(j, by: $0) })
+        guard !dimensions.isEmpty else { return }
+        addToGroups(dimensions.map { groupKeys(j, by: $0) })
     }
 
     /// The drift of a journey the query does not select: counted when it never started but
@@ -178,7 +181,6 @@ public struct ReportAccumulator: Sendable {
         let showUndecided = layout.undecidedBlock.map { all.members[$0] > 0 } ?? false
         var report = all.report(builder.definition, layout, query: query, showUndecided: showUndecided)
         report.drift = drift.findings(builder.definition, vocabulary: vocabulary)
-        let dimensions = query.dimensions
         if !dimensions.isEmpty {
             report.byDimensions = dimensions.map(\.description)
             report.by = FunnelReport.byText(dimensions.map(\.description))

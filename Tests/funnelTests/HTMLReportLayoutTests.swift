@@ -4,15 +4,19 @@ import TestSupport
 
 /// The HTML report of the bundled sample data, laid out by headless Chromium.
 final class HTMLReportLayoutTests: XCTestCase {
+    /// Skips without Chromium (fails on CI, where it must be installed).
+    func requireChromium() throws {
+        guard Chromium.path == nil else { return }
+        let message = "chromium is not on PATH: install it with `apt-get install -y chromium` (Debian) to run the browser test"
+        if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(message) }
+        throw XCTSkip(message)
+    }
+
     /// `--by week` adds a table and a trend chart: in a 1280-pixel window the page is no
     /// wider than the window and each table (what explains the drop-offs, "The numbers")
     /// fits its box.
     func testTheNumbersFitA1280PixelWindowByWeek() throws {
-        guard Chromium.path != nil else {
-            let message = "chromium is not on PATH: install it with `apt-get install -y chromium` (Debian) to run the browser test"
-            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(message) }
-            throw XCTSkip(message)
-        }
+        try requireChromium()
         let dir = Scratch.directory("html-layout")
         let page = dir.appendingPathComponent("glp1-by-week.html")
         let r = try runFunnel(["report", "--store", dir.appendingPathComponent("s.sqlite").path, "--flow", "glp1",
@@ -39,11 +43,7 @@ final class HTMLReportLayoutTests: XCTestCase {
     /// Two breakdowns at once and period against period: each page no wider than a
     /// 1280-pixel window, each table fitting its box.
     func testPairsAndComparisonFitA1280PixelWindow() throws {
-        guard Chromium.path != nil else {
-            let message = "chromium is not on PATH: install it with `apt-get install -y chromium` (Debian) to run the browser test"
-            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(message) }
-            throw XCTSkip(message)
-        }
+        try requireChromium()
         let dir = Scratch.directory("html-layout-pairs")
         let store = dir.appendingPathComponent("s.sqlite").path
         XCTAssertEqual(try runFunnel(["ingest", "--store", store, sampleData.appendingPathComponent("glp1").path]).status, 0)

@@ -61,6 +61,24 @@ public enum Format {
         return TextCell.pad(out, width)
     }
 
+    /// `+5.9 pts` for a difference in percentage points, `—` without one.
+    public static func points(_ value: Double?) -> String {
+        guard let value, value.isFinite else { return "—" }
+        return String(format: "%+.1f pts", value)
+    }
+
+    /// A p-value in words: `p < 0.001`, `p = 0.012`.
+    public static func pValue(_ p: Double) -> String {
+        p < 0.001 ? "p < 0.001" : String(format: "p = %.3f", p)
+    }
+
+    /// A p-value for a table cell: `<0.001`, `0.012`, `—` without one; a `*` marks one below
+    /// `Statistics.significanceLevel`.
+    public static func pCell(_ p: Double?) -> String {
+        guard let p else { return "—" }
+        return (p < 0.001 ? "<0.001" : String(format: "%.3f", p)) + (p < Statistics.significanceLevel ? "*" : "")
+    }
+
     public static func number(_ value: Double?, digits: Int = 3) -> String {
         guard let value, value.isFinite else { return "" }
         if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }

@@ -49,20 +49,17 @@ extension FunnelReport.Comparison {
 
     /// `+5.9 pts` (the difference in points), `—` without one.
     public var points: String {
-        guard let difference, difference.isFinite else { return "—" }
-        return String(format: "%+.1f pts", difference * 100)
+        Format.points(difference.map { $0 * 100 })
     }
 
     /// `p < 0.001`, `p = 0.012`; "too few users" without a test.
     public var pText: String {
-        guard let p = pValueAdjusted else { return "too few users" }
-        return p < 0.001 ? "p < 0.001" : String(format: "p = %.3f", p)
+        pValueAdjusted.map(Format.pValue) ?? "too few users"
     }
 
     /// The adjusted p-value for a table cell: `<0.001`, `0.012`, `—`; a `*` marks significance.
     public var pCell: String {
-        guard let p = pValueAdjusted else { return "—" }
-        return (p < 0.001 ? "<0.001" : String(format: "%.3f", p)) + (isSignificant ? "*" : "")
+        Format.pCell(pValueAdjusted)
     }
 }
 

@@ -20,8 +20,10 @@ public struct FunnelReport: Sendable, Hashable, Codable {
     public var timeToCompleteHistogram: [Bin]
     public var steps: [StepRow]
     public var topDropoffs: [Dropoff]
-    /// With `--by`: the same report for each group, side by side.
+    /// With `--by`: the same report for each group, side by side. `by` names the dimensions
+    /// (two joined by a comma: `app_version,flag:x`), `byDimensions` lists them in order.
     public var by: String?
+    public var byDimensions: [String]? = nil
     public var groups: [Group]?
     /// Where the logs and the flow definition disagree (docs/drift.md); in the top-level
     /// report only, empty when they agree.
@@ -29,6 +31,8 @@ public struct FunnelReport: Sendable, Hashable, Codable {
     /// The started users on each lane, then on none (`undecidedLane`, when any): they add up
     /// to `users.started`.
     public var lanes: [LaneUsers]?
+    /// With `--compare`: the other period beside this one.
+    public var periodComparison: PeriodComparison? = nil
     /// For the HTML page: what explains the top drop-offs (`ReportRequest.explanations`); not in the JSON.
     public var explanations: [DropoffExplanation]? = nil
 
@@ -175,7 +179,11 @@ public struct FunnelReport: Sendable, Hashable, Codable {
     }
 
     public struct Group: Sendable, Hashable, Codable {
+        /// The group's value; with two dimensions, the pair joined by `pairSeparator`.
         public var value: String
+        /// Each dimension's value (named as in `by_dimensions`); empty only for a report's own
+        /// "all" row in the HTML tables.
+        public var values: [String: String]
         public var report: FunnelReport
         /// Completion rate against the rest of the selection.
         public var versusRest: Comparison?
@@ -184,12 +192,17 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         public var settled: Bool?
 
         enum CodingKeys: String, ComparisonKeys {
-            case value, report, settled
+            case value, values, report, settled
             case differenceFromRest = "difference_from_rest", pValue = "p_value", pValueAdjusted = "p_value_adjusted"
         }
 
-        public init(value: String, report: FunnelReport, versusRest: Comparison? = nil, settled: Bool? = nil) {
+        /// Between the two values of a pair in `value`.
+        public static let pairSeparator = " · "
+
+        public init(value: String, values: [String: String] = [:], report: FunnelReport, versusRest: Comparison? = nil,
+                    settled: Bool? = nil) {
             self.value = value
+            self.values = values
             self.report = report
             self.versusRest = versusRest
             self.settled = settled
@@ -198,6 +211,7 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             value = try c.decode(String.self, forKey: .value)
+            values = try c.decodeIfPresent([String: String].self, forKey: .values) ?? [:]
             report = try c.decode(FunnelReport.self, forKey: .report)
             settled = try c.decodeIfPresent(Bool.self, forKey: .settled)
             versusRest = try Comparison.decodeIfPresent(from: c)
@@ -206,6 +220,7 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(value, forKey: .value)
+            if !values.isEmpty { try c.encode(values, forKey: .values) }
             try c.encode(report, forKey: .report)
             if let settled { try c.encode(settled, forKey: .settled) }
             try versusRest?.encode(into: &c)
@@ -218,7 +233,8 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         case completionRateCI95 = "completion_rate_ci95"
         case timeToCompleteSeconds = "time_to_complete_seconds"
         case timeToCompleteHistogram = "time_to_complete_histogram"
-        case steps, topDropoffs = "top_dropoffs", by, groups, drift, lanes
+        case steps, topDropoffs = "top_dropoffs", by, byDimensions = "by_dimensions", groups, drift, lanes
+        case periodComparison = "comparison"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -240,8 +256,10 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         try c.encode(steps, forKey: .steps)
         try c.encode(topDropoffs, forKey: .topDropoffs)
         if let by { try c.encode(by, forKey: .by) }
+        if let byDimensions { try c.encode(byDimensions, forKey: .byDimensions) }
         if let groups { try c.encode(groups, forKey: .groups) }
         if let drift { try c.encode(drift, forKey: .drift) }
+        if let periodComparison { try c.encode(periodComparison, forKey: .periodComparison) }
     }
 }
 

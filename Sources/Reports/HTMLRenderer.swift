@@ -28,9 +28,10 @@ struct HTMLPage {
         out += "<title>\(HTML.escape(titleText))</title>\n<style>\n\(Self.css)</style>\n</head>\n<body>\n<main>\n"
         out += header()
         out += headline(r)
+        out += comparison(r)
         out += drift(r)
         if let groups = r.groups, let by = r.by {
-            if groups.contains(where: { $0.settled != nil }) { out += trend(groups, by: by) }
+            if !r.isPairs && groups.contains(where: { $0.settled != nil }) { out += trend(groups, by: by) }
             out += breakdown(groups, by: by)
         }
         let scales = ChartScales.covering([r])
@@ -73,7 +74,7 @@ struct HTMLPage {
         }
         if let since = r.since { out += "<li><span>started since</span> \(HTML.escape(since))</li>\n" }
         if let until = r.until { out += "<li><span>started before</span> \(HTML.escape(until))</li>\n" }
-        if let by = r.by { out += "<li><span>by</span> <b>\(HTML.escape(by))</b></li>\n" }
+        if r.by != nil { out += "<li><span>by</span> <b>\(HTML.escape(r.byTitle))</b></li>\n" }
         out += "<li><span>as of</span> <b>\(HTML.escape(r.asOf))</b></li>\n"
         out += "<li><span>idle window</span> \(HTML.escape(idleText(r.idleSeconds)))</li>\n"
         out += "</ul>\n</header>\n"
@@ -450,7 +451,7 @@ struct HTMLPage {
     func breakdown(_ groups: [FunnelReport.Group], by: String) -> String {
         let scales = ChartScales.covering(groups.map(\.report))
         var out = "<section class=\"card breakdown\" aria-labelledby=\"by-h\">\n"
-        out += "<h2 id=\"by-h\">By \(HTML.escape(by))</h2>\n"
+        out += "<h2 id=\"by-h\">By \(HTML.escape(report.byTitle))</h2>\n"
         out += "<p class=\"hint\">Side by side on the same scales: a full bar is \(HTML.count(scales.users)) users; "
         out += "the histograms share one time axis (\(HTML.escape(DurationText.compact(scales.timeFrom)))–\(HTML.escape(DurationText.compact(scales.timeTo)))) "
         out += "and one height (\(HTML.count(scales.binUsers)) users per bin).</p>\n"
@@ -458,7 +459,8 @@ struct HTMLPage {
         for g in groups {
             let r = g.report
             out += "<article class=\"group\" data-group=\"\(HTML.escape(g.value))\">\n"
-            out += "<h3><span class=\"muted\">\(HTML.escape(by)) =</span> \(HTML.escape(g.value))"
+            out += report.isPairs ? "<h3>\(HTML.escape(report.heading(g)))"
+                : "<h3><span class=\"muted\">\(HTML.escape(by)) =</span> \(HTML.escape(g.value))"
             out += g.settled == false ? " <span class=\"muted\">(unsettled: users may still complete)</span></h3>\n" : "</h3>\n"
             out += "<p class=\"gstats\"><b>\(HTML.count(r.users.started))</b> started · <b>\(Format.percent(r.completionRate))</b> complete"
             if let ci = r.completionRateCI95 { out += " <span class=\"muted\">(\(Format.percent(ci.low, digits: 0))–\(Format.percent(ci.high, digits: 0)))</span>" }
@@ -483,7 +485,8 @@ struct HTMLPage {
     func tables(_ r: FunnelReport) -> String {
         var out = "<section class=\"card tables\" aria-labelledby=\"tab-h\">\n<h2 id=\"tab-h\">The numbers</h2>\n"
         if let groups = r.groups, let by = r.by {
-            out += "<h3>By \(HTML.escape(by))</h3>\n<div class=\"scroll\"><table>\n<thead><tr><th>\(HTML.escape(by))</th>"
+            let column = r.isPairs ? r.dimensions.joined(separator: FunnelReport.Group.pairSeparator) : by
+            out += "<h3>By \(HTML.escape(r.byTitle))</h3>\n<div class=\"scroll\"><table>\n<thead><tr><th>\(HTML.escape(column))</th>"
             for h in ["started", "completed", "in progress", "abandoned", "completion", "95% CI", "vs rest", "p (adj.)", "p50", "p90"] {
                 out += "<th class=\"n\">\(h)</th>"
             }

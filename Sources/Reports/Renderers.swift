@@ -37,8 +37,9 @@ extension FunnelReport {
         var out = ""
         let t = TerminalText.escape
         if let groups, let by {
-            out += heading(t) + "\n" + scope(t) + "\nby \(t(by))\n\n"
+            out += heading(t) + "\n" + Format.wrapped(scope(t), indent: 0) + "by \(t(byTitle))\n\n"
             out += driftText()
+            if isPairs { return out + pairTable(groups) + pairFindings(groups) }
             out += groupTable(groups)
             for g in groups {
                 out += "\n" + String(repeating: "═", count: 78) + "\n\(t(by)) = \(t(g.value))"
@@ -48,7 +49,7 @@ extension FunnelReport {
             }
             return out
         }
-        return heading(t) + "\n" + scope(t) + "\n\n" + driftText() + textBody()
+        return heading(t) + "\n" + Format.wrapped(scope(t), indent: 0) + "\n" + driftText() + textBody() + (periodComparison.map(comparisonText) ?? "")
     }
 
     /// The groups side by side. Time buckets (`--by day`, `--by week`) show their interval and
@@ -76,12 +77,15 @@ extension FunnelReport {
             out += "~ unsettled: it ended less than the idle window before as-of, so its users\n"
             out += "  may still complete (its rate is no drop); each bucket against the rest below\n"
         } else {
-            out += "vs rest: completion rate minus the rest of the selection's, in points; p adj:\n"
-            out += "two-proportion z-test, Benjamini–Hochberg adjusted, * below \(Statistics.significanceLevel),\n"
-            out += "— under \(Statistics.minimumUsersForTest) users on a side\n"
+            out += FunnelReport.versusRestLegend
         }
         return out
     }
+
+    /// What the `vs rest` and `p adj` columns of a group table mean.
+    static let versusRestLegend = "vs rest: completion rate minus the rest of the selection's, in points; p adj:\n"
+        + "two-proportion z-test, Benjamini–Hochberg adjusted, * below \(Statistics.significanceLevel),\n"
+        + "— under \(Statistics.minimumUsersForTest) users on a side\n"
 
     func textBody() -> String {
         var out = ""
@@ -144,9 +148,10 @@ extension FunnelReport {
         var out = "# \(heading(Markdown.text))\n\n_\(scope(Markdown.text))_\n\n"
         out += driftMarkdown()
         out += markdownBody()
+        if let periodComparison { out += comparisonMarkdown(periodComparison) }
         if let groups, let by {
             for g in groups {
-                out += "\n## \(Markdown.text(by)) = \(Markdown.text(g.value))\n\n"
+                out += "\n## \(heading(g, shown: Markdown.text))\n\n"
                 if g.settled == false { out += "_Unsettled: this bucket ended less than the idle window before as-of, so its users may still complete._\n\n" }
                 for line in versusRestText(g, shown: Markdown.text) { out += line.prefix(1).uppercased() + line.dropFirst() + ".\n\n" }
                 out += g.report.markdownBody()
@@ -188,14 +193,17 @@ extension FunnelReport {
 
     /// CSV: one row per step (and per group with `--by`), with the user counts repeated so
     /// each row stands alone in a spreadsheet; cells safe to open in one unless `raw` (`CSV`).
+    /// With two dimensions the first column, `group`, becomes one column per dimension.
     public func csv(raw: Bool = false) -> String {
-        var out = "group,lane,step,kind,condition,tracked,reached,eligible,eligible_reached,skipped,dropped,"
+        let pairs = isPairs && groups != nil
+        var out = pairs ? dimensions.map { CSV.field($0, raw: raw) }.joined(separator: ",") + "," : "group,"
+        out += "lane,step,kind,condition,tracked,reached,eligible,eligible_reached,skipped,dropped,"
         out += "conversion_from_previous,conversion_from_eligible,median_seconds_on_step,"
         out += "users_started,users_completed,users_in_progress,users_abandoned,completion_rate\n"
-        func rows(_ r: FunnelReport, group: String) {
+        func rows(_ r: FunnelReport, group: [String]) {
             for s in r.steps {
-                let cells: [String] = [
-                    group, s.lane ?? "", s.step, s.kind, s.condition ?? "", s.tracked ? "true" : "false",
+                let cells: [String] = group + [
+                    s.lane ?? "", s.step, s.kind, s.condition ?? "", s.tracked ? "true" : "false",
                     String(s.reached), String(s.eligible), String(s.eligibleReached), String(s.skipped), String(s.dropped),
                     Format.number(s.conversionFromPrevious, digits: 6), Format.number(s.conversionFromEligible, digits: 6),
                     Format.number(s.medianSecondsOnStep, digits: 3),
@@ -206,16 +214,17 @@ extension FunnelReport {
             }
         }
         if let groups {
-            for g in groups { rows(g.report, group: g.value) }
+            for g in groups { rows(g.report, group: pairs ? dimensions.map { g.values[$0] ?? "" } : [g.value]) }
         } else {
-            rows(self, group: "all")
+            rows(self, group: ["all"])
         }
+        if let periodComparison { out += periodComparison.csvRows(raw: raw) }
         // Drift findings as rows of group `drift`: kind, the subject as `condition`, users as
         // `reached` (the full table: `funnel flows drift --format csv`).
         for d in drift ?? [] {
             let subject = d.key.map { "\($0) = \(d.value ?? "")" } ?? d.event.map { "event \($0)" }
                 ?? d.flag.map { "flag \($0)" } ?? ""
-            var cells = ["drift", d.lane ?? "", d.step ?? "", d.kind, subject, "", String(d.users)]
+            var cells = ["drift"] + (pairs ? [""] : []) + [d.lane ?? "", d.step ?? "", d.kind, subject, "", String(d.users)]
             cells += [String](repeating: "", count: 12)
             out += CSV.row(cells, raw: raw)
         }

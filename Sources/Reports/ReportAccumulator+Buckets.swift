@@ -13,13 +13,15 @@ extension ReportAccumulator {
 }
 
 extension FunnelReport {
-    /// For `--by day` and `--by week`: whether each bucket is settled, that is, it ended at
-    /// least the idle window before as-of, so that none of its users can still complete.
-    mutating func markSettled(by dimension: ReportQuery.Dimension, asOf: Timestamp, idleSeconds: Double) {
-        guard let seconds = dimension.bucketSeconds, var groups else { return }
+    /// For `--by day` and `--by week` (alone or with another dimension): whether each group's
+    /// bucket is settled, that is, it ended at least the idle window before as-of, so that
+    /// none of its users can still complete.
+    mutating func markSettled(by dimensions: [ReportQuery.Dimension], asOf: Timestamp, idleSeconds: Double) {
+        guard let time = dimensions.first(where: { $0.bucketSeconds != nil }), let seconds = time.bucketSeconds,
+              var groups else { return }
         let horizon = asOf.micros - Int64(idleSeconds * 1_000_000)
         for i in groups.indices {
-            guard let start = Timestamp.parse(groups[i].value) else { continue }
+            guard let start = groups[i].value(of: time.description).flatMap({ Timestamp.parse($0) }) else { continue }
             groups[i].settled = start.micros + Int64(seconds * 1_000_000) <= horizon
         }
         self.groups = groups

@@ -9,11 +9,14 @@ public struct ReportAccumulator: JourneyAccumulator {
 
     let builder: ReportBuilder
     let query: ReportQuery
+    /// The query's breakdown (`ReportQuery.dimensions`), worked out once.
+    let dimensions: [ReportQuery.Dimension]
     let layout: Layout
     var all: Figures
-    var groups: [String: Figures] = [:]
+    /// Per group, its value under each dimension of the query (one or two).
+    var groups: [[String]: Figures] = [:]
     /// Group keys in first-seen order (`groupOrder` sorts them).
-    var seen: [String] = []
+    var seen: [[String]] = []
     var scratch: Facts
     /// The query's cohort as a bit of `JourneyFacts.cohorts` (0 when the definition has no
     /// such cohort, so no journey is in it); nil without a cohort.
@@ -28,6 +31,7 @@ public struct ReportAccumulator: JourneyAccumulator {
     public init(builder: ReportBuilder, query: ReportQuery) {
         self.builder = builder
         self.query = query
+        dimensions = query.dimensions
         vocabulary = FlowVocabulary(builder.definition)
         var keys = Set(query.filters.flatMap { $0.condition.keys })
         if let cohort = query.cohort, let cond = try? Condition(parsing: cohort.where) { keys.formUnion(cond.keys) }
@@ -45,7 +49,11 @@ public struct ReportAccumulator: JourneyAccumulator {
     /// breakdown only on a flag of the definition).
     public var acceptsFacts: Bool {
         guard query.filters.isEmpty, JourneyFacts.supports(builder.definition) else { return false }
-        if case .flag(let name)? = query.by { return builder.definition.flags.contains { $0.id == name } }
+        for by in query.dimensions {
+            // Facts keep no platform: a platform breakdown reads whole journeys.
+            if by == .platform { return false }
+            if case .flag(let name) = by, !builder.definition.flags.contains(where: { $0.id == name }) { return false }
+        }
         return true
     }
 
@@ -88,24 +96,8 @@ public struct ReportAccumulator: JourneyAccumulator {
         }
         scratch.current = f.current
         all.add(scratch, layout)
-        guard let by = query.by else { return }
-        let definition = builder.definition
-        let keys: [String]
-        switch by {
-        case .cohort:
-            let ids = definition.cohorts.indices.filter { $0 < 64 && f.cohorts & (1 << UInt64($0)) != 0 }.map { definition.cohorts[$0].id }
-            keys = ids.isEmpty ? ["(none)"] : ids
-        case .lane: keys = [f.lane >= 0 && f.lane < definition.lanes.count ? definition.lanes[f.lane].id : "(undecided)"]
-        case .appVersion: keys = [f.appVersion ?? "(unknown)"]
-        case .flag(let name):
-            let i = definition.flags.firstIndex { $0.id == name } ?? 64
-            keys = [i < 64 && f.flagsOn & (1 << UInt64(i)) != 0 ? "on" : "off"]
-        case .day, .week: keys = [by.bucket(Timestamp(micros: f.startedAt ?? f.firstEventAt)) ?? "?"]
-        }
-        for key in keys {
-            if groups[key] == nil { seen.append(key) }
-            groups[key, default: Figures(layout)].add(scratch, layout)
-        }
+        guard !dimensions.isEmpty else { return }
+        addToGroups(dimensions.map { groupKeys(f, by: $0) })
     }
 
     /// Adds the counts of another share of the same query's journeys, read after this
@@ -132,11 +124,8 @@ public struct ReportAccumulator: JourneyAccumulator {
         if !facts.isEmpty { drift.add(facts, appVersion: j.appVersion) }
         layout.facts(of: j, asOf: query.asOf, idleSeconds: query.idleSeconds, into: &scratch)
         all.add(scratch, layout)
-        guard let by = query.by else { return }
-        for key in groupKeys(j, by: by) {
-            if groups[key] == nil { seen.append(key) }
-            groups[key, default: Figures(layout)].add(scratch, layout)
-        }
+        guard !dimensions.isEmpty else { return }
+        addToGroups(dimensions.map { groupKeys(j, by: $0) })
     }
 
     /// The drift of a journey the query does not select: counted when it never started but
@@ -166,21 +155,24 @@ public struct ReportAccumulator: JourneyAccumulator {
             return keys.isEmpty ? ["(none)"] : keys
         case .lane: return [j.lane ?? "(undecided)"]
         case .appVersion: return [j.appVersion ?? "(unknown)"]
+        case .platform: return [j.platform ?? "(unknown)"]
         case .flag(let name):
             return [j.conditionContext(flagDefaults: definition.flagDefaults).isFlagOn(name) ? "on" : "off"]
         case .day, .week: return [by.bucket(j.startedAt ?? j.firstEventAt) ?? "?"]
         }
     }
 
-    /// The groups in their stable order: defined ones first (even when empty), then others.
-    func groupOrder(_ by: ReportQuery.Dimension) -> [String] {
+    /// A dimension's values in their stable order: defined ones first (even when empty), then
+    /// the others `seen` holds.
+    func valueOrder(_ by: ReportQuery.Dimension, seen: [String]) -> [String] {
         let definition = builder.definition
         switch by {
         case .cohort:
-            return definition.cohorts.map(\.id) + (groups["(none)"] != nil ? ["(none)"] : [])
+            return definition.cohorts.map(\.id) + (seen.contains("(none)") ? ["(none)"] : [])
         case .lane:
-            return definition.lanes.map(\.id) + (groups["(undecided)"] != nil ? ["(undecided)"] : [])
+            return definition.lanes.map(\.id) + (seen.contains("(undecided)") ? ["(undecided)"] : [])
         case .appVersion: return VersionOrder.sorted(seen)
+        case .platform: return seen.sorted()
         case .flag: return ["on", "off"]
         case .day, .week: return ReportAccumulator.everyBucket(seen, by: by)
         }
@@ -191,14 +183,15 @@ public struct ReportAccumulator: JourneyAccumulator {
         let showUndecided = layout.undecidedBlock.map { all.members[$0] > 0 } ?? false
         var report = all.report(builder.definition, layout, query: query, showUndecided: showUndecided)
         report.drift = drift.findings(builder.definition, vocabulary: vocabulary)
-        if let by = query.by {
-            report.by = by.description
-            report.groups = groupOrder(by).map { key in
-                FunnelReport.Group(value: key, report: (groups[key] ?? Figures(layout))
+        if !dimensions.isEmpty {
+            report.byDimensions = dimensions.map(\.description)
+            report.by = FunnelReport.byText(dimensions.map(\.description))
+            report.groups = groupOrder().map { key in
+                FunnelReport.Group(values: Array(zip(dimensions.map(\.description), key)), report: (groups[key] ?? Figures(layout))
                     .report(builder.definition, layout, query: query, showUndecided: showUndecided))
             }
             report.compareGroups()
-            report.markSettled(by: by, asOf: query.asOf, idleSeconds: query.idleSeconds)
+            report.markSettled(by: dimensions, asOf: query.asOf, idleSeconds: query.idleSeconds)
         }
         return report
     }

@@ -5,14 +5,18 @@ import Journeys
 /// break the figures down.
 public struct ReportQuery: Sendable, Hashable {
     public enum Dimension: Sendable, Hashable, CustomStringConvertible {
-        case cohort, lane, appVersion, day, week
+        case cohort, lane, appVersion, platform, day, week
         case flag(String)
+
+        /// What `--by` accepts, for messages.
+        public static let help = "cohort, lane, app_version, platform, day, week or flag:NAME"
 
         public init?(parsing text: String) {
             switch text {
             case "cohort": self = .cohort
             case "lane": self = .lane
             case "app_version": self = .appVersion
+            case "platform": self = .platform
             case "day": self = .day
             case "week": self = .week
             default:
@@ -26,6 +30,7 @@ public struct ReportQuery: Sendable, Hashable {
             case .cohort: return "cohort"
             case .lane: return "lane"
             case .appVersion: return "app_version"
+            case .platform: return "platform"
             case .day: return "day"
             case .week: return "week"
             case .flag(let f): return "flag:\(f)"
@@ -60,10 +65,12 @@ public struct ReportQuery: Sendable, Hashable {
     public var asOf: Timestamp
     public var idleSeconds: Double
     public var by: Dimension?
+    /// A second breakdown (`--by A --by B`): one group per pair of values that has users.
+    public var alsoBy: Dimension?
 
     public init(cohort: FlowDefinition.Cohort? = nil, filters: [(text: String, condition: Condition)] = [],
                 since: Timestamp? = nil, until: Timestamp? = nil, asOf: Timestamp,
-                idleSeconds: Double = Journey.defaultIdleSeconds, by: Dimension? = nil) {
+                idleSeconds: Double = Journey.defaultIdleSeconds, by: Dimension? = nil, alsoBy: Dimension? = nil) {
         self.cohort = cohort
         self.filters = filters
         self.since = since
@@ -71,11 +78,16 @@ public struct ReportQuery: Sendable, Hashable {
         self.asOf = asOf
         self.idleSeconds = idleSeconds
         self.by = by
+        self.alsoBy = alsoBy
     }
+
+    /// The breakdown's dimensions in order: none, `by`, or `by` and `alsoBy`.
+    public var dimensions: [Dimension] { [by, alsoBy].compactMap { $0 } }
 
     public static func == (a: ReportQuery, b: ReportQuery) -> Bool {
         a.cohort == b.cohort && a.filters.map(\.text) == b.filters.map(\.text) && a.since == b.since
             && a.until == b.until && a.asOf == b.asOf && a.idleSeconds == b.idleSeconds && a.by == b.by
+            && a.alsoBy == b.alsoBy
     }
 
     public func hash(into h: inout Hasher) {

@@ -80,21 +80,27 @@ public struct ReportRequest: Sendable {
     public var cohort: String?
     public var filters: [String] = []
     public var by: String?
+    /// Every `--by` after the first: one more breaks down by pairs of values; two more is an error.
+    public var alsoBy: [String] = []
     public var since: String?
     public var until: String?
     public var idle: String?
     public var asOf: String?
+    /// `--compare previous` or `--compare SINCE..UNTIL`: the period to set beside the report's.
+    public var compare: String?
 
-    public init(flow: String? = nil, cohort: String? = nil, filters: [String] = [], by: String? = nil,
-                since: String? = nil, until: String? = nil, idle: String? = nil, asOf: String? = nil) {
+    public init(flow: String? = nil, cohort: String? = nil, filters: [String] = [], by: String? = nil, alsoBy: [String] = [],
+                since: String? = nil, until: String? = nil, idle: String? = nil, asOf: String? = nil, compare: String? = nil) {
         self.flow = flow
         self.cohort = cohort
         self.filters = filters
         self.by = by
+        self.alsoBy = alsoBy
         self.since = since
         self.until = until
         self.idle = idle
         self.asOf = asOf
+        self.compare = compare
     }
 
     /// Picks the flow: `--flow`, else the only flow in the store, else the only flow with a
@@ -160,16 +166,7 @@ public struct ReportRequest: Sendable {
             }
             parsedFilters.append((f, cond))
         }
-        var dimension: ReportQuery.Dimension?
-        if let by {
-            guard let d = ReportQuery.Dimension(parsing: by) else {
-                throw RequestError("--by \"\(by)\": use cohort, lane, app_version, day, week or flag:NAME (flags: \(flagNames.sorted().joined(separator: ", ")))")
-            }
-            if case .flag(let name) = d, !flagNames.contains(name) {
-                throw RequestError("--by \"\(by)\": flow \(definition.id) has no flag \(name); flags: \(flagNames.sorted().joined(separator: ", "))")
-            }
-            dimension = d
-        }
+        let dimensions = try self.dimensions(flow: definition)
         let idleSeconds = try idle.map { try Inputs.duration($0) } ?? Journey.defaultIdleSeconds
         let asOfTime: Timestamp
         if let asOf {
@@ -180,8 +177,11 @@ public struct ReportRequest: Sendable {
             throw RequestError("the store holds no events yet: ingest some logs first (funnel ingest FILE…)")
         }
         let window = try Inputs.window(since: since, until: until)
-        return ReportQuery(cohort: cohortDef, filters: parsedFilters, since: window.since, until: window.until,
-                           asOf: asOfTime, idleSeconds: idleSeconds, by: dimension)
+        let query = ReportQuery(cohort: cohortDef, filters: parsedFilters, since: window.since, until: window.until,
+                           asOf: asOfTime, idleSeconds: idleSeconds, by: dimensions.first,
+                           alsoBy: dimensions.dropFirst().first)
+        _ = try comparedQuery(query)
+        return query
     }
 
     /// Checks everything that can be checked without the store (flow, cohort, filters,
@@ -206,16 +206,44 @@ public struct ReportRequest: Sendable {
             }
         }
         _ = try idle.map { try Inputs.duration($0) }
-        _ = try Inputs.window(since: since, until: until)
+        let window = try Inputs.window(since: since, until: until)
+        _ = try comparedQuery(ReportQuery(since: window.since, until: window.until, asOf: placeholderAsOf))
         _ = try asOf.map { try Inputs.time($0, option: "--as-of") }
         for f in filters {
             do { _ = try Condition(parsing: f) } catch {
                 throw RequestError("--where \"\(f)\": \(error); write KEY=VALUE")
             }
         }
-        if let by, ReportQuery.Dimension(parsing: by) == nil {
-            throw RequestError("--by \"\(by)\": use cohort, lane, app_version, day, week or flag:NAME")
+        _ = try dimensions(flow: nil)
+    }
+
+    /// The breakdown's dimensions, each `--by` checked (a flag against the flow's, when known):
+    /// at most two, not the same twice, at most one of day and week.
+    func dimensions(flow definition: FlowDefinition?) throws -> [ReportQuery.Dimension] {
+        let texts = (by.map { [$0] } ?? []) + alsoBy
+        if texts.count > 2 {
+            throw RequestError("--by \(texts.map { "\"\($0)\"" }.joined(separator: ", ")): at most two breakdowns at once; "
+                               + "drop --by \"\(texts[2])\"" + (texts.count > 3 ? " and the ones after it" : ""))
         }
+        let flagNames = definition.map { $0.flags.map(\.id).sorted() }
+        var out: [ReportQuery.Dimension] = []
+        for text in texts {
+            guard let d = ReportQuery.Dimension(parsing: text) else {
+                throw RequestError("--by \"\(text)\": use \(ReportQuery.Dimension.help)"
+                                   + (flagNames.map { " (flags: \($0.joined(separator: ", ")))" } ?? ""))
+            }
+            if case .flag(let name) = d, let definition, let flagNames, !flagNames.contains(name) {
+                throw RequestError("--by \"\(text)\": flow \(definition.id) has no flag \(name); flags: \(flagNames.joined(separator: ", "))")
+            }
+            if out.contains(d) {
+                throw RequestError("--by \"\(text)\" is given twice: two breakdowns need two different dimensions")
+            }
+            if d.bucketSeconds != nil, let time = out.first(where: { $0.bucketSeconds != nil }) {
+                throw RequestError("--by \(time) and --by \(d): both break down by time; keep one of them")
+            }
+            out.append(d)
+        }
+        return out
     }
 
     /// The flow and the query, resolved against the source's log (its flows, its as-of).
@@ -255,9 +283,19 @@ public struct ReportRequest: Sendable {
         }
     }
 
-    /// Runs the request on the source's journeys.
+    /// Runs the request on the source's journeys: the report, and with `--compare` the other
+    /// period beside it.
     public func run(source: any JourneySource, definitions: [FlowDefinition], now: Timestamp) throws -> FunnelReport {
         let (definition, query) = try resolve(in: source, definitions: definitions, now: now)
+        var report = try self.report(definition, query, source: source)
+        if let other = try comparedQuery(query) {
+            report.periodComparison = PeriodComparison(report, against: try self.report(definition, other, source: source))
+        }
+        return report
+    }
+
+    /// The report of one query on the source's journeys.
+    func report(_ definition: FlowDefinition, _ query: ReportQuery, source: any JourneySource) throws -> FunnelReport {
         // Streams the journeys into the counters: memory does not grow with the users.
         var accumulator = ReportAccumulator(builder: ReportBuilder(definition: definition), query: query)
         // The precomputed facts answer most queries (the source may count shares of them

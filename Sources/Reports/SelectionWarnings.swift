@@ -92,8 +92,18 @@ extension ReportRequest {
 
     /// A breakdown whose users all fall into one catch-all group says nothing: say why.
     static func breakdownWarnings(_ report: FunnelReport, query: ReportQuery, definition: FlowDefinition) -> [String] {
-        guard let by = query.by, let groups = report.groups, report.users.started > 0 else { return [] }
-        let populated = groups.filter { $0.report.users.started > 0 }.map(\.value)
+        guard let groups = report.groups, report.users.started > 0 else { return [] }
+        return query.dimensions.flatMap { by in
+            var populated: [String] = []
+            for g in groups where g.report.users.started > 0 {
+                if let v = g.value(of: by.description), !populated.contains(v) { populated.append(v) }
+            }
+            return breakdownWarnings(by, populated: populated, definition: definition)
+        }
+    }
+
+    /// The warning for one dimension whose users all have one catch-all value.
+    static func breakdownWarnings(_ by: ReportQuery.Dimension, populated: [String], definition: FlowDefinition) -> [String] {
         switch by {
         case .cohort where populated == ["(none)"]:
             return ["--by cohort: no user in the selection is in a cohort of flow \(definition.id)"
@@ -102,6 +112,8 @@ extension ReportRequest {
             return ["--by app_version: no user in the selection sent an app_version"]
         case .lane where populated == ["(undecided)"]:
             return ["--by lane: no user in the selection has a lane yet"]
+        case .platform where populated == ["(unknown)"]:
+            return ["--by platform: no user in the selection sent a platform"]
         case .flag(let name) where populated.count == 1:
             return ["--by flag:\(name): every user in the selection has it \(populated[0])"]
         default:

@@ -13,6 +13,8 @@ struct ReportCommand: ParsableCommand {
             Examples:
               funnel report --flow glp1 --cohort glp1 sample-data/glp1
               funnel report --cohort glp1 --by flag:trackingStyleQuestion
+              funnel report --flow glp1 --by app_version --by flag:trackingStyleQuestion
+              funnel report --since 2026-10-05 --until 2026-10-08 --compare previous
               funnel report --flow glp1 --where weightGoal=maintain --format json
               funnel report --flow glp1 --format html --output glp1.html
             --flow may be left out when the store holds one flow or one flow has the cohort.
@@ -23,7 +25,10 @@ struct ReportCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var flows: FlowsDirectoryOption
     @OptionGroup var selection: SelectionOptions
-    @Option(help: "Break down by cohort, lane, app_version, day, week or flag:NAME.") var by: String?
+    @Option(help: "Break down by cohort, lane, app_version, platform, day, week or flag:NAME; twice for pairs of values (--by app_version --by flag:NAME).")
+    var by: [String] = []
+    @Option(help: "Set another period beside --since..--until: previous (the same length just before) or SINCE..UNTIL.")
+    var compare: String?
     @Option(help: "text, json, csv, markdown or html (default: by --output's extension, else text).") var format: ReportFormat?
     @OptionGroup var output: OutputOption
     @OptionGroup var csv: RawCSVOption
@@ -39,7 +44,8 @@ struct ReportCommand: ParsableCommand {
         try reportingErrors("report") {
             let format = try output.format(self.format, default: ReportFormat.text)
             let catalog = try flows.catalog()
-            let request = selection.request(by: by)
+            var request = selection.request(by: by)
+            request.compare = compare
             // Every option is checked before a log is ingested: a typo costs nothing.
             try request.validate(definitions: catalog.all)
             let sources = try inputs.isEmpty ? [] : IngestRun.discover(inputs, command: "report")

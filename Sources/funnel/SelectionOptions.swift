@@ -12,9 +12,9 @@ struct SelectionOptions: ParsableArguments {
     @Option(help: "Only users who started before this time.") var until: String?
     @OptionGroup var time: TimeOptions
 
-    /// The selection as a report request, broken down by `by` when given.
-    func request(by: String? = nil) -> ReportRequest {
-        ReportRequest(flow: flow, cohort: cohort, filters: filters, by: by, since: since, until: until,
+    /// The selection as a report request, broken down by each `--by` given.
+    func request(by: [String] = []) -> ReportRequest {
+        ReportRequest(flow: flow, cohort: cohort, filters: filters, by: by.first, alsoBy: Array(by.dropFirst()), since: since, until: until,
                       idle: time.idle, asOf: time.asOf)
     }
 }

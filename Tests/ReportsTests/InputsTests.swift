@@ -20,6 +20,23 @@ final class InputsTests: XCTestCase {
         XCTAssertEqual(try Inputs.duration("12h"), 43_200)
     }
 
+    /// `--compare previous` is the same length just before `--since`; an explicit period may
+    /// touch the report's but not overlap it.
+    func testComparedPeriods() throws {
+        let since = try XCTUnwrap(Timestamp.parse("2026-10-08")), until = try XCTUnwrap(Timestamp.parse("2026-10-15"))
+        let previous = try Inputs.comparedPeriod("previous", since: since, until: until)
+        XCTAssertEqual(previous.since, Timestamp.parse("2026-10-01"))
+        XCTAssertEqual(previous.until, since)
+        let after = try Inputs.comparedPeriod("2026-10-15..2026-10-16T12:00:00Z", since: since, until: until)
+        XCTAssertEqual(after.until, Timestamp.parse("2026-10-16T12:00:00Z"))
+        XCTAssertThrowsError(try Inputs.comparedPeriod("2026-10-14..2026-10-20", since: since, until: until)) { error in
+            XCTAssertTrue("\(error)".contains("overlaps the report's period"), "\(error)")
+        }
+        XCTAssertThrowsError(try Inputs.comparedPeriod("previous", since: nil, until: until)) { error in
+            XCTAssertTrue("\(error)".hasPrefix("--compare previous needs --since:"), "\(error)")
+        }
+    }
+
     func testABareNumberIsAnErrorNamingTheUnits() {
         for text in ["3", "3.5", " 86400 "] {
             XCTAssertThrowsError(try Inputs.duration(text)) { error in

@@ -129,6 +129,12 @@ final class JourneySourceReportsTests: XCTestCase {
         let gain = try assertSameOutputs(ReportRequest(flow: "glp1", filters: ["weightGoal=gain"], by: "day"), "glp1 gain")
         XCTAssertTrue(gain["html"]?.contains(#"<article class="explained" data-step="healthKitBenefits" data-lane="glp1">"#) == true)
         XCTAssertTrue(gain["html"]?.contains(#"<article class="explained" data-step="healthKitBenefits" data-lane="explorers">"#) == true)
+        // Two breakdowns at once (platform reads whole journeys, week the facts), and period against period.
+        let pairs = try assertSameOutputs(ReportRequest(flow: "glp1", by: "platform", alsoBy: ["week"]), "glp1 platform × week")
+        XCTAssertTrue(pairs["json"]?.contains("\"by\" : \"platform,week\"") == true, pairs["json"] ?? "")
+        let compared = try assertSameOutputs(ReportRequest(flow: "glp1", cohort: "glp1", since: "2026-10-04", until: "2026-10-08",
+                                                           compare: "previous"), "glp1 --compare previous")
+        XCTAssertTrue(compared["json"]?.contains("\"completion_difference\" : {") == true, compared["json"] ?? "")
         // A filter that matches nobody: the warning names the values there are, from every source alike.
         let nobody = try assertSameOutputs(ReportRequest(flow: "glp1", filters: ["weeklyPaceKg=99"], by: "flag:trackingStyleQuestion"),
                                            "glp1 nobody")

@@ -63,12 +63,13 @@ struct Population {
                 "completionScreenForExplorers": .bool(rng.chance(0.3)),
             ]
             let version = i % 3 == 0 ? "3.2.0" : "3.3.0"
+            let platform = i % 4 == 1 ? "ipados" : "ios"
             func emit(_ name: String, _ step: String?, _ props: [String: JSONValue] = [:]) {
                 seq += 1
                 events.append(RecordedEvent(
                     seq: seq,
                     event: Event(id: "\(user)-\(seq)", name: name, userID: user, time: t, flow: "mini", step: step,
-                                 properties: props, context: EventContext(appVersion: version, flags: flags)),
+                                 properties: props, context: EventContext(appVersion: version, platform: platform, flags: flags)),
                     line: "{}"))
             }
             func wait(_ typical: Double) {

@@ -14,16 +14,22 @@ extension ReportBuilder {
         let undecided = definition.lanes.count > 1 && selected.contains { $0.lane == nil }
         var report = referenceFigures(selected, query: query, undecided: undecided)
         report.drift = referenceDrift(journeys.filter { $0.flow == definition.id }, query: query)
-        if let by = query.by {
-            report.by = by.description
-            report.groups = referenceGroups(selected, by: by).map { value, members in
-                FunnelReport.Group(value: value, report: referenceFigures(members, query: query, undecided: undecided))
+        let dimensions = query.dimensions
+        if !dimensions.isEmpty {
+            let names = dimensions.map(\.description)
+            report.by = names.joined(separator: ",")
+            report.byDimensions = names
+            let members = referenceMembers(selected, dimensions)
+            report.groups = members.map { values, users in
+                FunnelReport.Group(value: values.joined(separator: " · "), values: Dictionary(uniqueKeysWithValues: zip(names, values)),
+                                   report: referenceFigures(users, query: query, undecided: undecided))
             }
-            referenceComparisons(&report, selected, by: by, query: query)
-            if by == .day || by == .week, var groups = report.groups {
+            referenceComparisons(&report, selected, members: members, query: query)
+            if let t = dimensions.firstIndex(where: { $0 == .day || $0 == .week }), var groups = report.groups {
+                let by = dimensions[t]
                 let horizon = Date(timeIntervalSince1970: query.asOf.seconds - query.idleSeconds)
                 for i in groups.indices {
-                    guard let start = referenceDay.date(from: groups[i].value),
+                    guard let start = referenceDay.date(from: members[i].0[t]),
                           let end = referenceCalendar.date(byAdding: by == .week ? .weekOfYear : .day, value: 1, to: start) else { continue }
                     groups[i].settled = end <= horizon
                 }
@@ -34,12 +40,12 @@ extension ReportBuilder {
     }
 
     /// Each group against the rest, counted from the users not in it (not by subtraction).
-    func referenceComparisons(_ report: inout FunnelReport, _ selected: [Journey], by: ReportQuery.Dimension, query: ReportQuery) {
+    func referenceComparisons(_ report: inout FunnelReport, _ selected: [Journey], members: [([String], [Journey])], query: ReportQuery) {
         guard var groups = report.groups else { return }
-        let members = Dictionary(uniqueKeysWithValues: referenceGroups(selected, by: by).map { ($0.0, Set($0.1.map(\.userID))) })
         let undecided = definition.lanes.count > 1 && selected.contains { $0.lane == nil }
-        let rests = groups.map { g in
-            referenceFigures(selected.filter { !(members[g.value] ?? []).contains($0.userID) }, query: query, undecided: undecided)
+        let rests = members.map { _, users in
+            let inside = Set(users.map(\.userID))
+            return referenceFigures(selected.filter { !inside.contains($0.userID) }, query: query, undecided: undecided)
         }
         func compare(_ x: Int, _ n: Int, _ rx: Int, _ rn: Int) -> FunnelReport.Comparison {
             FunnelReport.Comparison(difference: n > 0 && rn > 0 ? Double(x) / Double(n) - Double(rx) / Double(rn) : nil,
@@ -61,6 +67,24 @@ extension ReportBuilder {
             for i in groups.indices { groups[i].report.steps[k].versusRest = byStep[i] }
         }
         report.groups = groups
+    }
+
+    /// The groups of one dimension (every value `referenceGroups` gives), or of two: the
+    /// pairs of values whose users overlap, the first dimension's order outermost.
+    func referenceMembers(_ journeys: [Journey], _ dimensions: [ReportQuery.Dimension]) -> [([String], [Journey])] {
+        guard let first = dimensions.first else { return [] }
+        let outer = referenceGroups(journeys, by: first)
+        guard dimensions.count == 2 else { return outer.map { ([$0.0], $0.1) } }
+        let inner = referenceGroups(journeys, by: dimensions[1])
+        var out: [([String], [Journey])] = []
+        for (a, aUsers) in outer {
+            for (b, bUsers) in inner {
+                let ids = Set(bUsers.map(\.userID))
+                let both = aUsers.filter { ids.contains($0.userID) }
+                if !both.isEmpty { out.append(([a, b], both)) }
+            }
+        }
+        return out
     }
 
     /// The values of a dimension and the users under each, in a stable order.
@@ -90,6 +114,9 @@ extension ReportBuilder {
             for l in definition.lanes { order.append(l.id); buckets[l.id] = [] }
             for j in journeys { add(j.lane ?? "(undecided)", j) }
             return order.map { ($0, buckets[$0] ?? []) }
+        case .platform:
+            for j in journeys { add(j.platform ?? "(unknown)", j) }
+            return order.sorted().map { ($0, buckets[$0] ?? []) }
         case .appVersion:
             for j in journeys { add(j.appVersion ?? "(unknown)", j) }
             return order.sorted { Condition.compareVersions($0, $1) < 0 }.map { ($0, buckets[$0] ?? []) }

@@ -74,6 +74,8 @@ final class WidthTests: XCTestCase {
         "zcat sample-data/trendy/*.gz | funnel ingest --store trendy.sqlite -": "  accepted            2,913\n",
         "funnel report --flow glp1 --cohort glp1 sample-data/glp1": "users    started 173 · completed 117 · in progress 4 · abandoned 52\n",
         "funnel report --cohort glp1 --by flag:trackingStyleQuestion": "\noff               53        37  69.8%  6m 08s  5h 21m        15    +3.1    0.684\n",
+        "funnel report --flow glp1 --by app_version --by flag:trackingStyleQuestion": "\n3.1.0       on                30        22  73.3%",
+        "funnel report --since 2026-10-05 --until 2026-10-08 --compare previous": "this period 2026-10-05–2026-10-08~ against 2026-10-02–2026-10-05\n",
         "funnel report --flow glp1 --where weightGoal=maintain --format json": "\"completed\" : 79,",
         "funnel report --flow glp1 --format html --output glp1.html": "<h2 id=\"tab-h\">The numbers</h2>",
         "funnel users --flow glp1 --state abandoned --step notificationsPermission": "16 users · glp1 · abandoned · at notificationsPermission",

@@ -149,7 +149,7 @@ extension FunnelReport {
         out += driftMarkdown()
         out += markdownBody()
         if let periodComparison { out += comparisonMarkdown(periodComparison) }
-        if let groups, let by {
+        if let groups, by != nil {
             for g in groups {
                 out += "\n## \(heading(g, shown: Markdown.text))\n\n"
                 if g.settled == false { out += "_Unsettled: this bucket ended less than the idle window before as-of, so its users may still complete._\n\n" }

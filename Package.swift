@@ -31,27 +31,27 @@ let package = Package(
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "FunnelModel", dependencies: ["Workers"]),
-        .target(name: "EventLog", dependencies: ["FunnelModel", "CZlib", "CDeflate", "CZstd"], swiftSettings: hotPath),
+        .target(name: "LogFiles", dependencies: ["FunnelModel", "CZlib", "CDeflate", "CZstd"], swiftSettings: hotPath),
         .target(name: "Flows", dependencies: ["FunnelModel"]),
-        .target(name: "Simulator", dependencies: ["FunnelModel", "EventLog"]),
+        .target(name: "Simulator", dependencies: ["FunnelModel", "LogFiles"]),
         // Threads and queues: the one toolkit of worker threads and hand-offs.
         .target(name: "Workers"),
         // The parse pipeline: an input's lines decoded, keyed and batched on a thread of its own.
-        .target(name: "LineParsing", dependencies: ["FunnelModel", "EventLog", "Workers"], swiftSettings: hotPath),
+        .target(name: "LineParsing", dependencies: ["FunnelModel", "LogFiles", "Workers"], swiftSettings: hotPath),
         // What every store shares: the read protocol, records, options, summary, errors, the ledger's content hash.
         .target(name: "StoreCore", dependencies: [
-            "FunnelModel", "EventLog", "LineParsing", "CMalloc",
+            "FunnelModel", "LogFiles", "LineParsing", "CMalloc",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The embedded store: the log in SQLite (GRDB).
         .target(name: "EventStore", dependencies: [
-            "FunnelModel", "EventLog", "LineParsing", "StoreCore", "CSQLite",
+            "FunnelModel", "LogFiles", "LineParsing", "StoreCore", "CSQLite",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: hotPath),
         // A second backend for the log: ClickHouse, one server or a cluster, over HTTP.
         .target(name: "ClickHouseStore", dependencies: [
-            "FunnelModel", "EventLog", "Workers", "LineParsing", "StoreCore",
+            "FunnelModel", "LogFiles", "Workers", "LineParsing", "StoreCore",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -59,47 +59,47 @@ let package = Package(
         ]),
         // The fold, with no store behind it: journeys, facts, glances, replay, journeys folded
         // from any log or held across a ClickHouse ingest.
-        .target(name: "Journeys", dependencies: ["FunnelModel", "EventLog", "Workers", "LineParsing", "StoreCore"], swiftSettings: hotPath),
+        .target(name: "Journeys", dependencies: ["FunnelModel", "LogFiles", "Workers", "LineParsing", "StoreCore"], swiftSettings: hotPath),
         // The journeys projection kept in the SQLite store.
         .target(name: "Projections", dependencies: [
-            "FunnelModel", "EventLog", "Workers", "LineParsing", "StoreCore", "Journeys", "EventStore",
+            "FunnelModel", "LogFiles", "Workers", "LineParsing", "StoreCore", "Journeys", "EventStore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], swiftSettings: hotPath),
         // The journeys' report facts kept beside a ClickHouse log, on each shard.
         .target(name: "ClickHouseProjections", dependencies: ["FunnelModel", "Workers", "LineParsing", "StoreCore", "Journeys", "ClickHouseStore"]),
-        .target(name: "Reports", dependencies: ["FunnelModel", "EventLog", "StoreCore", "Journeys"]),
+        .target(name: "Reports", dependencies: ["FunnelModel", "LogFiles", "StoreCore", "Journeys"]),
         .executableTarget(name: "funnel", dependencies: [
-            "FunnelModel", "EventLog", "Flows", "Simulator", "StoreCore", "EventStore", "Journeys", "Projections", "Reports",
+            "FunnelModel", "LogFiles", "Flows", "Simulator", "StoreCore", "EventStore", "Journeys", "Projections", "Reports",
             "ClickHouseStore", "ClickHouseProjections",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Each stage of a cold ingest alone, for the per-stage table (scripts/stages): a
         // measuring tool, not part of funnel.
-        .executableTarget(name: "funnel-stages", dependencies: ["FunnelModel", "EventLog", "Flows", "LineParsing", "StoreCore", "EventStore", "Journeys", "Projections"]),
+        .executableTarget(name: "funnel-stages", dependencies: ["FunnelModel", "LogFiles", "Flows", "LineParsing", "StoreCore", "EventStore", "Journeys", "Projections"]),
         // What the test targets share: scratch folders (removed when the test process exits),
         // ClickHouse servers, fixtures and sample stores, and the in-memory backend.
-        .target(name: "TestSupport", dependencies: ["FunnelModel", "Workers", "EventLog", "Flows", "LineParsing", "StoreCore", "Journeys", "EventStore", "Projections",
+        .target(name: "TestSupport", dependencies: ["FunnelModel", "Workers", "LogFiles", "Flows", "LineParsing", "StoreCore", "Journeys", "EventStore", "Projections",
                                                  "ClickHouseStore", "Simulator"], path: "Tests/TestSupport"),
         .testTarget(name: "FunnelModelTests", dependencies: ["FunnelModel"]),
         .testTarget(name: "WorkersTests", dependencies: ["Workers"]),
-        .testTarget(name: "EventLogTests", dependencies: ["TestSupport", "EventLog", "FunnelModel", "CZlib", "CZstd"]),
+        .testTarget(name: "LogFilesTests", dependencies: ["TestSupport", "LogFiles", "FunnelModel", "CZlib", "CZstd"]),
         .testTarget(name: "FlowsTests", dependencies: ["TestSupport", "Flows", "FunnelModel"]),
-        .testTarget(name: "SimulatorTests", dependencies: ["TestSupport", "Simulator", "EventLog", "Flows", "FunnelModel"]),
-        .testTarget(name: "LineParsingTests", dependencies: ["LineParsing", "EventLog", "FunnelModel"]),
-        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "LineParsing", "EventLog", "FunnelModel"]),
-        .testTarget(name: "EventStoreTests", dependencies: ["TestSupport", "EventStore", "StoreCore", "LineParsing", "EventLog", "Flows", "FunnelModel",
+        .testTarget(name: "SimulatorTests", dependencies: ["TestSupport", "Simulator", "LogFiles", "Flows", "FunnelModel"]),
+        .testTarget(name: "LineParsingTests", dependencies: ["LineParsing", "LogFiles", "FunnelModel"]),
+        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "LineParsing", "LogFiles", "FunnelModel"]),
+        .testTarget(name: "EventStoreTests", dependencies: ["TestSupport", "EventStore", "StoreCore", "LineParsing", "LogFiles", "Flows", "FunnelModel",
                                                        .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ClickHouseStoreTests", dependencies: ["TestSupport", "ClickHouseStore", "StoreCore", "EventStore", "EventLog", "Flows", "FunnelModel"]),
-        .testTarget(name: "ClickHouseProjectionsTests", dependencies: ["TestSupport", "ClickHouseProjections", "ClickHouseStore", "Journeys", "Projections", "StoreCore", "EventStore", "EventLog", "Flows", "FunnelModel"]),
+        .testTarget(name: "ClickHouseStoreTests", dependencies: ["TestSupport", "ClickHouseStore", "StoreCore", "EventStore", "LogFiles", "Flows", "FunnelModel"]),
+        .testTarget(name: "ClickHouseProjectionsTests", dependencies: ["TestSupport", "ClickHouseProjections", "ClickHouseStore", "Journeys", "Projections", "StoreCore", "EventStore", "LogFiles", "Flows", "FunnelModel"]),
         // The fold's tests, mirroring Sources/Journeys; some compare with the SQLite projection.
-        .testTarget(name: "JourneysTests", dependencies: ["TestSupport", "Journeys", "Projections", "Workers", "Flows", "LineParsing", "StoreCore", "EventStore", "EventLog", "FunnelModel",
+        .testTarget(name: "JourneysTests", dependencies: ["TestSupport", "Journeys", "Projections", "Workers", "Flows", "LineParsing", "StoreCore", "EventStore", "LogFiles", "FunnelModel",
                                                       .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ProjectionsTests", dependencies: ["TestSupport", "Journeys", "Projections", "Workers", "Simulator", "Flows", "LineParsing", "StoreCore", "EventStore", "EventLog", "FunnelModel",
+        .testTarget(name: "ProjectionsTests", dependencies: ["TestSupport", "Journeys", "Projections", "Workers", "Simulator", "Flows", "LineParsing", "StoreCore", "EventStore", "LogFiles", "FunnelModel",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ReportsTests", dependencies: ["TestSupport", "Reports", "Journeys", "Projections", "StoreCore", "EventStore", "EventLog", "Flows",
+        .testTarget(name: "ReportsTests", dependencies: ["TestSupport", "Reports", "Journeys", "Projections", "StoreCore", "EventStore", "LogFiles", "Flows",
                                                      "FunnelModel", "CZlib"]),
         // `funnel`: the tests run the built binary.
-        .testTarget(name: "funnelTests", dependencies: ["TestSupport", "funnel", "Reports", "Journeys", "StoreCore", "Flows", "EventLog", "FunnelModel", "Workers",
+        .testTarget(name: "funnelTests", dependencies: ["TestSupport", "funnel", "Reports", "Journeys", "StoreCore", "Flows", "LogFiles", "FunnelModel", "Workers",
                                                     .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]

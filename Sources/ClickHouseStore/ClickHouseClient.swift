@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import EventLog
+import LogFiles
 import Foundation
 import NIOCore
 import NIOFoundationCompat

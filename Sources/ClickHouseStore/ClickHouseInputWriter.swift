@@ -1,6 +1,6 @@
 import Foundation
 import FunnelModel
-import EventLog
+import LogFiles
 import StoreCore
 import LineParsing
 

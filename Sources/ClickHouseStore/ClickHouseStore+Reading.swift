@@ -1,6 +1,6 @@
 import Foundation
 import FunnelModel
-import EventLog
+import LogFiles
 import StoreCore
 
 /// The log read back: the same answers as the SQLite store's for the same inputs. Grouping

@@ -1,5 +1,5 @@
 import FunnelModel
-import EventLog
+import LogFiles
 import StoreCore
 
 /// Stored lines decoded back into events, as the SQLite store decodes its own.

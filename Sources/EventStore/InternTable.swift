@@ -1,4 +1,4 @@
-import EventLog
+import LogFiles
 import GRDB
 import StoreCore
 

@@ -1,5 +1,5 @@
 import FunnelModel
-import EventLog
+import LogFiles
 import LineParsing
 
 /// Encodes a line's stored body on the ingest path from its shape's cuts, reusing its

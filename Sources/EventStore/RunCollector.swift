@@ -1,5 +1,5 @@
 import FunnelModel
-import EventLog
+import LogFiles
 import GRDB
 
 /// Collects the runs of one input on the writing thread and writes them before the input's

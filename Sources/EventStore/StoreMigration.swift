@@ -1,5 +1,5 @@
 import FunnelModel
-import EventLog
+import LogFiles
 import GRDB
 
 /// A migration added by another module (projections), registered after the store's own.

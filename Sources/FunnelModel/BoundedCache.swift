@@ -3,7 +3,7 @@ import Workers
 /// Values worked out once by key and shared between threads, bounded: past `limit` keys the
 /// cache starts over (a flow has few distinct keys; the bound keeps a stray input from
 /// growing it without end). Safe from any thread. Its single-thread twin for keys that are
-/// bytes, looked up without building a key, is EventLog's `BoundedByteCache`.
+/// bytes, looked up without building a key, is LogFiles's `BoundedByteCache`.
 package final class BoundedCache<Key: Hashable, Value>: Sendable {
     private let entries = Locked<[Key: Value]>([:])
     private let limit: Int

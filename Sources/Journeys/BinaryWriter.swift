@@ -1,5 +1,5 @@
 import FunnelModel
-import EventLog
+import LogFiles
 
 /// Writes a journey's stored form (see `Journey+Binary`).
 package struct BinaryWriter {

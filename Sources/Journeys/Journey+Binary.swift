@@ -1,5 +1,5 @@
 import FunnelModel
-import EventLog
+import LogFiles
 
 /// The compact stored form of a `Journey` (the `journeys.data` blob): varints, length-prefixed
 /// UTF-8 and tagged JSON values, in field order. A report decodes tens of thousands of these,

@@ -1,5 +1,5 @@
 import FunnelModel
-import EventLog
+import LogFiles
 
 /// Equal strings and objects seen while decoding journeys, shared instead of rebuilt.
 /// Bounded: each table starts over past `Tuning.cachedDecodedValues` entries. Use from one thread.

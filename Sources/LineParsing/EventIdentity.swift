@@ -1,5 +1,5 @@
 import FunnelModel
-import EventLog
+import LogFiles
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,5 +1,5 @@
 import FunnelModel
-import EventLog
+import LogFiles
 import Foundation
 
 /// The strings of an input's keys and users, made once per number (see `LineKeys`): the

@@ -1,5 +1,5 @@
 import FunnelModel
-import EventLog
+import LogFiles
 import Foundation
 
 /// One line as the parser hands it to the writer: where its bytes are in the batch, and

@@ -1,4 +1,4 @@
-import EventLog
+import LogFiles
 
 /// A line's shape: the line with the values of event_id, event, user_id, ts, flow, step and
 /// properties cut out, each cut marked by a 0x00 byte and the field's code (0x00 never occurs

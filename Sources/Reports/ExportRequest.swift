@@ -1,4 +1,4 @@
-import EventLog
+import LogFiles
 import StoreCore
 
 /// Everything `funnel export` needs: which events. The lines come from any log's

@@ -1,4 +1,4 @@
-import EventLog
+import LogFiles
 import FunnelModel
 #if canImport(Glibc)
 import Glibc

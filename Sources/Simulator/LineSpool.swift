@@ -1,4 +1,4 @@
-import EventLog
+import LogFiles
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

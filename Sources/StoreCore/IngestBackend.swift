@@ -1,4 +1,4 @@
-import EventLog
+import LogFiles
 import LineParsing
 
 /// One input as the driver hands it to a store: the file to read, the name the ledger and the

@@ -1,4 +1,4 @@
-import EventLog
+import LogFiles
 import LineParsing
 import Foundation
 

@@ -1,4 +1,4 @@
-import EventLog
+import LogFiles
 import Crypto
 import Foundation
 #if canImport(Glibc)

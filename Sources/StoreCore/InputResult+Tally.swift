@@ -1,5 +1,5 @@
 import FunnelModel
-import EventLog
+import LogFiles
 import LineParsing
 import Foundation
 

@@ -1,5 +1,5 @@
 import FunnelModel
-import EventLog
+import LogFiles
 
 /// An unplanned event's (flow, step, event) key, as the summary counts it.
 package struct UnplannedKey: Hashable, Sendable {

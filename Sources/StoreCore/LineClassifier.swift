@@ -1,4 +1,4 @@
-import EventLog
+import LogFiles
 import LineParsing
 
 /// The ingest driver's decision about each line of one input, the same for every store: a

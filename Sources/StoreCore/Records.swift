@@ -1,5 +1,5 @@
 import FunnelModel
-import EventLog
+import LogFiles
 
 /// An event as the log holds it, with where it came from.
 public struct StoredEvent: Sendable, Hashable {

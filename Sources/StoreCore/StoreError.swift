@@ -1,5 +1,5 @@
 import FunnelModel
-import EventLog
+import LogFiles
 
 /// A store failure: what the store was doing, why, and its kind, which a caller matches to
 /// tell failures apart (the CLI's exit status, a retry) without reading the message.

@@ -4,7 +4,7 @@
 // A measuring tool, not part of funnel: it reads the inputs and writes nothing.
 import Foundation
 import FunnelModel
-import EventLog
+import LogFiles
 import EventStore
 import Flows
 import Projections

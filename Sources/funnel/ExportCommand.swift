@@ -1,6 +1,6 @@
 import ArgumentParser
 import ClickHouseStore
-import EventLog
+import LogFiles
 import Foundation
 import Reports
 import StoreCore

@@ -1,5 +1,5 @@
 import ArgumentParser
-import EventLog
+import LogFiles
 import EventStore
 import Foundation
 import FunnelModel

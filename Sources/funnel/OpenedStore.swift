@@ -1,6 +1,6 @@
 import ClickHouseProjections
 import ClickHouseStore
-import EventLog
+import LogFiles
 import EventStore
 import Foundation
 import FunnelModel

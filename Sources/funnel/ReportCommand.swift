@@ -1,6 +1,6 @@
 import ArgumentParser
 import EventStore
-import EventLog
+import LogFiles
 import Foundation
 import FunnelModel
 import Reports

@@ -4,7 +4,7 @@ import Flows
 import Foundation
 import FunnelModel
 import Reports
-import EventLog
+import LogFiles
 import EventStore
 import StoreCore
 

@@ -2,7 +2,7 @@ import XCTest
 import Foundation
 import FunnelModel
 import EventStore
-import EventLog
+import LogFiles
 import Flows
 import Projections
 import TestSupport

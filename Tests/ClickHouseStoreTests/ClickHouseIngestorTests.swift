@@ -1,6 +1,6 @@
 import XCTest
 import FunnelModel
-import EventLog
+import LogFiles
 import Flows
 import TestSupport
 import StoreCore

@@ -1,7 +1,7 @@
 import XCTest
 import Foundation
 import GRDB
-import EventLog
+import LogFiles
 @testable import EventStore
 import TestSupport
 import StoreCore

@@ -1,6 +1,6 @@
 import XCTest
 import GRDB
-import EventLog
+import LogFiles
 @testable import EventStore
 import TestSupport
 import StoreCore

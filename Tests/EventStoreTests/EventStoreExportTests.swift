@@ -1,6 +1,6 @@
 import XCTest
 import FunnelModel
-import EventLog
+import LogFiles
 @testable import EventStore
 import TestSupport
 import StoreCore

@@ -1,7 +1,7 @@
 import XCTest
 import GRDB
 import FunnelModel
-import EventLog
+import LogFiles
 @testable import EventStore
 import TestSupport
 @testable import StoreCore

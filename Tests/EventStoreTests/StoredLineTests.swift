@@ -1,7 +1,7 @@
 import XCTest
 import GRDB
 import FunnelModel
-import EventLog
+import LogFiles
 import StoreCore
 import LineParsing
 @testable import EventStore

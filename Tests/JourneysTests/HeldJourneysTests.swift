@@ -1,7 +1,7 @@
 import XCTest
 import Foundation
 import FunnelModel
-import EventLog
+import LogFiles
 import Flows
 import LineParsing
 import StoreCore

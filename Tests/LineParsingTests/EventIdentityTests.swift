@@ -1,5 +1,5 @@
 import XCTest
-import EventLog
+import LogFiles
 @testable import LineParsing
 
 final class EventIdentityTests: XCTestCase {

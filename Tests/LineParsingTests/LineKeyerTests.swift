@@ -1,6 +1,6 @@
 import XCTest
 import FunnelModel
-import EventLog
+import LogFiles
 @testable import LineParsing
 
 final class LineKeyerTests: XCTestCase {

@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 import FunnelModel
 import EventStore
-import EventLog
+import LogFiles
 import Flows
 import Simulator
 import StoreCore

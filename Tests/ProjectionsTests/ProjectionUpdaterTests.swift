@@ -3,7 +3,7 @@ import TestSupport
 import Foundation
 import FunnelModel
 import EventStore
-import EventLog
+import LogFiles
 import Flows
 import Simulator
 import StoreCore

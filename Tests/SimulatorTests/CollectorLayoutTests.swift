@@ -1,4 +1,4 @@
-import EventLog
+import LogFiles
 import Flows
 import Foundation
 import FunnelModel

@@ -1,4 +1,4 @@
-import EventLog
+import LogFiles
 import Foundation
 
 /// Every line of a directory's files, decompressed, with the file each came from.

@@ -1,5 +1,5 @@
 import XCTest
-import EventLog
+import LogFiles
 import LineParsing
 @testable import StoreCore
 

@@ -1,6 +1,6 @@
 import XCTest
 import Foundation
-import EventLog
+import LogFiles
 import Flows
 import FunnelModel
 import GRDB

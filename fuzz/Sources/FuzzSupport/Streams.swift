@@ -1,4 +1,4 @@
-import EventLog
+import LogFiles
 
 /// A stream read to its end or to its first error.
 public struct ReadResult {

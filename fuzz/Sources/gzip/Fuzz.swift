@@ -1,4 +1,4 @@
-import EventLog
+import LogFiles
 import FuzzSupport
 
 /// The gzip reader (`ByteStream`) on a file holding the input, read to the end directly and

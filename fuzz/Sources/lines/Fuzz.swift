@@ -1,4 +1,4 @@
-import EventLog
+import LogFiles
 import FuzzSupport
 
 /// The line reader over a plain (not gzip) file. The input's first byte picks the line limit

@@ -1,6 +1,6 @@
 import XCTest
 import FunnelModel
-@testable import EventLog
+@testable import LogFiles
 
 final class EventDecoderTests: XCTestCase {
     func rejection(_ line: String) -> Rejection? {

@@ -1,6 +1,6 @@
 import XCTest
 import TestSupport
-@testable import EventLog
+@testable import LogFiles
 
 /// Outputs are written whole or not at all (`ReplacingFile`).
 final class ReplacingFileTests: XCTestCase {

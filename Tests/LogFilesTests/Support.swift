@@ -1,5 +1,5 @@
 import Foundation
-@testable import EventLog
+@testable import LogFiles
 
 /// The package root, found from this file's path.
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -115,7 +115,7 @@ public final class GzipWriter {
 
     private func writeAll(_ count: Int) throws {
         if let replacement { return try out.withUnsafeBytes { try replacement.write(UnsafeRawBufferPointer(rebasing: $0[0..<count])) } }
-        if let reason = out.withUnsafeBytes({ EventLog.writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[0..<count])) }) {
+        if let reason = out.withUnsafeBytes({ LogFiles.writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[0..<count])) }) {
             throw InputError(kind: .unreadable, path: path, offset: 0, reason: "cannot write: " + reason)
         }
     }

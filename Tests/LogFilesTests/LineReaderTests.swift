@@ -1,5 +1,5 @@
 import XCTest
-@testable import EventLog
+@testable import LogFiles
 
 final class LineReaderTests: XCTestCase {
     func write(_ bytes: [UInt8], _ name: String = "a.ndjson") throws -> String {

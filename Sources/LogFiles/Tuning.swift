@@ -1,4 +1,4 @@
-/// EventLog's tuning constants, in one place: read sizes and cache bounds of parsing.
+/// LogFiles's tuning constants, in one place: read sizes and cache bounds of parsing.
 @usableFromInline
 enum Tuning {
     /// Compressed bytes read from an input at a time.

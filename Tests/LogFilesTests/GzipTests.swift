@@ -1,5 +1,5 @@
 import XCTest
-@testable import EventLog
+@testable import LogFiles
 import Foundation
 import TestSupport
 

@@ -1,5 +1,5 @@
 import XCTest
-@testable import EventLog
+@testable import LogFiles
 
 /// The Swift validator and schemas/event.schema.json must agree on every sample line
 /// (good and bad). Needs python3 with jsonschema (CI pip installs it).

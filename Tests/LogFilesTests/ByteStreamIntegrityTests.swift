@@ -1,7 +1,7 @@
 import CZlib
 import CZstd
 import XCTest
-@testable import EventLog
+@testable import LogFiles
 import Foundation
 import TestSupport
 

@@ -94,7 +94,7 @@ public final class ProjectionUpdater: IngestObserver {
         guard let box = prepared else { return }
         prepared = nil
         let job = DeferredFold(through: box.through)
-        let context = FoldContext(definitions: definitions, contexts: contexts, workers: 1, awaited: { job.isAwaited })
+        let context = FoldContext(definitions: definitions, contexts: contexts, workers: Tuning.foldBesideWriterWorkers, awaited: { job.isAwaited })
         running = job
         WorkerThread.folding.run {
             // The box's only reference: events are let go as the fold goes.

@@ -15,6 +15,10 @@ enum Tuning {
     static let logBytesPerChunk = 4 << 20
     /// Fewer plans than this are folded on one core; more on every worker.
     static let plansForMoreWorkers = 64
+    /// Workers of the fold beside the writer (an input's journeys, while the next input is
+    /// parsed and written on threads of their own): one, unless it is awaited, when the fold
+    /// takes every worker (`FoldContext.awaited`).
+    static let foldBesideWriterWorkers = 1
     /// Folded chunks that wait for the writing thread before the fold beside it waits: encoded
     /// rows do not pile up.
     static let waitingFoldChunks = 2

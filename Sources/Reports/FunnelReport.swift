@@ -237,16 +237,15 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         case periodComparison = "comparison"
     }
 
+    /// Which users the report counts, as of when.
+    public var selection: ReportSelection {
+        ReportSelection(flow: flow, flowTitle: flowTitle, cohort: cohort, filters: filters, since: since, until: until, asOf: asOf,
+                        idleSeconds: idleSeconds)
+    }
+
     public func encode(to encoder: any Encoder) throws {
+        try selection.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(flow, forKey: .flow)
-        try c.encode(flowTitle, forKey: .flowTitle)
-        try c.encode(cohort, forKey: .cohort)
-        try c.encode(filters, forKey: .filters)
-        try c.encode(since, forKey: .since)
-        try c.encode(until, forKey: .until)
-        try c.encode(asOf, forKey: .asOf)
-        try c.encode(idleSeconds, forKey: .idleSeconds)
         try c.encode(users, forKey: .users)
         try c.encode(completionRate, forKey: .completionRate)
         try c.encode(completionRateCI95, forKey: .completionRateCI95)

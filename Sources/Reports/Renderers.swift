@@ -18,19 +18,9 @@ extension FunnelReport {
     }
 
     /// The flow and selection, each name shown through `shown` (escaped for the output).
-    private func heading(_ shown: (String) -> String) -> String {
-        var parts = ["\(shown(flowTitle)) (\(shown(flow)))"]
-        if let cohort { parts.append("cohort \(shown(cohort))") }
-        if !filters.isEmpty { parts.append("where " + filters.map(shown).joined(separator: ", ")) }
-        return parts.joined(separator: " · ")
-    }
+    private func heading(_ shown: (String) -> String) -> String { selection.heading(shown) }
 
-    private func scope(_ shown: (String) -> String) -> String {
-        var parts = ["as of \(shown(asOf))", "idle \(DurationText.compact(idleSeconds))"]
-        if let since { parts.append("since \(shown(since))") }
-        if let until { parts.append("until \(shown(until))") }
-        return parts.joined(separator: " · ")
-    }
+    private func scope(_ shown: (String) -> String) -> String { selection.scope(shown) }
 
     /// Text for a terminal: 80 columns, bars for conversion from eligible.
     public func text() -> String {

@@ -15,14 +15,21 @@ public struct ReportSelection: Sendable, Hashable, Encodable {
     public var idleSeconds: Double
 
     init(definition: FlowDefinition, query: ReportQuery) {
-        flow = definition.id
-        flowTitle = definition.title
-        cohort = query.cohort?.id
-        filters = query.filters.map(\.text)
-        since = query.since?.description
-        until = query.until?.description
-        asOf = query.asOf.description
-        idleSeconds = query.idleSeconds
+        self.init(flow: definition.id, flowTitle: definition.title, cohort: query.cohort?.id, filters: query.filters.map(\.text),
+                  since: query.since?.description, until: query.until?.description, asOf: query.asOf.description,
+                  idleSeconds: query.idleSeconds)
+    }
+
+    init(flow: String, flowTitle: String, cohort: String?, filters: [String], since: String?, until: String?, asOf: String,
+         idleSeconds: Double) {
+        self.flow = flow
+        self.flowTitle = flowTitle
+        self.cohort = cohort
+        self.filters = filters
+        self.since = since
+        self.until = until
+        self.asOf = asOf
+        self.idleSeconds = idleSeconds
     }
 
     enum CodingKeys: String, CodingKey {

@@ -1,6 +1,7 @@
 import Foundation
 import FunnelModel
 import Workers
+import StoreCore
 
 /// Who writes the store now: a ClickHouse store has no lock file, so an ingest or rebuild
 /// says in the coordinator's `writers` table that it runs (one row when it starts, a fresh
@@ -52,6 +53,25 @@ extension ClickHouseStore {
     static func processExists(_ pid: Int) -> Bool {
         guard let pid = pid_t(exactly: pid), pid > 0 else { return false }
         return kill(pid, 0) == 0 || errno == EPERM
+    }
+
+    /// Waits while another ingest or rebuild writes the store (`runningWriters`), looking again
+    /// every `Tuning.writerWaitPoll` seconds; `waiting` is told of the first writer found, once.
+    /// With `wait` false, a writer found is a busy `StoreError` at once. A check, not a lock:
+    /// two writers that start in the same instant both go on, and the ingest's commit still
+    /// refuses the second input committed in between.
+    public func waitForOtherWriters(wait: Bool, waiting: (Writer) -> Void) throws {
+        var told = false
+        while let writer = try runningWriters().first {
+            guard wait else {
+                throw StoreError(doing: "starting to write \(location)",
+                                 reason: "another ingest or rebuild is writing it (\(TerminalText.escape(writer.description))); "
+                                     + "run again when it ends, or leave out --no-wait to wait for it", kind: .busy)
+            }
+            if !told { waiting(writer) }
+            told = true
+            Thread.sleep(forTimeInterval: Tuning.writerWaitPoll)
+        }
     }
 
     /// Says in `writers` that `command` writes the store from now until `end()` is called on

@@ -48,6 +48,9 @@ enum Tuning {
 
     /// Seconds between the heartbeats an ingest or rebuild writes in the `writers` table.
     static let writerHeartbeat: Double = 10
+    /// Seconds between two looks at the `writers` table while an ingest or rebuild waits for
+    /// another one to end.
+    static let writerWaitPoll: Double = 2
     /// Seconds of silence after which a writer that did not record its end counts as killed,
     /// not running: six heartbeats missed, which a live writer does not miss on a working server.
     static let writerGoneAfter = 60

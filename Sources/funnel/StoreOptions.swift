@@ -25,10 +25,19 @@ struct StoreOptions: ParsableArguments {
     /// absent, in a folder that must exist; a rebuild needs it): waits for another writer of
     /// the same store to end (saying so on standard error), or with `--no-wait` fails at once.
     /// The lock is held as long as the returned `WriterLock` lives.
-    /// A ClickHouse store takes no lock here: its ingest checks at commit that no other
-    /// ingest committed meanwhile.
+    /// A ClickHouse store has no lock file: its `writers` table says who writes it, and its
+    /// ingest checks at commit that no other ingest committed meanwhile.
     func openForWriting(_ wait: WaitOption, command: String, create: Bool = true) throws -> (OpenedStore, WriterLock?) {
-        if ClickHouseLocation.names(path) { return (try openClickHouse(), nil) }
+        if ClickHouseLocation.names(path) {
+            let opened = try openClickHouse()
+            if case .clickhouse(let store) = opened {
+                try store.waitForOtherWriters(wait: !wait.noWait) { writer in
+                    FileHandle.standardError.write(Data(("funnel \(command): another ingest or rebuild is writing \(name) now ("
+                        + TerminalText.escape(writer.description) + "); waiting for it to end\n").utf8))
+                }
+            }
+            return (opened, nil)
+        }
         // The folder is checked first: the lock file lives in it.
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         var isDirectory: ObjCBool = false

@@ -201,6 +201,48 @@ final class ClickHouseBackendTests: XCTestCase {
         XCTAssertEqual(silent, "0\n")
     }
 
+    /// An ingest into a ClickHouse store that another ingest or rebuild writes waits for it to
+    /// end, saying so, as on SQLite; with --no-wait it fails at once as busy (exit 75).
+    func testAnIngestWaitsWhileAnotherWriterRuns() throws {
+        let servers = try servers()
+        let address = servers.single(ClickHouseServers.database("wait"))
+        let inputs = sampleData.appendingPathComponent("glp1").path
+        let days = try FileManager.default.contentsOfDirectory(atPath: inputs).filter { $0.hasSuffix(".gz") }.sorted()
+            .map { inputs + "/" + $0 }
+        _ = try run(["ingest", days[0]], store: address)
+        let store = try ClickHouseStore(location: try ClickHouseLocation(address))
+        let writing = try store.startWriting("rebuild")
+        let refused = try runFunnel(["ingest", "--no-wait", "--store", address, days[1]])
+        XCTAssertEqual(refused.status, 75, refused.stderr)
+        XCTAssertTrue(unwrapped(refused.stderr).contains("another ingest or rebuild is writing it (rebuild, pid \(getpid()) on "),
+                      refused.stderr)
+        XCTAssertEqual(try store.inputs().count, 1)
+
+        // Without --no-wait: it waits, says so once, and goes on when the writer has ended.
+        let said = Scratch.directory("wait").appendingPathComponent("stderr")
+        XCTAssertTrue(FileManager.default.createFile(atPath: said.path, contents: nil))
+        let p = Process()
+        p.executableURL = try funnelBinary()
+        p.arguments = ["ingest", "--store", address, days[1]]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = try FileHandle(forWritingTo: said)
+        try p.run()
+        var text = ""
+        for _ in 0..<600 where !text.contains("waiting for it to end") {
+            Thread.sleep(forTimeInterval: 0.05)
+            text = (try? String(contentsOf: said, encoding: .utf8)) ?? ""
+        }
+        XCTAssertTrue(unwrapped(text).hasPrefix("funnel ingest: another ingest or rebuild is writing \(address) now (rebuild, pid \(getpid()) on "),
+                      text)
+        XCTAssertTrue(p.isRunning)
+        XCTAssertEqual(try store.inputs().count, 1)
+        writing.end()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, (try? String(contentsOf: said, encoding: .utf8)) ?? "")
+        XCTAssertEqual(try store.inputs().count, 2)
+        XCTAssertEqual(unwrapped((try? String(contentsOf: said, encoding: .utf8)) ?? "").components(separatedBy: "waiting for it to end").count, 2)
+    }
+
     func testThePasswordNeverShowsNotEvenInAnError() throws {
         let servers = try servers()
         // The servers' user `default` has no password: this one is refused.

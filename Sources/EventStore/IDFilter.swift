@@ -12,7 +12,7 @@ struct IDFilter {
     private(set) var count = 0
     /// The last seq of the saved copy this filter was loaded from or saved as (nil: none).
     private(set) var savedThrough: Int64?
-    /// What the batch reads in `testAndInsert(_:valid:into:)` saw (never read).
+    /// What the batch reads in `testAndInsert(_:into:)` saw (never read).
     private var sink: UInt64 = 0
 
     /// Sized for `capacity` hashes at 12 bits each (under 1 % false positives), in at most
@@ -99,26 +99,24 @@ struct IDFilter {
         return held
     }
 
-    /// `testAndInsert` for each hash of a batch in order, into `maybe` (false for a line
-    /// without one, `valid` false). The blocks are read first, all of them: those reads do not
-    /// wait on each other, so their cache misses overlap (one at a time, a miss a line was
-    /// most of the filter's time), and the tests after them find the blocks in the cache.
-    mutating func testAndInsert(_ hashes: [Int64], valid: [Bool], into maybe: inout [Bool]) {
+    /// `testAndInsert` for each hash of a batch in order, into `maybe`. The blocks are read
+    /// first, all of them: those reads do not wait on each other, so their cache misses overlap
+    /// (one at a time, a miss a line was most of the filter's time), and the tests after them
+    /// find the blocks in the cache.
+    mutating func testAndInsert(_ hashes: [Int64], into maybe: inout [Bool]) {
         maybe.removeAll(keepingCapacity: true)
-        let n = min(hashes.count, valid.count)
         var added = 0
         var touched: UInt64 = 0
         let blocks = self.blocks
         func probe(_ h: Int64) -> (base: Int, bits: UInt64) { Self.probe(h, blocks: blocks) }
         words.withUnsafeMutableBufferPointer { p in
-            for i in 0..<n where valid[i] {
-                let base = probe(hashes[i]).base
+            for h in hashes {
+                let base = probe(h).base
                 // A block's 8 words may span two cache lines.
                 touched ^= p[base] ^ p[base + 7]
             }
-            for i in 0..<n {
-                guard valid[i] else { maybe.append(false); continue }
-                let (base, z) = probe(hashes[i])
+            for h in hashes {
+                let (base, z) = probe(h)
                 let held = Self.testAndSet(base: base, bits: z, in: p)
                 if !held { added += 1 }
                 maybe.append(held)

@@ -52,9 +52,8 @@ struct InputWriter {
     // numbers.
     private var userAtoms: [Int64] = []
     private var shapeIDs: [Int64?] = []
-    // Whether the filter may hold each id of a lookup (`valid`: all of them).
+    // Whether the filter may hold each id of a lookup.
     private var maybe: [Bool] = []
-    private var valid: [Bool] = []
 
     init(_ db: Database, label: String, inputID: Int64, arrived: Int64, filter: IDFilter,
          heldIDs: Int, observed: Bool, resume: Ingestor.Resume? = nil) throws {
@@ -84,8 +83,7 @@ struct InputWriter {
     /// The stored events with any of `ids` (this input's written lines included). Only an id
     /// the filter may hold is looked up; the filter then holds them all.
     mutating func storedCopies(of ids: EventIDQuery) throws -> StoredCopies {
-        if valid.count < ids.count { valid = Array(repeating: true, count: ids.count) }
-        filter.testAndInsert(ids.hashes, valid: valid, into: &maybe)
+        filter.testAndInsert(ids.hashes, into: &maybe)
         var copies = StoredCopies()
         var i = 0
         try ids.forEach { id, hash in

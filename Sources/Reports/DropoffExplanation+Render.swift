@@ -49,19 +49,9 @@ extension DropoffExplanation {
         return summed ? "\(step) · lanes \(lanes.joined(separator: ", ")) (summed)" : step
     }
 
-    var selectionText: String {
-        var parts = ["\(flowTitle) (\(flow))"]
-        if let cohort { parts.append("cohort \(cohort)") }
-        if !filters.isEmpty { parts.append("where " + filters.joined(separator: ", ")) }
-        return parts.joined(separator: " · ")
-    }
+    var selectionText: String { selection.heading { $0 } }
 
-    var scopeText: String {
-        var parts = ["as of \(asOf)", "idle \(DurationText.compact(idleSeconds))"]
-        if let since { parts.append("since \(since)") }
-        if let until { parts.append("until \(until)") }
-        return parts.joined(separator: " · ")
-    }
+    var scopeText: String { selection.scope { $0 } }
 
     /// One sentence on who is counted and how they split.
     var usersText: String {

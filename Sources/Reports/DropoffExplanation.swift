@@ -161,28 +161,27 @@ public struct DropoffExplanation: Sendable, Hashable, Encodable {
         }
     }
 
+    /// The keys besides the selection's (`ReportSelection`).
     enum CodingKeys: String, CodingKey {
-        case flow, flowTitle = "flow_title", step, stepTitle = "step_title", stepKind = "step_kind", lane, lanes, shared
-        case cohort, filters, since, until, asOf = "as_of", idleSeconds = "idle_seconds", users
+        case step, stepTitle = "step_title", stepKind = "step_kind", lane, lanes, shared, users
         case dropRate = "drop_rate", dropRateCI95 = "drop_rate_ci95", attributes, lastEvents = "last_events"
     }
 
+    /// Which users the explanation counts, as of when.
+    public var selection: ReportSelection {
+        ReportSelection(flow: flow, flowTitle: flowTitle, cohort: cohort, filters: filters, since: since, until: until, asOf: asOf,
+                        idleSeconds: idleSeconds)
+    }
+
     public func encode(to encoder: any Encoder) throws {
+        try selection.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(flow, forKey: .flow)
-        try c.encode(flowTitle, forKey: .flowTitle)
         try c.encode(step, forKey: .step)
         try c.encode(stepTitle, forKey: .stepTitle)
         try c.encode(stepKind, forKey: .stepKind)
         try c.encode(lane, forKey: .lane)
         try c.encode(lanes, forKey: .lanes)
         try c.encode(shared, forKey: .shared)
-        try c.encode(cohort, forKey: .cohort)
-        try c.encode(filters, forKey: .filters)
-        try c.encode(since, forKey: .since)
-        try c.encode(until, forKey: .until)
-        try c.encode(asOf, forKey: .asOf)
-        try c.encode(idleSeconds, forKey: .idleSeconds)
         try c.encode(users, forKey: .users)
         try c.encode(dropRate, forKey: .dropRate)
         try c.encode(dropRateCI95, forKey: .dropRateCI95)

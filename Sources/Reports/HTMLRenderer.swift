@@ -65,20 +65,8 @@ struct HTMLPage {
     }
 
     func header() -> String {
-        let r = report
-        var out = "<header class=\"top\">\n<p class=\"eyebrow\">Onboarding funnel · flow <code>\(HTML.escape(r.flow))</code></p>\n"
-        out += "<h1>\(HTML.escape(r.flowTitle))</h1>\n<ul class=\"scope\">\n"
-        out += "<li><span>cohort</span> \(r.cohort.map { "<b>\(HTML.escape($0))</b>" } ?? "all started users")</li>\n"
-        if !r.filters.isEmpty {
-            out += "<li><span>where</span> " + r.filters.map { "<code>\(HTML.escape($0))</code>" }.joined(separator: " and ") + "</li>\n"
-        }
-        if let since = r.since { out += "<li><span>started since</span> \(HTML.escape(since))</li>\n" }
-        if let until = r.until { out += "<li><span>started before</span> \(HTML.escape(until))</li>\n" }
-        if r.by != nil { out += "<li><span>by</span> <b>\(HTML.escape(r.byTitle))</b></li>\n" }
-        out += "<li><span>as of</span> <b>\(HTML.escape(r.asOf))</b></li>\n"
-        out += "<li><span>idle window</span> \(HTML.escape(idleText(r.idleSeconds)))</li>\n"
-        out += "</ul>\n</header>\n"
-        return out
+        let by = report.by != nil ? "<li><span>by</span> <b>\(HTML.escape(report.byTitle))</b></li>\n" : ""
+        return report.selection.htmlHeader(page: "Onboarding funnel", extra: by, idle: idleText(report.idleSeconds))
     }
 
     func share(_ n: Int, of total: Int) -> String {

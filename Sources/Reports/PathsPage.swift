@@ -49,18 +49,7 @@ struct PathsPage {
     }
 
     func header() -> String {
-        let r = report.selection
-        var out = "<header class=\"top\">\n<p class=\"eyebrow\">Onboarding paths · flow <code>\(HTML.escape(r.flow))</code></p>\n"
-        out += "<h1>\(HTML.escape(r.flowTitle))</h1>\n<ul class=\"scope\">\n"
-        out += "<li><span>cohort</span> \(r.cohort.map { "<b>\(HTML.escape($0))</b>" } ?? "all started users")</li>\n"
-        if !r.filters.isEmpty {
-            out += "<li><span>where</span> " + r.filters.map { "<code>\(HTML.escape($0))</code>" }.joined(separator: " and ") + "</li>\n"
-        }
-        if let since = r.since { out += "<li><span>started since</span> \(HTML.escape(since))</li>\n" }
-        if let until = r.until { out += "<li><span>started before</span> \(HTML.escape(until))</li>\n" }
-        out += "<li><span>as of</span> <b>\(HTML.escape(r.asOf))</b></li>\n"
-        out += "<li><span>idle window</span> \(HTML.escape(DurationText.spoken(r.idleSeconds)))</li>\n</ul>\n</header>\n"
-        return out
+        report.selection.htmlHeader(page: "Onboarding paths", idle: DurationText.spoken(report.selection.idleSeconds))
     }
 
     func kpis() -> String {

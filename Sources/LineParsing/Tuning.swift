@@ -10,6 +10,9 @@ enum Tuning {
     static let waitingBatches = 12
     /// Emptied batches kept for the parser to fill again.
     static let spareBatches = 2
+    /// Shapes an input learns as templates (`ShapeTemplates`), at most: past them, lines of
+    /// new shapes are parsed in full; a template holds its literals once, a few hundred bytes.
+    static let shapeTemplates = 4_096
     /// How long the writer waits for a batch before it does other work (seconds).
     static let batchWait = 0.005
 }

@@ -60,6 +60,8 @@ package struct ShapeTemplates {
     private var templates: [Template] = []
     /// Shapes offered to `learn` so far, by number: each is learnt once.
     private var learnt: [Bool] = []
+    /// Literal bytes held (edges and tails).
+    private var literalBytes = 0
 
     package init() {}
 
@@ -150,7 +152,8 @@ package struct ShapeTemplates {
         let s = Int(shape)
         guard s >= 0 else { return }
         if learnt.count <= s { learnt.append(contentsOf: repeatElement(false, count: s + 1 - learnt.count)) }
-        guard !learnt[s], templates.count < Tuning.shapeTemplates else { return }
+        guard !learnt[s], templates.count < Tuning.shapeTemplates,
+              literalBytes + line.count <= Tuning.shapeTemplateBytes else { return }
         learnt[s] = true
         var needed: UInt8 = 0
         for f: LineShape.Field in [.eventID, .name, .user, .ts, .flow] { needed |= 1 << f.rawValue }
@@ -170,9 +173,13 @@ package struct ShapeTemplates {
         }
         var node = 0
         for (k, cut) in cuts.enumerated() {
-            node = edge(from: node, literal: UnsafeBufferPointer(rebasing: b[literals[k]]), field: cut.field)
+            guard let next = edge(from: node, literal: UnsafeBufferPointer(rebasing: b[literals[k]]), field: cut.field)
+            else { return }
+            node = next
         }
-        let tail = tails.intern(UnsafeBufferPointer(rebasing: b[literals[cuts.count]]))
+        let tailBytes = UnsafeBufferPointer(rebasing: b[literals[cuts.count]])
+        literalBytes += tailBytes.count
+        let tail = tails.intern(tailBytes)
         if tail.isNew { tailFirst.append(-1) }
         var end = tailFirst[tail.id]
         while end >= 0 {
@@ -184,14 +191,19 @@ package struct ShapeTemplates {
         templates.append(Template(shape: shape, hasStep: env.step != nil, context: context))
     }
 
-    /// The node after `literal` and a cut of `field` from `node`, added when new.
-    private mutating func edge(from node: Int, literal: UnsafeBufferPointer<UInt8>, field: LineShape.Field) -> Int {
+    /// The node after `literal` and a cut of `field` from `node`, added when new; nil when
+    /// `node` has as many edges as it may.
+    private mutating func edge(from node: Int, literal: UnsafeBufferPointer<UInt8>, field: LineShape.Field) -> Int? {
         var e = firstEdge[node]
+        var branches = 0
         while e >= 0 {
             let edge = edges[e]
             if edge.field == field, arena[edge.literal].elementsEqual(literal) { return edge.node }
             e = edge.next
+            branches += 1
         }
+        guard branches < Tuning.shapeTemplateBranches else { return nil }
+        literalBytes += literal.count
         let start = arena.count
         arena.append(contentsOf: literal)
         firstEdge.append(-1)

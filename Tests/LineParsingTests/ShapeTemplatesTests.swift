@@ -131,6 +131,35 @@ final class ShapeTemplatesTests: XCTestCase {
         XCTAssertGreaterThan(missed, 10_000)
     }
 
+    /// Shapes that differ before their first cut branch at the trie's root: past
+    /// `shapeTemplateBranches` of them, lines of further shapes are parsed in full, and every
+    /// line still keys as the full parse.
+    func testBranchesAfterACutAreBounded() throws {
+        let shapes = Tuning.shapeTemplateBranches + 4
+        func line(_ shape: Int, _ n: Int) -> [UInt8] {
+            Array(#"{"x\#(shape)":1,"event_id":"e\#(shape)-\#(n)","event":"onboarding.started","user_id":"u\#(n)","ts":"2026-10-01T10:00:00Z","flow":"f"}"#.utf8)
+        }
+        var fast = LineKeyer(), full = LineKeyer()
+        var matched = [Bool](repeating: false, count: shapes)
+        for n in 0..<3 {
+            for shape in 0..<shapes {
+                let l = line(shape, n)
+                guard case .success(let env) = parsed(l) else { return XCTFail("line \(shape) \(n) is valid") }
+                let match = l.withUnsafeBufferPointer { fast.match($0) }
+                if let match {
+                    matched[shape] = true
+                    XCTAssertEqual(match.envelope, env)
+                }
+                let keys = l.withUnsafeBufferPointer { b in
+                    (fast.keys(env, start: 0, end: b.count, in: b, shape: match?.shape), full.keys(env, start: 0, end: b.count, in: b))
+                }
+                XCTAssertEqual(keys.0.shape, keys.1.shape)
+                XCTAssertEqual(keys.0.shape, Int32(shape))
+            }
+        }
+        XCTAssertEqual(matched, (0..<shapes).map { $0 < Tuning.shapeTemplateBranches })
+    }
+
     /// JSONTestSuite-style cases on the values a template cuts: the parser decides each, and
     /// the template agrees or leaves the line to it.
     func testCutValuesAreValidatedAsTheParserDoes() throws {

@@ -46,6 +46,21 @@ public struct Journey: Sendable, Hashable, Codable {
     /// left there did last, read without scanning their events. Nil in journeys stored
     /// before it was kept (version 4 and earlier).
     public var lastSeqOnCurrentStep: Int64?
+    /// The user's step views in fold order, consecutive views of one step as one run: each
+    /// run's step and the time of its first view (what `funnel paths` reads as moves).
+    /// Empty in journeys stored before it was kept (version 5 and earlier).
+    public var viewRuns: [ViewRun] = []
+
+    /// A run of views of one step: its step and first view.
+    public struct ViewRun: Sendable, Hashable, Codable {
+        public var step: String
+        public var at: Timestamp
+
+        public init(step: String, at: Timestamp) {
+            self.step = step
+            self.at = at
+        }
+    }
 
     public struct StepVisit: Sendable, Hashable, Codable {
         public var step: String

@@ -26,6 +26,13 @@ public struct JourneyFacts: Sendable, Hashable {
     public var seconds: [Double]
     /// How the journey departs from the definition (empty for most).
     public var drift: [DriftFact]
+    /// Per run of views of one step (`Journey.viewRuns`, fold order): its slot, or -1 - i for
+    /// `otherRunSteps[i]` (a step on no lane).
+    public var runSlots: [Int]
+    /// Per run: the time of its first view (microseconds).
+    public var runMicros: [Int64]
+    /// The steps of runs on no lane, each once.
+    public var otherRunSteps: [String]
 
     /// Every step of every lane, in lane order, first occurrence: the slot numbering.
     public static func slots(_ definition: FlowDefinition) -> [String] {
@@ -94,11 +101,27 @@ public struct JourneyFacts: Sendable, Hashable {
             bits[k] |= b
         }
         drift = DriftFact.facts(of: j, vocabulary: prepared.vocabulary)
+        runSlots = []
+        runMicros = []
+        otherRunSteps = []
+        runSlots.reserveCapacity(j.viewRuns.count)
+        runMicros.reserveCapacity(j.viewRuns.count)
+        for run in j.viewRuns {
+            if let k = slots[run.step] {
+                runSlots.append(k)
+            } else if let i = otherRunSteps.firstIndex(of: run.step) {
+                runSlots.append(-1 - i)
+            } else {
+                runSlots.append(-1 - otherRunSteps.count)
+                otherRunSteps.append(run.step)
+            }
+            runMicros.append(run.at.micros)
+        }
     }
 
     public func binary() -> [UInt8] {
         var w = BinaryWriter()
-        w.byte(3)
+        w.byte(4)
         w.byte((startedAt != nil ? 1 : 0) | (completedAt != nil ? 2 : 0))
         if let startedAt { w.int(startedAt) }
         if let completedAt { w.int(completedAt) }
@@ -132,6 +155,18 @@ public struct JourneyFacts: Sendable, Hashable {
             w.string(d.detail)
             w.int(d.at)
         }
+        // Version 4: the view runs, each its slot + 1 (0: a step on no lane, its name
+        // following) and its time from `firstEventAt`.
+        w.uint(UInt64(runSlots.count))
+        for (k, slot) in runSlots.enumerated() {
+            if slot >= 0 {
+                w.uint(UInt64(slot) + 1)
+            } else {
+                w.byte(0)
+                w.string(otherRunSteps[-1 - slot])
+            }
+            w.int(runMicros[k] - firstEventAt)
+        }
         return w.bytes
     }
 
@@ -153,6 +188,9 @@ public struct JourneyFacts: Sendable, Hashable {
         bits = []
         seconds = []
         drift = []
+        runSlots = []
+        runMicros = []
+        otherRunSteps = []
     }
 
     /// An empty value to `decode` into.
@@ -163,7 +201,7 @@ public struct JourneyFacts: Sendable, Hashable {
     public mutating func decode(_ b: UnsafeRawBufferPointer) throws {
         var r = BinaryReader(b)
         let version = try r.byte()
-        guard (1...3).contains(version) else { throw JourneyDecodingError(offset: 0, reason: "unknown facts version \(version)") }
+        guard (1...4).contains(version) else { throw JourneyDecodingError(offset: 0, reason: "unknown facts version \(version)") }
         let has = try r.byte()
         startedAt = has & 1 != 0 ? try r.int() : nil
         completedAt = has & 2 != 0 ? try r.int() : nil
@@ -204,6 +242,31 @@ public struct JourneyFacts: Sendable, Hashable {
                     throw JourneyDecodingError(offset: offset, reason: "unknown drift kind")
                 }
                 drift.append(DriftFact(kind: kind, name: try r.string(), detail: try r.string(), at: try r.int()))
+            }
+        }
+        if !runSlots.isEmpty {
+            runSlots.removeAll(keepingCapacity: true)
+            runMicros.removeAll(keepingCapacity: true)
+        }
+        if !otherRunSteps.isEmpty { otherRunSteps.removeAll(keepingCapacity: true) }
+        if version >= 4 {
+            let count = try r.count()
+            for _ in 0..<count {
+                let offset = r.offset
+                let code = try r.uint()
+                if code > 0 {
+                    guard code <= UInt64(n) else { throw JourneyDecodingError(offset: offset, reason: "a view run's slot out of range") }
+                    runSlots.append(Int(code - 1))
+                } else {
+                    let step = try r.string()
+                    if let i = otherRunSteps.firstIndex(of: step) {
+                        runSlots.append(-1 - i)
+                    } else {
+                        runSlots.append(-1 - otherRunSteps.count)
+                        otherRunSteps.append(step)
+                    }
+                }
+                runMicros.append(firstEventAt &+ (try r.int()))
             }
         }
         guard r.atEnd else { throw JourneyDecodingError(offset: r.offset, reason: "trailing bytes in facts") }

@@ -36,6 +36,8 @@ public struct JourneyFold: Sendable {
     private var promptOutcomes: [String: [String]] = [:]
     /// `Journey.lastSeqOnCurrentStep`.
     private var lastSeqOnCurrentStep: Int64?
+    /// `Journey.viewRuns`.
+    private var viewRuns: [Journey.ViewRun] = []
     /// The context number of the last event folded (`FoldableEvent.contextID`).
     private var lastContextID: Int32 = -1
     /// The definition's steps, flags and listed values (`FlowVocabulary`; empty without one),
@@ -103,6 +105,7 @@ public struct JourneyFold: Sendable {
         driftSeen = journey.driftSeen
         promptOutcomes = journey.promptOutcomes
         lastSeqOnCurrentStep = journey.lastSeqOnCurrentStep
+        viewRuns = journey.viewRuns
     }
 
     /// The next events number their contexts afresh (another input's `EventParts`): the last
@@ -188,7 +191,10 @@ public struct JourneyFold: Sendable {
                 visits.append(.init(step: step, firstViewedAt: e.time, views: 1, secondsOnStep: nil))
                 viewOrder.append(step)
             }
-            if currentStep != step { currentStepSince = e.time }
+            if currentStep != step {
+                currentStepSince = e.time
+                viewRuns.append(.init(step: step, at: e.time))
+            }
             currentStep = step
         case .stepCompleted:
             var collected: [String] = []
@@ -321,7 +327,8 @@ public struct JourneyFold: Sendable {
             lane: lane, laneReason: laneReason, values: values, flags: flags, appVersion: appVersion,
             platform: platform, visits: visits, path: path, events: events, unplanned: unplanned,
             backNavigations: backNavigations, signInFailures: signInFailures, deviations: deviations,
-            driftSeen: driftSeen, promptOutcomes: promptOutcomes, lastSeqOnCurrentStep: lastSeqOnCurrentStep)
+            driftSeen: driftSeen, promptOutcomes: promptOutcomes, lastSeqOnCurrentStep: lastSeqOnCurrentStep,
+            viewRuns: viewRuns)
     }
 
     private var started: Bool { startedAt != nil }

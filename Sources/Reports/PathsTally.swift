@@ -22,21 +22,13 @@ struct PathsTally {
     private var durations: [Double] = []
     /// Every two steps one after the other on a lane (`PathsReport.adjacentPairs`), and the
     /// seconds between them of each user who viewed both in that order.
-    private let pairs: [(from: String, to: String)]
-    private var pairDurations: [[Double]]
+    private var pairs: AdjacentPairs
 
     init(definition: FlowDefinition, query: ReportQuery, between: (from: String, to: String)?) {
         self.definition = definition
         self.query = query
         self.between = between
-        var pairs: [(from: String, to: String)] = []
-        for lane in definition.lanes {
-            for (a, b) in zip(lane.steps, lane.steps.dropFirst()) where !pairs.contains(where: { $0 == (a.id, b.id) }) {
-                pairs.append((a.id, b.id))
-            }
-        }
-        self.pairs = pairs
-        pairDurations = [[Double]](repeating: [], count: pairs.count)
+        pairs = AdjacentPairs(definition)
         freeFormKeys = DropoffScope.freeFormKeys(definition)
     }
 
@@ -75,9 +67,7 @@ struct PathsTally {
             returns[r.left] = row
         }
         if let between, let seconds = path.seconds(from: between.from, to: between.to) { durations.append(seconds) }
-        for (i, pair) in pairs.enumerated() {
-            if let seconds = path.seconds(from: pair.from, to: pair.to) { pairDurations[i].append(seconds) }
-        }
+        pairs.add { path.seconds(from: $0, to: $1) }
     }
 
     func report() -> PathsReport {
@@ -112,8 +102,8 @@ struct PathsTally {
             selection: ReportSelection(definition: definition, query: query),
             users: .init(started: started, viewed: viewed, moved: moved),
             steps: steps, transitions: rows, exits: exitRows, returns: returnRows,
-            timeBetween: between.map { Self.timeBetween($0.from, $0.to, durations) },
-            adjacentPairs: zip(pairs, pairDurations).filter { !$0.1.isEmpty }.map { Self.timeBetween($0.0.from, $0.0.to, $0.1) })
+            timeBetween: between.map { PathsReport.TimeBetween($0.from, $0.to, durations: durations) },
+            adjacentPairs: pairs.timesBetween())
     }
 
     /// The definition's steps by their place in flow order: the first lane's steps, each
@@ -136,16 +126,5 @@ struct PathsTally {
         var order: [String: Int] = [:]
         for (i, step) in merged.enumerated() { order[step] = i }
         return order
-    }
-
-    /// The time between two steps: its percentiles, mean and histogram over `durations`.
-    private static func timeBetween(_ from: String, _ to: String, _ durations: [Double]) -> PathsReport.TimeBetween {
-        let sorted = durations.sorted()
-        return PathsReport.TimeBetween(
-            from: from, to: to, users: sorted.count,
-            p50: Statistics.percentile(sorted: sorted, 0.50), p75: Statistics.percentile(sorted: sorted, 0.75),
-            p90: Statistics.percentile(sorted: sorted, 0.90), p95: Statistics.percentile(sorted: sorted, 0.95),
-            mean: Statistics.mean(sorted),
-            histogram: Statistics.histogram(sorted).map { .init(fromSeconds: $0.from, toSeconds: $0.to, users: $0.count) })
     }
 }

@@ -99,10 +99,10 @@ final class JourneyBinaryTests: XCTestCase {
         }
     }
 
-    func testVersion5RoundTripsWithAndWithoutTheDefinitionsNames() throws {
+    func testVersion6RoundTripsWithAndWithoutTheDefinitionsNames() throws {
         for names in [JourneyNames.none, Self.names] {
             let bytes = Self.sample.binary(resume: Self.sampleResume, names: names)
-            XCTAssertEqual(bytes.first, 5)
+            XCTAssertEqual(bytes.first, 6)
             let (journey, resume) = try bytes.withUnsafeBytes { try Journey.decode(binary: $0, names: names) }
             XCTAssertEqual(journey, Self.sample)
             XCTAssertEqual(resume, Self.sampleResume)
@@ -114,16 +114,30 @@ final class JourneyBinaryTests: XCTestCase {
             // Without resume state.
             let plain = Self.sample.binary(names: names)
             XCTAssertEqual(try Journey(binary: plain, names: names), Self.sample)
-            // Version 4 is version 5 without the last seq on the current step, version 3 is
-            // version 4 without the prompt outcomes, version 2 is version 3 without the drift
-            // times (here: none of any, one byte each).
-            XCTAssertEqual(Array(plain.suffix(3)), [0, 0, 0])
-            let v4 = [4] + plain.dropFirst().dropLast()
+            // Version 5 is version 6 without the view runs, version 4 is version 5 without the
+            // last seq on the current step, version 3 is version 4 without the prompt
+            // outcomes, version 2 is version 3 without the drift times (here: none of any,
+            // one byte each).
+            XCTAssertEqual(Array(plain.suffix(4)), [0, 0, 0, 0])
+            let v5 = [5] + plain.dropFirst().dropLast()
+            XCTAssertEqual(try Journey(binary: Array(v5), names: names), Self.sample)
+            let v4 = [4] + plain.dropFirst().dropLast(2)
             XCTAssertEqual(try Journey(binary: Array(v4), names: names), Self.sample)
-            let v3 = [3] + plain.dropFirst().dropLast(2)
+            let v3 = [3] + plain.dropFirst().dropLast(3)
             XCTAssertEqual(try Journey(binary: Array(v3), names: names), Self.sample)
-            let v2 = [2] + plain.dropFirst().dropLast(3)
+            let v2 = [2] + plain.dropFirst().dropLast(4)
             XCTAssertEqual(try Journey(binary: Array(v2), names: names), Self.sample)
+            // The view runs, a step the flow lacks and a time in another offset included;
+            // a version 5 row has none.
+            var viewed = Self.sample
+            viewed.viewRuns = [.init(step: "welcome", at: Self.sample.firstEventAt),
+                               .init(step: "somewhereElse", at: Timestamp(micros: 1_790_000_012_500_001, offsetSeconds: 7200)),
+                               .init(step: "welcome", at: Timestamp(micros: 1_790_000_013_000_000, offsetSeconds: -18000)),
+                               .init(step: "done", at: Timestamp(micros: 1_790_000_900_000_000, offsetSeconds: -18000))]
+            let (runsBack, _) = try viewed.binary(resume: Self.sampleResume, names: names)
+                .withUnsafeBytes { try Journey.decode(binary: $0, names: names) }
+            XCTAssertEqual(runsBack, viewed)
+            XCTAssertEqual(runsBack.viewRuns.map(\.at.offsetSeconds), [7200, 7200, -18000, -18000])
             // The seq of the last event on the current step, past one varint byte.
             var placed = Self.sample
             placed.lastSeqOnCurrentStep = 1_523_442

@@ -30,6 +30,31 @@ final class JourneyFoldTests: XCTestCase {
         XCTAssertGreaterThan(afterAView, 300)
     }
 
+    /// Every stored journey of every sample flow (folded input by input, each resuming the
+    /// last) holds its view runs: its step views in fold order, a run per step until another
+    /// step is viewed, as `funnel paths` walks them.
+    func testViewRunsAreTheUsersStepViewsInFoldOrder() throws {
+        let flows = ["glp1", "baby-basics", "screentime-rewards", "shieldai", "trendy", "edge"]
+        let store = try ingest(flows.map { repositoryRoot.appendingPathComponent("sample-data/\($0)").path }, into: temporaryStorePath())
+        var runs = 0, again = 0
+        for definition in Flows.builtIn {
+            for j in try ProjectionStore.journeys(flow: definition.id, definition: definition, store: store) {
+                let events = try store.events(user: j.userID, flow: definition.id)
+                var want: [Journey.ViewRun] = []
+                for i in events.foldOrderIndices where events[i].event.known == .stepViewed {
+                    guard let step = events[i].event.step, want.last?.step != step else { continue }
+                    want.append(Journey.ViewRun(step: step, at: events[i].event.time))
+                }
+                XCTAssertEqual(j.viewRuns, want, "\(definition.id) \(j.userID)")
+                runs += want.count
+                if Set(want.map(\.step)).count < want.count { again += 1 }
+            }
+        }
+        XCTAssertGreaterThan(runs, 5_000)
+        // Some users view a step again after another: a run of it each time.
+        XCTAssertGreaterThan(again, 0)
+    }
+
     func testMaintainUserSkipsGoalWeightAndFlagOffSkipsTrackingStyle() throws {
         var b = JourneyBuilder("u-1", flags: ["completionScreenForExplorers": .bool(false)])
         b.add(0, "onboarding.started", "signIn")

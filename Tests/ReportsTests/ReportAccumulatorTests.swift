@@ -57,5 +57,6 @@ final class ReportAccumulatorTests: XCTestCase {
         XCTAssertGreaterThan(all.users.completed, 0)
         XCTAssertGreaterThan(all.users.abandoned, 0)
         XCTAssertGreaterThan(all.steps.map(\.dropped).reduce(0, +), 0)
+        XCTAssertGreaterThan(all.adjacentPairs?.count ?? 0, 2)
     }
 }

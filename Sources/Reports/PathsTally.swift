@@ -1,8 +1,11 @@
 import FunnelModel
 import Journeys
+import StoreCore
 
-/// Counts the users of a selection into a `PathsReport`, one user at a time (`add`).
-struct PathsTally {
+/// Counts the users of a selection into a `PathsReport`, one user at a time: from their
+/// events (`add(_:events:)`) or from their journeys' report facts (`add(_:)`, in shares that
+/// are merged in order; then `readLastEvents` reads the abandoned users' last events).
+struct PathsTally: JourneyAccumulator {
     let definition: FlowDefinition
     let query: ReportQuery
     /// `--from` and `--to`, when asked.
@@ -23,6 +26,13 @@ struct PathsTally {
     /// Every two steps one after the other on a lane (`PathsReport.adjacentPairs`), and the
     /// seconds between them of each user who viewed both in that order.
     private var pairs: AdjacentPairs
+    /// The steps of the facts' slots (`JourneyFacts.slots`).
+    private let slotSteps: [String]
+    /// The query's cohort as a bit of `JourneyFacts.cohorts` (0: no such cohort); nil without one.
+    private let cohortMask: UInt64?
+    /// The abandoned users counted from facts whose last event is still to be read: the
+    /// step they last viewed and the event's seq.
+    private var unreadLastEvents: [(step: String, seq: Int64)] = []
 
     init(definition: FlowDefinition, query: ReportQuery, between: (from: String, to: String)?) {
         self.definition = definition
@@ -30,13 +40,53 @@ struct PathsTally {
         self.between = between
         pairs = AdjacentPairs(definition)
         freeFormKeys = DropoffScope.freeFormKeys(definition)
+        slotSteps = JourneyFacts.slots(definition)
+        cohortMask = query.cohort.map { cohort in
+            guard let i = definition.cohorts.firstIndex(of: cohort), i < 64 else { return 0 }
+            return 1 << UInt64(i)
+        }
+    }
+
+    /// The idle window in microseconds, as `UserPath` compares gaps with it.
+    private var idleMicros: Int64 { Int64(query.idleSeconds * 1_000_000) }
+
+    /// Whether `add(_: JourneyFacts)` can count this selection: no `--where` filters, facts
+    /// that stand for the definition, an idle window no shorter than the silences they keep.
+    var acceptsFacts: Bool {
+        query.filters.isEmpty && JourneyFacts.supports(definition) && idleMicros >= JourneyFacts.keptSilenceMicros
     }
 
     /// Counts one user: their journey (the fold of `events`) and their events (any order).
     mutating func add(_ journey: Journey, events: [RecordedEvent]) {
         guard query.selects(journey, definition: definition) else { return }
-        started += 1
         let path = UserPath(journey, events: events, asOf: query.asOf, idleSeconds: query.idleSeconds)
+        let keys = freeFormKeys
+        count(path, state: journey.state(asOf: query.asOf, idleSeconds: query.idleSeconds)) { exit in
+            if let e = path.lastEvent { exit.last[DropoffExplanation.Seen(e, freeFormKeys: keys), default: 0] += 1 }
+        }
+    }
+
+    /// Counts one user from their journey's report facts as of the query's as-of (see
+    /// `acceptsFacts`) when the query selects them.
+    mutating func add(_ f: JourneyFacts) {
+        guard let startedAt = f.startedAt, query.inWindow(startedAt) else { return }
+        if let mask = cohortMask, f.cohorts & mask == 0 { return }
+        let path = UserPath(facts: f, steps: slotSteps, idleMicros: idleMicros)
+        let state = Journey.state(completedAt: f.completedAt, lastEventAt: f.lastEventAt, asOf: query.asOf.micros,
+                                  idleSeconds: query.idleSeconds)
+        var unread: (step: String, seq: Int64)?
+        count(path, state: state) { _ in
+            if let seq = f.lastSeq, let step = path.views.last?.step { unread = (step, seq) }
+        }
+        if let unread { unreadLastEvents.append(unread) }
+    }
+
+    /// Counts a selected user's path in `state`; `abandoned` adds an abandoned user's last
+    /// event to their exit.
+    private mutating func count(_ path: UserPath, state: Journey.State,
+                                abandoned: (inout (completed: Int, inProgress: Int, abandoned: Int,
+                                                   last: [DropoffExplanation.Seen: Int])) -> Void) {
+        started += 1
         guard let last = path.views.last else { return }
         viewed += 1
         if !path.moves.isEmpty { moved += 1 }
@@ -50,12 +100,12 @@ struct PathsTally {
             transitions[move] = t
         }
         var exit = exits[last.step] ?? (0, 0, 0, [:])
-        switch journey.state(asOf: query.asOf, idleSeconds: query.idleSeconds) {
+        switch state {
         case .completed: exit.completed += 1
         case .inProgress: exit.inProgress += 1
         case .abandoned:
             exit.abandoned += 1
-            if let e = path.lastEvent { exit.last[DropoffExplanation.Seen(e, freeFormKeys: freeFormKeys), default: 0] += 1 }
+            abandoned(&exit)
         }
         exits[last.step] = exit
         var left = Set<String>()
@@ -68,6 +118,36 @@ struct PathsTally {
         }
         if let between, let seconds = path.seconds(from: between.from, to: between.to) { durations.append(seconds) }
         pairs.add { path.seconds(from: $0, to: $1) }
+    }
+
+    /// Adds what a later share of the same selection counted.
+    mutating func merge(_ later: PathsTally) {
+        started += later.started
+        viewed += later.viewed
+        moved += later.moved
+        stepUsers.merge(later.stepUsers, uniquingKeysWith: +)
+        movedOn.merge(later.movedOn, uniquingKeysWith: +)
+        transitions.merge(later.transitions) { a, b in (a.users + b.users, a.moves + b.moves) }
+        exits.merge(later.exits) { a, b in
+            (a.completed + b.completed, a.inProgress + b.inProgress, a.abandoned + b.abandoned, a.last.merging(b.last, uniquingKeysWith: +))
+        }
+        returns.merge(later.returns) { a, b in (a.users + b.users, a.returns + b.returns, a.kinds.merging(b.kinds, uniquingKeysWith: +)) }
+        durations += later.durations
+        pairs.merge(later.pairs)
+        unreadLastEvents += later.unreadLastEvents
+    }
+
+    /// Reads the last events of the abandoned users counted from facts from `log` and
+    /// tallies them on the steps they left.
+    mutating func readLastEvents(from log: any EventLogReading) throws {
+        guard !unreadLastEvents.isEmpty else { return }
+        var bySeq: [Int64: Event] = [:]
+        for e in try log.events(seqs: unreadLastEvents.map(\.seq)) { bySeq[e.seq] = e.event }
+        for (step, seq) in unreadLastEvents {
+            guard let e = bySeq[seq] else { throw RequestError("the log holds no event \(seq), the last of a journey: run funnel rebuild") }
+            exits[step]?.last[DropoffExplanation.Seen(e, freeFormKeys: freeFormKeys), default: 0] += 1
+        }
+        unreadLastEvents = []
     }
 
     func report() -> PathsReport {

@@ -53,8 +53,6 @@ public struct ReportAccumulator: JourneyAccumulator {
     public var acceptsFacts: Bool {
         guard query.filters.isEmpty, JourneyFacts.supports(builder.definition) else { return false }
         for by in query.dimensions {
-            // Facts keep no platform: a platform breakdown reads whole journeys.
-            if by == .platform { return false }
             if case .flag(let name) = by, !builder.definition.flags.contains(where: { $0.id == name }) { return false }
         }
         return true

@@ -37,6 +37,12 @@ final class JourneyFactsTests: XCTestCase {
         XCTAssertEqual(a.runSlots, b.runSlots, file: file, line: line)
         XCTAssertEqual(a.runMicros, b.runMicros, file: file, line: line)
         XCTAssertEqual(a.otherRunSteps, b.otherRunSteps, file: file, line: line)
+        XCTAssertEqual(a.pathSlots, b.pathSlots, file: file, line: line)
+        XCTAssertEqual(a.silenceRuns, b.silenceRuns, file: file, line: line)
+        XCTAssertEqual(a.silenceStartsRun, b.silenceStartsRun, file: file, line: line)
+        XCTAssertEqual(a.silenceMicros, b.silenceMicros, file: file, line: line)
+        XCTAssertEqual(a.lastSeq, b.lastSeq, file: file, line: line)
+        XCTAssertEqual(a.platform, b.platform, file: file, line: line)
     }
 
     func testVersion1FactsStillDecode() throws {
@@ -44,15 +50,19 @@ final class JourneyFactsTests: XCTestCase {
         assertSame(try bytes.withUnsafeBytes { try JourneyFacts(binary: $0) }, Self.sample)
     }
 
-    func testVersion4WritesWholeMicrosecondsAsVarintsAndRoundTrips() throws {
+    func testVersion5WritesWholeMicrosecondsAsVarintsAndRoundTrips() throws {
         let v1 = JourneyBinaryTests.bytes(hex: Self.version1Hex)
         let v2 = Self.sample.binary()
-        XCTAssertEqual(v2.first, 4)
+        XCTAssertEqual(v2.first, 5)
         // 12.5 s as a 4-byte varint instead of 8 bytes; 0.1 + 0.2 keeps its double; one
-        // byte for no drift facts and one for no view runs.
-        XCTAssertEqual(v2.count, v1.count - 4 + 2)
-        // Version 3 is version 4 without the view runs.
-        let v3 = [3] + v2.dropFirst().dropLast()
+        // byte each for no drift facts, no view runs, no path, no silences, no last seq and
+        // no platform.
+        XCTAssertEqual(v2.count, v1.count - 4 + 6)
+        // Version 4 is version 5 without the path, silences, last seq and platform; version 3
+        // is version 4 without the view runs.
+        let v4 = [4] + v2.dropFirst().dropLast(4)
+        assertSame(try Array(v4).withUnsafeBytes { try JourneyFacts(binary: $0) }, Self.sample)
+        let v3 = [3] + v2.dropFirst().dropLast(5)
         assertSame(try Array(v3).withUnsafeBytes { try JourneyFacts(binary: $0) }, Self.sample)
         assertSame(try v2.withUnsafeBytes { try JourneyFacts(binary: $0) }, Self.sample)
         // Decoding into a value that held other facts (as a report does row after row).
@@ -74,8 +84,20 @@ final class JourneyFactsTests: XCTestCase {
         var back = JourneyFacts.empty
         try bytes.withUnsafeBytes { try back.decode($0) }
         assertSame(back, f)
-        let v3 = [3] + Self.sample.binary().dropFirst().dropLast()
+        let v3 = [3] + Self.sample.binary().dropFirst().dropLast(5)
         try Array(v3).withUnsafeBytes { try back.decode($0) }
+        assertSame(back, Self.sample)
+        // What paths reads besides: the path's slots, the silences, the last seq, the platform.
+        f.pathSlots = [0, 2, -1]
+        f.silenceRuns = [2, 5]
+        f.silenceStartsRun = [true, false]
+        f.silenceMicros = [600_000_001, 86_400_000_000]
+        f.lastSeq = 1_523_442
+        f.platform = "android"
+        let full = f.binary()
+        try full.withUnsafeBytes { try back.decode($0) }
+        assertSame(back, f)
+        try Self.sample.binary().withUnsafeBytes { try back.decode($0) }
         assertSame(back, Self.sample)
         // A slot beyond the facts' slots is refused, not read.
         var wrong = f

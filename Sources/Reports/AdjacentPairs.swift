@@ -8,7 +8,11 @@ struct AdjacentPairs {
     let pairs: [(from: String, to: String)]
     /// Per pair, its steps' slots (`JourneyFacts.slots`).
     private let slotPairs: [(from: Int, to: Int)]
-    private var durations: [[Double]]
+    /// Per pair, each user's time between its steps (microseconds).
+    private var durations: [[Int64]]
+    /// Per slot, the user's first run of it (-1: none), and the slots set: scratch for `add`.
+    private var firstRun: [Int]
+    private var touched: [Int] = []
 
     init(_ definition: FlowDefinition) {
         var pairs: [(from: String, to: String)] = []
@@ -21,25 +25,26 @@ struct AdjacentPairs {
         var slot: [String: Int] = [:]
         for (k, step) in JourneyFacts.slots(definition).enumerated() { slot[step] = k }
         slotPairs = pairs.map { (slot[$0.from] ?? -1, slot[$0.to] ?? -1) }
-        durations = [[Double]](repeating: [], count: pairs.count)
+        firstRun = [Int](repeating: -1, count: slot.count)
+        durations = [[Int64]](repeating: [], count: pairs.count)
     }
 
-    /// Seconds from the first of `count` runs whose step is `from` to the first run of `to`
-    /// after it (runs in fold order, `micros` their first views); nil when there is none.
-    static func seconds<S: Equatable>(runs count: Int, step: (Int) -> S, micros: (Int) -> Int64, from: S, to: S) -> Double? {
+    /// Microseconds from the first of `count` runs whose step is `from` to the first run of
+    /// `to` after it (runs in fold order, `micros` their first views); nil when there is none.
+    static func micros<S: Equatable>(runs count: Int, step: (Int) -> S, micros: (Int) -> Int64, from: S, to: S) -> Int64? {
         var i = 0
         while i < count, step(i) != from { i += 1 }
         guard i < count else { return nil }
         var j = i + 1
         while j < count, step(j) != to { j += 1 }
         guard j < count else { return nil }
-        return Double(micros(j) - micros(i)) / 1_000_000
+        return micros(j) - micros(i)
     }
 
     /// Adds one user's times, given the steps of their runs by name.
-    mutating func add(seconds: (_ from: String, _ to: String) -> Double?) {
+    mutating func add(micros: (_ from: String, _ to: String) -> Int64?) {
         for (i, pair) in pairs.enumerated() {
-            if let s = seconds(pair.from, pair.to) { durations[i].append(s) }
+            if let m = micros(pair.from, pair.to) { durations[i].append(m) }
         }
     }
 
@@ -49,15 +54,24 @@ struct AdjacentPairs {
         var count = 0
         while count < micros.count, micros[count] <= asOf { count += 1 }
         guard count > 1 else { return }
-        slots.withUnsafeBufferPointer { slots in
-            micros.withUnsafeBufferPointer { micros in
-                for (i, pair) in slotPairs.enumerated() where pair.from >= 0 && pair.to >= 0 {
-                    if let s = Self.seconds(runs: count, step: { slots[$0] }, micros: { micros[$0] }, from: pair.from, to: pair.to) {
-                        durations[i].append(s)
-                    }
-                }
-            }
+        for k in 0..<count where slots[k] >= 0 && slots[k] < firstRun.count && firstRun[slots[k]] < 0 {
+            firstRun[slots[k]] = k
+            touched.append(slots[k])
         }
+        // The first run of `to` after the first of `from`: its first run when that came later.
+        for (i, pair) in slotPairs.enumerated() where pair.from >= 0 && pair.to >= 0 {
+            let a = firstRun[pair.from]
+            guard a >= 0 else { continue }
+            var j = firstRun[pair.to]
+            if j <= a {
+                j = a + 1
+                while j < count, slots[j] != pair.to { j += 1 }
+                guard j < count else { continue }
+            }
+            durations[i].append(micros[j] - micros[a])
+        }
+        for slot in touched { firstRun[slot] = -1 }
+        touched.removeAll(keepingCapacity: true)
     }
 
     /// Adds the times of another share of the same users.
@@ -67,14 +81,15 @@ struct AdjacentPairs {
 
     /// The time between each pair, in lane order; pairs nobody viewed in that order left out.
     func timesBetween() -> [PathsReport.TimeBetween] {
-        zip(pairs, durations).filter { !$0.1.isEmpty }.map { PathsReport.TimeBetween($0.0.from, $0.0.to, durations: $0.1) }
+        zip(pairs, durations).filter { !$0.1.isEmpty }.map { PathsReport.TimeBetween($0.0.from, $0.0.to, micros: $0.1) }
     }
 }
 
 extension PathsReport.TimeBetween {
-    /// The time between two steps: its percentiles, mean and histogram over `durations`.
-    init(_ from: String, _ to: String, durations: [Double]) {
-        let sorted = durations.sorted()
+    /// The time between two steps: its percentiles, mean and histogram over `micros`, each
+    /// user's time in microseconds (as seconds: the microseconds over a million).
+    init(_ from: String, _ to: String, micros: [Int64]) {
+        let sorted = Statistics.sorted(micros).map { Double($0) / 1_000_000 }
         self.init(from: from, to: to, users: sorted.count,
                   p50: Statistics.percentile(sorted: sorted, 0.50), p75: Statistics.percentile(sorted: sorted, 0.75),
                   p90: Statistics.percentile(sorted: sorted, 0.90), p95: Statistics.percentile(sorted: sorted, 0.95),

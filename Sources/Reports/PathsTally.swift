@@ -22,7 +22,8 @@ struct PathsTally: JourneyAccumulator {
     /// The keys collected without a list of values: left out of the last events.
     private let freeFormKeys: Set<String>
     private var returns: [String: (users: Int, returns: Int, kinds: [PathsReport.ReturnKind: Int])] = [:]
-    private var durations: [Double] = []
+    /// The time between `between`'s steps of each user who viewed both in order (microseconds).
+    private var durations: [Int64] = []
     /// Every two steps one after the other on a lane (`PathsReport.adjacentPairs`), and the
     /// seconds between them of each user who viewed both in that order.
     private var pairs: AdjacentPairs
@@ -33,6 +34,10 @@ struct PathsTally: JourneyAccumulator {
     /// The abandoned users counted from facts whose last event is still to be read: the
     /// step they last viewed and the event's seq.
     private var unreadLastEvents: [(step: String, seq: Int64)] = []
+    /// What users counted from facts add up to, by step number (`flushCodes` names them).
+    private var codes: Codes
+    /// `between`'s steps as `codes` numbers them, once a user has been counted from facts.
+    private var betweenCodes: (from: Int, to: Int)?
 
     init(definition: FlowDefinition, query: ReportQuery, between: (from: String, to: String)?) {
         self.definition = definition
@@ -41,6 +46,7 @@ struct PathsTally: JourneyAccumulator {
         pairs = AdjacentPairs(definition)
         freeFormKeys = DropoffScope.freeFormKeys(definition)
         slotSteps = JourneyFacts.slots(definition)
+        codes = Codes(slots: slotSteps)
         cohortMask = query.cohort.map { cohort in
             guard let i = definition.cohorts.firstIndex(of: cohort), i < 64 else { return 0 }
             return 1 << UInt64(i)
@@ -71,14 +77,55 @@ struct PathsTally: JourneyAccumulator {
     mutating func add(_ f: JourneyFacts) {
         guard let startedAt = f.startedAt, query.inWindow(startedAt) else { return }
         if let mask = cohortMask, f.cohorts & mask == 0 { return }
-        let path = UserPath(facts: f, steps: slotSteps, idleMicros: idleMicros)
         let state = Journey.state(completedAt: f.completedAt, lastEventAt: f.lastEventAt, asOf: query.asOf.micros,
                                   idleSeconds: query.idleSeconds)
-        var unread: (step: String, seq: Int64)?
-        count(path, state: state) { _ in
-            if let seq = f.lastSeq, let step = path.views.last?.step { unread = (step, seq) }
+        started += 1
+        guard let last = codes.add(f, state: state, idleMicros: idleMicros) else { return }
+        viewed += 1
+        if f.runSlots.count > 1 { moved += 1 }
+        if state == .abandoned, let seq = f.lastSeq { unreadLastEvents.append((codes.names[last], seq)) }
+        if let between {
+            let ends = betweenCodes ?? (codes.code(between.from), codes.code(between.to))
+            betweenCodes = ends
+            if let m = codes.micros(from: ends.from, to: ends.to, micros: f.runMicros) { durations.append(m) }
         }
-        if let unread { unreadLastEvents.append(unread) }
+        pairs.add(slots: f.runSlots, micros: f.runMicros, asOf: query.asOf.micros)
+    }
+
+    /// Adds what `codes` counted to the named counts, and starts it over.
+    private mutating func flushCodes() {
+        let counted = codes
+        codes = Codes(slots: slotSteps)
+        betweenCodes = nil
+        counted.flush(into: &self)
+    }
+
+    mutating func addCounted(step: String, users: Int, movedOn moved: Int) {
+        stepUsers[step, default: 0] += users
+        if moved > 0 { movedOn[step, default: 0] += moved }
+    }
+
+    mutating func addCounted(exit step: String, completed: Int, inProgress: Int, abandoned: Int) {
+        var e = exits[step] ?? (0, 0, 0, [:])
+        e.completed += completed
+        e.inProgress += inProgress
+        e.abandoned += abandoned
+        exits[step] = e
+    }
+
+    mutating func addCounted(returnsFrom step: String, users: Int, returns n: Int, kinds: [PathsReport.ReturnKind: Int]) {
+        var r = returns[step] ?? (0, 0, [:])
+        r.users += users
+        r.returns += n
+        r.kinds.merge(kinds, uniquingKeysWith: +)
+        returns[step] = r
+    }
+
+    mutating func addCounted(_ move: UserPath.Move, users: Int, moves: Int) {
+        var t = transitions[move] ?? (0, 0)
+        t.users += users
+        t.moves += moves
+        transitions[move] = t
     }
 
     /// Counts a selected user's path in `state`; `abandoned` adds an abandoned user's last
@@ -116,12 +163,15 @@ struct PathsTally: JourneyAccumulator {
             if left.insert(r.left).inserted { row.users += 1 }
             returns[r.left] = row
         }
-        if let between, let seconds = path.seconds(from: between.from, to: between.to) { durations.append(seconds) }
-        pairs.add { path.seconds(from: $0, to: $1) }
+        if let between, let m = path.micros(from: between.from, to: between.to) { durations.append(m) }
+        pairs.add { path.micros(from: $0, to: $1) }
     }
 
     /// Adds what a later share of the same selection counted.
     mutating func merge(_ later: PathsTally) {
+        flushCodes()
+        var later = later
+        later.flushCodes()
         started += later.started
         viewed += later.viewed
         moved += later.moved
@@ -140,6 +190,7 @@ struct PathsTally: JourneyAccumulator {
     /// Reads the last events of the abandoned users counted from facts from `log` and
     /// tallies them on the steps they left.
     mutating func readLastEvents(from log: any EventLogReading) throws {
+        flushCodes()
         guard !unreadLastEvents.isEmpty else { return }
         var bySeq: [Int64: Event] = [:]
         for e in try log.events(seqs: unreadLastEvents.map(\.seq)) { bySeq[e.seq] = e.event }
@@ -151,6 +202,13 @@ struct PathsTally: JourneyAccumulator {
     }
 
     func report() -> PathsReport {
+        var tally = self
+        tally.flushCodes()
+        return tally.named()
+    }
+
+    /// The report from the named counts.
+    private func named() -> PathsReport {
         let order = stepOrder()
         let rank = { (step: String) in order[step] ?? Int.max }
         let byFlowOrder = { (a: String, b: String) in rank(a) != rank(b) ? rank(a) < rank(b) : a < b }
@@ -182,7 +240,7 @@ struct PathsTally: JourneyAccumulator {
             selection: ReportSelection(definition: definition, query: query),
             users: .init(started: started, viewed: viewed, moved: moved),
             steps: steps, transitions: rows, exits: exitRows, returns: returnRows,
-            timeBetween: between.map { PathsReport.TimeBetween($0.from, $0.to, durations: durations) },
+            timeBetween: between.map { PathsReport.TimeBetween($0.from, $0.to, micros: durations) },
             adjacentPairs: pairs.timesBetween())
     }
 

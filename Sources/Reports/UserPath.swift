@@ -64,30 +64,6 @@ struct UserPath {
         }
     }
 
-    /// Reads a journey's report facts (folded as of the selection's as-of; `steps` names
-    /// their slots): the views, moves and returns reading its events gives, when `idleMicros`
-    /// is at least `Tuning.keptSilenceMicros` (shorter silences are not kept). The last event
-    /// is the facts' `lastSeq`, read from the log by the caller.
-    init(facts f: JourneyFacts, steps: [String], idleMicros: Int64) {
-        var place: [String: Int] = [:]
-        for slot in f.pathSlots where slot >= 0 && slot < steps.count { place[steps[slot]] = place.count }
-        views.reserveCapacity(f.runSlots.count)
-        for (k, slot) in f.runSlots.enumerated() {
-            let step = slot >= 0 ? steps[slot] : f.otherRunSteps[-1 - slot]
-            if let last = views.last {
-                moves.append(Move(from: last.step, to: step, kind: Self.moveKind(from: last.step, to: step, place: place)))
-            }
-            views.append(View(step: step, micros: f.runMicros[k]))
-        }
-        let first = views.first?.step
-        for (i, run) in f.silenceRuns.enumerated() where f.silenceMicros[i] > idleMicros && run < views.count {
-            let to = views[run].step
-            guard !f.silenceStartsRun[i] || run > 0 else { continue }
-            let left = f.silenceStartsRun[i] ? views[run - 1].step : to
-            returns.append(Return(left: left, kind: Self.returnKind(left: left, to: to, first: first, place: place)))
-        }
-    }
-
     static func moveKind(from: String, to: String, place: [String: Int]) -> PathsReport.MoveKind {
         guard let a = place[from], let b = place[to] else { return .offPath }
         return b == a + 1 ? .forward : b > a ? .skip : .back
@@ -100,9 +76,9 @@ struct UserPath {
         return b < a ? .earlier : .later
     }
 
-    /// Seconds from the first view of `from` to the first view of `to` after it; nil when
-    /// the user did not view both in that order.
-    func seconds(from: String, to: String) -> Double? {
-        AdjacentPairs.seconds(runs: views.count, step: { views[$0].step }, micros: { views[$0].micros }, from: from, to: to)
+    /// Microseconds from the first view of `from` to the first view of `to` after it; nil
+    /// when the user did not view both in that order.
+    func micros(from: String, to: String) -> Int64? {
+        AdjacentPairs.micros(runs: views.count, step: { views[$0].step }, micros: { views[$0].micros }, from: from, to: to)
     }
 }

@@ -362,13 +362,13 @@ extension ReportBuilder {
             }
         }
         return pairs.compactMap { pair in
-            let seconds = selected.compactMap { j -> Double? in
+            let micros = selected.compactMap { j -> Int64? in
                 let runs = j.viewRuns.filter { $0.at.micros <= query.asOf.micros }
                 guard let i = runs.firstIndex(where: { $0.step == pair[0] }),
                       let k = runs.indices.first(where: { $0 > i && runs[$0].step == pair[1] }) else { return nil }
-                return Double(runs[k].at.micros - runs[i].at.micros) / 1_000_000
+                return runs[k].at.micros - runs[i].at.micros
             }
-            return seconds.isEmpty ? nil : PathsReport.TimeBetween(pair[0], pair[1], durations: seconds)
+            return micros.isEmpty ? nil : PathsReport.TimeBetween(pair[0], pair[1], micros: micros)
         }
     }
 }

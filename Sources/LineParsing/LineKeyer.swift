@@ -28,11 +28,18 @@ struct LineKeyer {
     private var shapes = ByteInterner()
     private var key: [UInt8] = []
     private var shaper = LineShape()
+    private var templates = ShapeTemplates()
 
     init() { key.reserveCapacity(256) }
 
-    /// The keys of the line at `start..<end` of `b`, its envelope's refs into `b`.
-    mutating func keys(_ env: Envelope, start: Int, end: Int, in b: UnsafeBufferPointer<UInt8>) -> LineKeys {
+    /// The envelope and shape of a line (alone in `line`) of a shape the input had before,
+    /// without parsing it in full; nil: parse it with `EventDecoder`.
+    mutating func match(_ line: UnsafeBufferPointer<UInt8>) -> ShapeTemplates.Match? { templates.match(line) }
+
+    /// The keys of the line at `start..<end` of `b`, its envelope's refs into `b`; `shape`:
+    /// its shape's number when `match` found it.
+    mutating func keys(_ env: Envelope, start: Int, end: Int, in b: UnsafeBufferPointer<UInt8>,
+                       shape known: Int32? = nil) -> LineKeys {
         func ref(_ r: StringRef) -> UnsafeBufferPointer<UInt8> {
             UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)])
         }
@@ -46,9 +53,14 @@ struct LineKeyer {
         key.append(contentsOf: ref(env.name))
         out.key = Int32(key.withUnsafeBufferPointer { keys.intern($0).id })
         out.user = Int32(users.intern(ref(env.userID)).id)
+        if let known {
+            out.shape = known
+            return out
+        }
         shaper.shape(env, lineStart: start, lineEnd: end, in: b)
         if !shaper.cuts.isEmpty {
             out.shape = Int32(shaper.skeleton.withUnsafeBufferPointer { shapes.intern($0).id })
+            templates.learn(shape: out.shape, cuts: shaper.cuts, env: env, line: start..<end, in: b)
         }
         return out
     }

@@ -108,7 +108,9 @@ package enum LineParser {
         do {
             try reader.forEachLine { info, bytes in
                 if info.number <= skipLines { return }
-                let decoded = info.isOversized ? nil : decoder.envelope(bytes)
+                // A line of a shape the input had is matched against it; any other is parsed.
+                let matched = info.isOversized ? nil : keyer.match(bytes)
+                let decoded = info.isOversized ? nil : matched.map { .success($0.envelope) } ?? decoder.envelope(bytes)
                 // The first event of a new day, once the sink is half full, starts a segment:
                 // in a log of several days, few users span the cut.
                 if eventSink != nil, case .success(let env)? = decoded {
@@ -129,7 +131,7 @@ package enum LineParser {
                 case .failure(let r)?: parsed.rejection = r
                 case .success(var env)?:
                     let scratchStart = batch.bytes.count
-                    if !decoder.scratch.isEmpty { batch.bytes.append(contentsOf: decoder.scratch) }
+                    if matched == nil, !decoder.scratch.isEmpty { batch.bytes.append(contentsOf: decoder.scratch) }
                     env.eventID = rebase(env.eventID, line: lineStart, scratch: scratchStart)
                     env.name = rebase(env.name, line: lineStart, scratch: scratchStart)
                     env.userID = rebase(env.userID, line: lineStart, scratch: scratchStart)
@@ -140,7 +142,7 @@ package enum LineParser {
                     env.context = env.context.map { ($0.lowerBound + lineStart)..<($0.upperBound + lineStart) }
                     parsed.envelope = env
                     parsed.keys = batch.bytes.withUnsafeBufferPointer { b in
-                        keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b)
+                        keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b, shape: matched?.shape)
                     }
                     // Built here, with the line's refs rebased into the batch, and handed over
                     // as is (the sink consumes it: no copy of its strings and dictionaries to

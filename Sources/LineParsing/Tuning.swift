@@ -10,6 +10,15 @@ enum Tuning {
     static let waitingBatches = 12
     /// Emptied batches kept for the parser to fill again.
     static let spareBatches = 2
+    /// Shapes an input learns as templates (`ShapeTemplates`), at most: past them, lines of
+    /// new shapes are parsed in full; a template holds its literals once, a few hundred bytes.
+    static let shapeTemplates = 4_096
+    /// Literal bytes the templates of one input hold, at most (a bound on memory whatever
+    /// the lines' length).
+    static let shapeTemplateBytes = 4 << 20
+    /// Literals tried after one cut, at most: a line is compared with each in turn, so a
+    /// log whose shapes differ early does not make every line try thousands.
+    static let shapeTemplateBranches = 16
     /// How long the writer waits for a batch before it does other work (seconds).
     static let batchWait = 0.005
 }

@@ -39,6 +39,28 @@ public struct ByteInterner {
         return h ^ (h >> 32)
     }
 
+    /// The id of `key` when it was interned, without adding it.
+    public func lookup(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
+        let h = ByteInterner.tableHash(key)
+        let mask = slots.count - 1
+        var s = Int(truncatingIfNeeded: h) & mask
+        while true {
+            let id = slots[s]
+            if id < 0 { return nil }
+            if matches(entries[Int(id)], hash: h, key) { return Int(id) }
+            s = (s + 1) & mask
+        }
+    }
+
+    @inline(__always)
+    private func matches(_ e: (hash: UInt64, start: Int, count: Int), hash h: UInt64, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard e.hash == h, e.count == key.count else { return false }
+        return arena.withUnsafeBufferPointer { a -> Bool in
+            guard let ab = a.baseAddress, let kb = key.baseAddress else { return e.count == 0 }
+            return memcmp(ab + e.start, kb, e.count) == 0
+        }
+    }
+
     /// The id of `key`, and whether it was new.
     public mutating func intern(_ key: UnsafeBufferPointer<UInt8>) -> (id: Int, isNew: Bool) {
         let h = ByteInterner.tableHash(key)
@@ -47,14 +69,7 @@ public struct ByteInterner {
         while true {
             let id = slots[s]
             if id < 0 { break }
-            let e = entries[Int(id)]
-            if e.hash == h, e.count == key.count {
-                let same = arena.withUnsafeBufferPointer { a -> Bool in
-                    guard let ab = a.baseAddress, let kb = key.baseAddress else { return e.count == 0 }
-                    return memcmp(ab + e.start, kb, e.count) == 0
-                }
-                if same { return (Int(id), false) }
-            }
+            if matches(entries[Int(id)], hash: h, key) { return (Int(id), false) }
             s = (s + 1) & mask
         }
         let id = entries.count

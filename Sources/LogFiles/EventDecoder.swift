@@ -34,6 +34,19 @@ public struct Envelope: Sendable, Hashable {
     public var timeText: StringRef
     public var properties: Range<Int>?
     public var context: Range<Int>?
+
+    public init(eventID: StringRef, name: StringRef, userID: StringRef, flow: StringRef, step: StringRef?,
+                time: Timestamp, timeText: StringRef, properties: Range<Int>?, context: Range<Int>?) {
+        self.eventID = eventID
+        self.name = name
+        self.userID = userID
+        self.flow = flow
+        self.step = step
+        self.time = time
+        self.timeText = timeText
+        self.properties = properties
+        self.context = context
+    }
 }
 
 /// Shared strings, properties and contexts for `EventDecoder.event(from:in:cache:)`: a value

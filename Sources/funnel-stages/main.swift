@@ -43,6 +43,16 @@ guard !paths.isEmpty else {
     FileHandle.standardError.write(Data("usage: funnel-stages FILES…\n".utf8))
     exit(64)
 }
+// FUNNEL_STAGES_ONLY=parse: only the parser without events, for a profile of that stage.
+if ProcessInfo.processInfo.environment["FUNNEL_STAGES_ONLY"] == "parse" {
+    let seconds = try timed {
+        for path in paths {
+            _ = try LineParser.run(path: path, batchLines: 4_096, batchBytes: 4 << 20) { _ in true }
+        }
+    }
+    print("parse (no events)\t\(String(format: "%.3f", seconds))")
+    exit(0)
+}
 let glp1 = try FlowCatalog().flow("glp1")
 var lines = 0
 var buffer = [UInt8](repeating: 0, count: 1 << 20)

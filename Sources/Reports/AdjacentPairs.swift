@@ -94,7 +94,7 @@ extension PathsReport.TimeBetween {
                   p50: Statistics.percentile(sorted: sorted, 0.50), p75: Statistics.percentile(sorted: sorted, 0.75),
                   p90: Statistics.percentile(sorted: sorted, 0.90), p95: Statistics.percentile(sorted: sorted, 0.95),
                   mean: Statistics.mean(sorted),
-                  histogram: Statistics.histogram(sorted).map { .init(fromSeconds: $0.from, toSeconds: $0.to, users: $0.count) })
+                  histogram: Statistics.histogram(sorted: sorted).map { .init(fromSeconds: $0.from, toSeconds: $0.to, users: $0.count) })
     }
 
     /// The pairs by their median, slowest first (ties in the given order).

@@ -17,7 +17,11 @@ extension PathsTally {
         /// Per step left before a silence: users, returns, and returns per `ReturnKind` (in
         /// `allCases` order).
         private var returns: [(users: Int, returns: Int, kinds: [Int])] = []
-        /// Moves by `moveKey`: users and moves.
+        /// Moves between lane steps by `flatKey`: users, moves, and the last user counted.
+        private var flatUsers: [Int]
+        private var flatMoves: [Int]
+        private var flatSeen: [Int]
+        /// Other moves by `moveKey`: users and moves.
         private var transitions: [Int: (users: Int, moves: Int)] = [:]
         /// The user being counted, as a stamp in the arrays below (per-user distinct counts).
         private var user = 0
@@ -33,6 +37,10 @@ extension PathsTally {
             names = slots
             slotCount = slots.count
             for (i, step) in slots.enumerated() { otherCodes[step] = i }
+            let flat = slots.count * slots.count * PathsReport.MoveKind.allCases.count
+            flatUsers = [Int](repeating: 0, count: flat)
+            flatMoves = [Int](repeating: 0, count: flat)
+            flatSeen = [Int](repeating: -1, count: flat)
             grow(to: slots.count)
             place = [Int](repeating: -1, count: slots.count)
         }
@@ -60,9 +68,20 @@ extension PathsTally {
             return c
         }
 
-        private func moveKey(_ from: Int, _ to: Int, _ kind: PathsReport.MoveKind) -> Int {
-            let kinds = PathsReport.MoveKind.allCases
-            return ((from << 24) | (to << 4)) | (kinds.firstIndex(of: kind) ?? 0)
+        private func moveKey(_ from: Int, _ to: Int, _ kind: Int) -> Int { (from << 24) | (to << 4) | kind }
+
+        private func flatKey(_ from: Int, _ to: Int, _ kind: Int) -> Int {
+            (from * slotCount + to) * PathsReport.MoveKind.allCases.count + kind
+        }
+
+        /// The number of a move's kind (`MoveKind.allCases` order).
+        private static func kindNumber(_ kind: PathsReport.MoveKind) -> Int {
+            switch kind {
+            case .forward: return 0
+            case .skip: return 1
+            case .back: return 2
+            case .offPath: return 3
+            }
         }
 
         /// Counts one selected user's runs, path and silences, as `PathsTally.count` counts
@@ -97,15 +116,24 @@ extension PathsTally {
             for k in runs.indices.dropFirst() {
                 let from = runs[k - 1], to = runs[k]
                 let a = placeOf(from), b = placeOf(to)
-                let kind: PathsReport.MoveKind = a < 0 || b < 0 ? .offPath : b == a + 1 ? .forward : b > a ? .skip : .back
-                let key = moveKey(from, to, kind)
-                var t = transitions[key] ?? (0, 0)
-                t.moves += 1
-                if !userMoves.contains(key) {
-                    userMoves.append(key)
-                    t.users += 1
+                let kind = Self.kindNumber(a < 0 || b < 0 ? .offPath : b == a + 1 ? .forward : b > a ? .skip : .back)
+                if from < slotCount && to < slotCount {
+                    let key = flatKey(from, to, kind)
+                    flatMoves[key] += 1
+                    if flatSeen[key] != user {
+                        flatSeen[key] = user
+                        flatUsers[key] += 1
+                    }
+                } else {
+                    let key = moveKey(from, to, kind)
+                    var t = transitions[key] ?? (0, 0)
+                    t.moves += 1
+                    if !userMoves.contains(key) {
+                        userMoves.append(key)
+                        t.users += 1
+                    }
+                    transitions[key] = t
                 }
-                transitions[key] = t
                 if movedOnSeen[from] != user {
                     movedOnSeen[from] = user
                     movedOn[from] += 1
@@ -166,6 +194,11 @@ extension PathsTally {
             for (key, t) in transitions {
                 let move = UserPath.Move(from: names[key >> 24], to: names[(key >> 4) & 0xFFFFF], kind: kinds[key & 0xF])
                 tally.addCounted(move, users: t.users, moves: t.moves)
+            }
+            for key in flatMoves.indices where flatMoves[key] > 0 {
+                let pair = key / kinds.count
+                let move = UserPath.Move(from: names[pair / slotCount], to: names[pair % slotCount], kind: kinds[key % kinds.count])
+                tally.addCounted(move, users: flatUsers[key], moves: flatMoves[key])
             }
         }
     }

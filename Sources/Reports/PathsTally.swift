@@ -193,6 +193,7 @@ struct PathsTally: JourneyAccumulator {
         flushCodes()
         guard !unreadLastEvents.isEmpty else { return }
         var bySeq: [Int64: Event] = [:]
+        bySeq.reserveCapacity(unreadLastEvents.count)
         for e in try log.events(seqs: unreadLastEvents.map(\.seq)) { bySeq[e.seq] = e.event }
         for (step, seq) in unreadLastEvents {
             guard let e = bySeq[seq] else { throw RequestError("the log holds no event \(seq), the last of a journey: run funnel rebuild") }

@@ -97,9 +97,13 @@ public enum Statistics {
     /// would squeeze everyone else into the first bin, so bins span the values up to p95
     /// and the last bin reaches to the maximum: it holds the tail, however long.
     public static func histogram(_ values: [Double], maxBins: Int = 12) -> [(from: Double, to: Double, count: Int)] {
-        guard let lo = values.min(), let max = values.max() else { return [] }
-        let sorted = values.sorted()
-        let p95 = percentile(sorted: sorted, 0.95) ?? max
+        histogram(sorted: values.sorted(), maxBins: maxBins)
+    }
+
+    /// `histogram` of values already in ascending order.
+    static func histogram(sorted values: [Double], maxBins: Int = 12) -> [(from: Double, to: Double, count: Int)] {
+        guard let lo = values.first, let max = values.last else { return [] }
+        let p95 = percentile(sorted: values, 0.95) ?? max
         let tail = max > 3 * p95 && p95 > lo
         var bins = evenBins(values, lo: lo, hi: tail ? p95 : max, maxBins: tail ? maxBins - 1 : maxBins)
         if tail, let last = bins.last {

@@ -14,9 +14,12 @@ import LogFiles
 /// timestamp in full and still decodes. Reading version 2 needs the names of the definition
 /// the row was folded with (`journeys.definition`). Version 3 is version 2 followed by
 /// `driftSeen`; version 4 is version 3 followed by `promptOutcomes`; version 5 is version 4
-/// followed by `lastSeqOnCurrentStep` (0 for none, else the seq + 1).
+/// followed by `lastSeqOnCurrentStep` (0 for none, else the seq + 1); version 6 is version 5
+/// followed by `viewRuns` (their count, then each run's step as a name and its time); version
+/// 7 is version 6 followed by `silences` (their count, then each one's run × 2 + 1 when it
+/// starts the run, and its length), `silenceSinceView` and `lastSeq` (0 for none, else + 1).
 extension Journey {
-    package static let binaryVersion: UInt8 = 5
+    package static let binaryVersion: UInt8 = 7
 
     /// The journey's bytes, and after them the fold's resume state when given. `names`: those
     /// of the definition the journey was folded with (reading the bytes back needs the same).
@@ -90,6 +93,18 @@ extension Journey {
             for o in outcomes { w.string(o) }
         }
         w.uint(lastSeqOnCurrentStep.map { UInt64($0) + 1 } ?? 0)
+        w.uint(UInt64(viewRuns.count))
+        for run in viewRuns {
+            w.name(run.step)
+            w.timestamp(run.at, from: base)
+        }
+        w.uint(UInt64(silences.count))
+        for s in silences {
+            w.uint(UInt64(s.run) * 2 + (s.startsRun ? 1 : 0))
+            w.int(s.micros)
+        }
+        w.int(silenceSinceView)
+        w.uint(lastSeq.map { UInt64($0) + 1 } ?? 0)
         if let resume {
             w.byte(1)
             w.timestamp(resume.currentStepSince)
@@ -137,7 +152,7 @@ extension Journey {
         case 2:
             r.namesAsIndexes = true
             try self.init(version2: &r)
-        case let version where (3...5).contains(version):
+        case let version where (3...7).contains(version):
             r.namesAsIndexes = true
             try self.init(version2: &r)
             let base = firstEventAt
@@ -159,6 +174,29 @@ extension Journey {
                 let seq = try r.uint()
                 guard seq <= UInt64(Int64.max) else { throw JourneyDecodingError(offset: r.offset, reason: "a seq out of range") }
                 lastSeqOnCurrentStep = seq == 0 ? nil : Int64(seq - 1)
+            }
+            if version >= 6 {
+                let n = try r.count()
+                viewRuns.reserveCapacity(n)
+                for _ in 0..<n {
+                    let step = try r.name()
+                    viewRuns.append(ViewRun(step: step, at: try r.timestamp(from: base)))
+                }
+            }
+            if version >= 7 {
+                let n = try r.count()
+                silences.reserveCapacity(n)
+                for _ in 0..<n {
+                    let code = try r.uint()
+                    guard code / 2 < UInt64(viewRuns.count) else {
+                        throw JourneyDecodingError(offset: r.offset, reason: "a silence's run out of range")
+                    }
+                    silences.append(Silence(run: Int(code / 2), startsRun: code & 1 == 1, micros: try r.int()))
+                }
+                silenceSinceView = try r.int()
+                let seq = try r.uint()
+                guard seq <= UInt64(Int64.max) else { throw JourneyDecodingError(offset: r.offset, reason: "a seq out of range") }
+                lastSeq = seq == 0 ? nil : Int64(seq - 1)
             }
         case let version: throw JourneyDecodingError(offset: 0, reason: "unknown version \(version)")
         }

@@ -46,6 +46,44 @@ public struct Journey: Sendable, Hashable, Codable {
     /// left there did last, read without scanning their events. Nil in journeys stored
     /// before it was kept (version 4 and earlier).
     public var lastSeqOnCurrentStep: Int64?
+    /// The user's step views in fold order, consecutive views of one step as one run: each
+    /// run's step and the time of its first view (what `funnel paths` reads as moves).
+    /// Empty in journeys stored before it was kept (version 5 and earlier).
+    public var viewRuns: [ViewRun] = []
+    /// The views that came after a silence longer than `Tuning.keptSilenceMicros` since the
+    /// view before them (the longest gap between two consecutive events in between): where
+    /// `funnel paths` finds returns. Empty in journeys stored before version 7.
+    public var silences: [Silence] = []
+    /// The longest gap between consecutive events since the latest view (microseconds; 0
+    /// before the first view): what the next view's silence is, for a fold that resumes.
+    public var silenceSinceView: Int64 = 0
+    /// The seq of the last event in fold order; nil in journeys stored before version 7.
+    public var lastSeq: Int64?
+
+    /// A view after a silence: the run it is in (it starts it, or views its step again) and
+    /// the silence before it.
+    public struct Silence: Sendable, Hashable, Codable {
+        public var run: Int
+        public var startsRun: Bool
+        public var micros: Int64
+
+        public init(run: Int, startsRun: Bool, micros: Int64) {
+            self.run = run
+            self.startsRun = startsRun
+            self.micros = micros
+        }
+    }
+
+    /// A run of views of one step: its step and first view.
+    public struct ViewRun: Sendable, Hashable, Codable {
+        public var step: String
+        public var at: Timestamp
+
+        public init(step: String, at: Timestamp) {
+            self.step = step
+            self.at = at
+        }
+    }
 
     public struct StepVisit: Sendable, Hashable, Codable {
         public var step: String

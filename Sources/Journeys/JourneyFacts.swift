@@ -26,6 +26,28 @@ public struct JourneyFacts: Sendable, Hashable {
     public var seconds: [Double]
     /// How the journey departs from the definition (empty for most).
     public var drift: [DriftFact]
+    /// Per run of views of one step (`Journey.viewRuns`, fold order): its slot, or -1 - i for
+    /// `otherRunSteps[i]` (a step on no lane).
+    public var runSlots: [Int]
+    /// Per run: the time of its first view (microseconds).
+    public var runMicros: [Int64]
+    /// The steps of runs on no lane, each once.
+    public var otherRunSteps: [String]
+    /// The slots of the expected path's steps that are not skipped, in path order (-1: a
+    /// step with no slot).
+    public var pathSlots: [Int]
+    /// Per view after a long silence (`Journey.silences`): its run, whether it starts it,
+    /// and the silence (microseconds).
+    public var silenceRuns: [Int]
+    public var silenceStartsRun: [Bool]
+    public var silenceMicros: [Int64]
+    /// The seq of the last event in fold order.
+    public var lastSeq: Int64?
+    public var platform: String?
+
+    /// The shortest silence the facts keep (microseconds): returns read from them need an
+    /// idle window at least this long.
+    public static var keptSilenceMicros: Int64 { Tuning.keptSilenceMicros }
 
     /// Every step of every lane, in lane order, first occurrence: the slot numbering.
     public static func slots(_ definition: FlowDefinition) -> [String] {
@@ -94,11 +116,33 @@ public struct JourneyFacts: Sendable, Hashable {
             bits[k] |= b
         }
         drift = DriftFact.facts(of: j, vocabulary: prepared.vocabulary)
+        runSlots = []
+        runMicros = []
+        otherRunSteps = []
+        runSlots.reserveCapacity(j.viewRuns.count)
+        runMicros.reserveCapacity(j.viewRuns.count)
+        for run in j.viewRuns {
+            if let k = slots[run.step] {
+                runSlots.append(k)
+            } else if let i = otherRunSteps.firstIndex(of: run.step) {
+                runSlots.append(-1 - i)
+            } else {
+                runSlots.append(-1 - otherRunSteps.count)
+                otherRunSteps.append(run.step)
+            }
+            runMicros.append(run.at.micros)
+        }
+        pathSlots = j.path.filter { $0.status != .skipped }.map { slots[$0.step] ?? -1 }
+        silenceRuns = j.silences.map(\.run)
+        silenceStartsRun = j.silences.map(\.startsRun)
+        silenceMicros = j.silences.map(\.micros)
+        lastSeq = j.lastSeq
+        platform = j.platform
     }
 
     public func binary() -> [UInt8] {
         var w = BinaryWriter()
-        w.byte(3)
+        w.byte(5)
         w.byte((startedAt != nil ? 1 : 0) | (completedAt != nil ? 2 : 0))
         if let startedAt { w.int(startedAt) }
         if let completedAt { w.int(completedAt) }
@@ -132,6 +176,29 @@ public struct JourneyFacts: Sendable, Hashable {
             w.string(d.detail)
             w.int(d.at)
         }
+        // Version 4: the view runs, each its slot + 1 (0: a step on no lane, its name
+        // following) and its time from `firstEventAt`.
+        w.uint(UInt64(runSlots.count))
+        for (k, slot) in runSlots.enumerated() {
+            if slot >= 0 {
+                w.uint(UInt64(slot) + 1)
+            } else {
+                w.byte(0)
+                w.string(otherRunSteps[-1 - slot])
+            }
+            w.int(runMicros[k] - firstEventAt)
+        }
+        // Version 5: the path's slots (each + 1, 0 for none), the silences (run × 2 + 1 when
+        // it starts the run, and the length), the last seq (+ 1, 0 for none), the platform.
+        w.uint(UInt64(pathSlots.count))
+        for slot in pathSlots { w.uint(UInt64(max(slot + 1, 0))) }
+        w.uint(UInt64(silenceRuns.count))
+        for (k, run) in silenceRuns.enumerated() {
+            w.uint(UInt64(run) * 2 + (silenceStartsRun[k] ? 1 : 0))
+            w.int(silenceMicros[k])
+        }
+        w.uint(lastSeq.map { UInt64($0) + 1 } ?? 0)
+        w.string(platform)
         return w.bytes
     }
 
@@ -153,6 +220,15 @@ public struct JourneyFacts: Sendable, Hashable {
         bits = []
         seconds = []
         drift = []
+        runSlots = []
+        runMicros = []
+        otherRunSteps = []
+        pathSlots = []
+        silenceRuns = []
+        silenceStartsRun = []
+        silenceMicros = []
+        lastSeq = nil
+        platform = nil
     }
 
     /// An empty value to `decode` into.
@@ -163,7 +239,7 @@ public struct JourneyFacts: Sendable, Hashable {
     public mutating func decode(_ b: UnsafeRawBufferPointer) throws {
         var r = BinaryReader(b)
         let version = try r.byte()
-        guard (1...3).contains(version) else { throw JourneyDecodingError(offset: 0, reason: "unknown facts version \(version)") }
+        guard (1...5).contains(version) else { throw JourneyDecodingError(offset: 0, reason: "unknown facts version \(version)") }
         let has = try r.byte()
         startedAt = has & 1 != 0 ? try r.int() : nil
         completedAt = has & 2 != 0 ? try r.int() : nil
@@ -205,6 +281,59 @@ public struct JourneyFacts: Sendable, Hashable {
                 }
                 drift.append(DriftFact(kind: kind, name: try r.string(), detail: try r.string(), at: try r.int()))
             }
+        }
+        if !runSlots.isEmpty {
+            runSlots.removeAll(keepingCapacity: true)
+            runMicros.removeAll(keepingCapacity: true)
+        }
+        if !otherRunSteps.isEmpty { otherRunSteps.removeAll(keepingCapacity: true) }
+        if version >= 4 {
+            let count = try r.count()
+            for _ in 0..<count {
+                let offset = r.offset
+                let code = try r.uint()
+                if code > 0 {
+                    guard code <= UInt64(n) else { throw JourneyDecodingError(offset: offset, reason: "a view run's slot out of range") }
+                    runSlots.append(Int(code - 1))
+                } else {
+                    let step = try r.string()
+                    if let i = otherRunSteps.firstIndex(of: step) {
+                        runSlots.append(-1 - i)
+                    } else {
+                        runSlots.append(-1 - otherRunSteps.count)
+                        otherRunSteps.append(step)
+                    }
+                }
+                runMicros.append(firstEventAt &+ (try r.int()))
+            }
+        }
+        if !pathSlots.isEmpty { pathSlots.removeAll(keepingCapacity: true) }
+        if !silenceRuns.isEmpty {
+            silenceRuns.removeAll(keepingCapacity: true)
+            silenceStartsRun.removeAll(keepingCapacity: true)
+            silenceMicros.removeAll(keepingCapacity: true)
+        }
+        lastSeq = nil
+        platform = nil
+        if version >= 5 {
+            for _ in 0..<(try r.count()) {
+                let offset = r.offset
+                let code = try r.uint()
+                guard code <= UInt64(n) else { throw JourneyDecodingError(offset: offset, reason: "a path slot out of range") }
+                pathSlots.append(Int(code) - 1)
+            }
+            for _ in 0..<(try r.count()) {
+                let offset = r.offset
+                let code = try r.uint()
+                guard code / 2 < UInt64(runSlots.count) else { throw JourneyDecodingError(offset: offset, reason: "a silence's run out of range") }
+                silenceRuns.append(Int(code / 2))
+                silenceStartsRun.append(code & 1 == 1)
+                silenceMicros.append(try r.int())
+            }
+            let seq = try r.uint()
+            guard seq <= UInt64(Int64.max) else { throw JourneyDecodingError(offset: r.offset, reason: "a seq out of range") }
+            lastSeq = seq == 0 ? nil : Int64(seq - 1)
+            platform = try r.optionalString()
         }
         guard r.atEnd else { throw JourneyDecodingError(offset: r.offset, reason: "trailing bytes in facts") }
     }

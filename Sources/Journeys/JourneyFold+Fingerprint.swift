@@ -4,7 +4,7 @@ import FunnelModel
 extension JourneyFold {
     /// What the fold and the facts compute, as a number: raised whenever they change, so
     /// that journeys folded by an earlier `funnel` are refolded (it is part of the fingerprint).
-    package static let revision = 3
+    package static let revision = 5
 
     /// A fingerprint of a definition and the fold: journeys folded with another one are refolded.
     public static func fingerprint(_ definition: FlowDefinition?) -> String {

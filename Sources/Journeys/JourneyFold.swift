@@ -36,6 +36,11 @@ public struct JourneyFold: Sendable {
     private var promptOutcomes: [String: [String]] = [:]
     /// `Journey.lastSeqOnCurrentStep`.
     private var lastSeqOnCurrentStep: Int64?
+    /// `Journey.viewRuns`, `silences`, `silenceSinceView` and `lastSeq`.
+    private var viewRuns: [Journey.ViewRun] = []
+    private var silences: [Journey.Silence] = []
+    private var silenceSinceView: Int64 = 0
+    private var lastSeq: Int64?
     /// The context number of the last event folded (`FoldableEvent.contextID`).
     private var lastContextID: Int32 = -1
     /// The definition's steps, flags and listed values (`FlowVocabulary`; empty without one),
@@ -103,6 +108,10 @@ public struct JourneyFold: Sendable {
         driftSeen = journey.driftSeen
         promptOutcomes = journey.promptOutcomes
         lastSeqOnCurrentStep = journey.lastSeqOnCurrentStep
+        viewRuns = journey.viewRuns
+        silences = journey.silences
+        silenceSinceView = journey.silenceSinceView
+        lastSeq = journey.lastSeq
     }
 
     /// The next events number their contexts afresh (another input's `EventParts`): the last
@@ -129,6 +138,11 @@ public struct JourneyFold: Sendable {
         // current step is the latest there (events come in fold order).
         defer { if let step = e.step, step == currentStep { lastSeqOnCurrentStep = e.seq } }
         events += 1
+        lastSeq = e.seq
+        // Events come in fold order: the latest so far is the one before this.
+        if let previous = lastEventAt, !viewRuns.isEmpty {
+            silenceSinceView = max(silenceSinceView, e.time.micros - previous.micros)
+        }
         if firstEventAt == nil { firstEventAt = e.time }
         if lastEventAt.map({ e.time > $0 }) ?? true { lastEventAt = e.time }
         // The same context as the event before changes nothing: applied once.
@@ -188,7 +202,16 @@ public struct JourneyFold: Sendable {
                 visits.append(.init(step: step, firstViewedAt: e.time, views: 1, secondsOnStep: nil))
                 viewOrder.append(step)
             }
-            if currentStep != step { currentStepSince = e.time }
+            let startsRun = currentStep != step
+            if silenceSinceView > Tuning.keptSilenceMicros {
+                silences.append(.init(run: startsRun ? viewRuns.count : viewRuns.count - 1, startsRun: startsRun,
+                                      micros: silenceSinceView))
+            }
+            silenceSinceView = 0
+            if startsRun {
+                currentStepSince = e.time
+                viewRuns.append(.init(step: step, at: e.time))
+            }
             currentStep = step
         case .stepCompleted:
             var collected: [String] = []
@@ -321,7 +344,8 @@ public struct JourneyFold: Sendable {
             lane: lane, laneReason: laneReason, values: values, flags: flags, appVersion: appVersion,
             platform: platform, visits: visits, path: path, events: events, unplanned: unplanned,
             backNavigations: backNavigations, signInFailures: signInFailures, deviations: deviations,
-            driftSeen: driftSeen, promptOutcomes: promptOutcomes, lastSeqOnCurrentStep: lastSeqOnCurrentStep)
+            driftSeen: driftSeen, promptOutcomes: promptOutcomes, lastSeqOnCurrentStep: lastSeqOnCurrentStep,
+            viewRuns: viewRuns, silences: silences, silenceSinceView: silenceSinceView, lastSeq: lastSeq)
     }
 
     private var started: Bool { startedAt != nil }

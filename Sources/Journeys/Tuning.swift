@@ -13,4 +13,8 @@ package enum Tuning {
     package static let cachedPaths = 4_096
     /// Strings and objects a journey decoding cache keeps before it starts over.
     package static let cachedDecodedValues = 65_536
+    /// The shortest silence a journey keeps (`Journey.silences`, microseconds): `funnel paths`
+    /// reads returns from the facts with an idle window at least this long, and from the log
+    /// with a shorter one.
+    package static let keptSilenceMicros: Int64 = 600_000_000
 }

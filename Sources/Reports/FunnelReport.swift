@@ -31,6 +31,9 @@ public struct FunnelReport: Sendable, Hashable, Codable {
     /// The started users on each lane, then on none (`undecidedLane`, when any): they add up
     /// to `users.started`.
     public var lanes: [LaneUsers]?
+    /// The time between every two steps one after the other on a lane of the definition, as
+    /// `funnel paths` computes it (`adjacent_pairs`); in the top-level report only.
+    public var adjacentPairs: [PathsReport.TimeBetween]? = nil
     /// With `--compare`: the other period beside this one.
     public var periodComparison: PeriodComparison? = nil
     /// For the HTML page: what explains the top drop-offs (`ReportRequest.explanations`); not in the JSON.
@@ -235,6 +238,7 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         case timeToCompleteHistogram = "time_to_complete_histogram"
         case steps, topDropoffs = "top_dropoffs", by, byDimensions = "by_dimensions", groups, drift, lanes
         case periodComparison = "comparison"
+        case adjacentPairs = "adjacent_pairs"
     }
 
     /// Which users the report counts, as of when.
@@ -259,6 +263,7 @@ public struct FunnelReport: Sendable, Hashable, Codable {
         if let groups { try c.encode(groups, forKey: .groups) }
         if let drift { try c.encode(drift, forKey: .drift) }
         if let periodComparison { try c.encode(periodComparison, forKey: .periodComparison) }
+        if let adjacentPairs { try c.encode(adjacentPairs, forKey: .adjacentPairs) }
     }
 }
 

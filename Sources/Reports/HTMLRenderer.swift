@@ -45,6 +45,7 @@ struct HTMLPage {
         out += funnel(r, scale: scales.users, compact: false)
         out += "</section>\n"
         out += dropoffs(r)
+        out += pairs(r)
         out += explanations(r)
         out += "<section class=\"card\" aria-labelledby=\"ttc-h\">\n<h2 id=\"ttc-h\">Time to complete</h2>\n"
         out += timeSummary(r)

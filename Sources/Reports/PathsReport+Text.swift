@@ -127,25 +127,9 @@ extension PathsReport {
     static let textSlowestPairs = 3
 
     /// The adjacent pairs by their median, slowest first (ties in lane order).
-    var slowestPairs: [TimeBetween] {
-        adjacentPairs.enumerated().sorted { a, b in
-            let pa = a.element.p50 ?? 0, pb = b.element.p50 ?? 0
-            return pa != pb ? pa > pb : a.offset < b.offset
-        }.map(\.element)
-    }
+    var slowestPairs: [TimeBetween] { TimeBetween.slowest(adjacentPairs) }
 
-    func slowestPairsText() -> String {
-        guard !adjacentPairs.isEmpty else { return "" }
-        var out = "\nslowest steps to the next on a lane: first view to the first view of the next\n"
-        out += "  " + Format.pad("steps", 46) + Format.pad("users", 7, right: true) + Format.pad("p50", 8, right: true)
-            + Format.pad("p90", 8, right: true) + Format.pad("mean", 8, right: true) + "\n"
-        for p in slowestPairs.prefix(Self.textSlowestPairs) {
-            out += "  " + Format.pad(Self.arrow(p.from, p.to), 46) + Format.pad(String(p.users), 7, right: true)
-                + Format.pad(DurationText.compact(p.p50), 8, right: true) + Format.pad(DurationText.compact(p.p90), 8, right: true)
-                + Format.pad(DurationText.compact(p.mean), 8, right: true) + "\n"
-        }
-        return out
-    }
+    func slowestPairsText() -> String { TimeBetween.slowestText(adjacentPairs, count: Self.textSlowestPairs) }
 
     func timeBetweenText() -> String {
         guard let b = timeBetween else { return "" }

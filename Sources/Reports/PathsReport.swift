@@ -109,7 +109,7 @@ public struct PathsReport: Sendable, Hashable, Encodable {
         enum CodingKeys: String, CodingKey { case step, users, returns, cameBack = "came_back" }
     }
 
-    public struct TimeBetween: Sendable, Hashable, Encodable {
+    public struct TimeBetween: Sendable, Hashable, Codable {
         public var from: String
         public var to: String
         /// Users who viewed `from` and later `to`.

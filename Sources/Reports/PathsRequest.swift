@@ -44,13 +44,27 @@ public struct PathsRequest: Sendable {
         }
     }
 
-    /// The paths of the selection's users, read from the log behind `source` and each user's
-    /// journey folded from the same events, as `FoldedJourneys` folds them: on any store.
-    /// `progress` is told how many of the flow's users have been read so far.
+    /// The paths of the selection's users: from their journeys' report facts, read as the
+    /// report reads them, when the facts can answer (`PathsTally.acceptsFacts`); else read from
+    /// the log behind `source` and each user's journey folded from the same events, as
+    /// `FoldedJourneys` folds them. The same figures either way, on any store. `progress` is
+    /// told how many of the flow's users have been read from the log so far.
     public func run(source: any JourneySource, definitions: [FlowDefinition], now: Timestamp,
                     progress: (Int) -> Void = { _ in }) throws -> PathsReport {
         let (definition, query) = try selection.resolve(in: source, definitions: definitions, now: now)
-        var tally = PathsTally(definition: definition, query: query, between: try between(in: definition))
+        let blank = PathsTally(definition: definition, query: query, between: try between(in: definition))
+        if blank.acceptsFacts,
+           var tally = try source.accumulateFacts(flow: definition.id, definition: definition, asOf: query.asOf, into: blank) {
+            try tally.readLastEvents(from: source.log)
+            return tally.report()
+        }
+        return try fromLog(source: source, definition: definition, query: query, into: blank, progress: progress)
+    }
+
+    /// The paths read from the log behind `source`, each user folded from their events.
+    func fromLog(source: any JourneySource, definition: FlowDefinition, query: ReportQuery, into blank: PathsTally,
+                 progress: (Int) -> Void) throws -> PathsReport {
+        var tally = blank
         let folder = FlowFolder(definition)
         var read = 0
         try source.log.forEachUser(flow: definition.id) { events in

@@ -1,8 +1,11 @@
 import FunnelModel
 import Journeys
+import StoreCore
 
-/// Counts the users of a selection into a `PathsReport`, one user at a time (`add`).
-struct PathsTally {
+/// Counts the users of a selection into a `PathsReport`, one user at a time: from their
+/// events (`add(_:events:)`) or from their journeys' report facts (`add(_:)`, in shares that
+/// are merged in order; then `readLastEvents` reads the abandoned users' last events).
+struct PathsTally: JourneyAccumulator {
     let definition: FlowDefinition
     let query: ReportQuery
     /// `--from` and `--to`, when asked.
@@ -19,32 +22,118 @@ struct PathsTally {
     /// The keys collected without a list of values: left out of the last events.
     private let freeFormKeys: Set<String>
     private var returns: [String: (users: Int, returns: Int, kinds: [PathsReport.ReturnKind: Int])] = [:]
-    private var durations: [Double] = []
+    /// The time between `between`'s steps of each user who viewed both in order (microseconds).
+    private var durations: [Int64] = []
     /// Every two steps one after the other on a lane (`PathsReport.adjacentPairs`), and the
     /// seconds between them of each user who viewed both in that order.
-    private let pairs: [(from: String, to: String)]
-    private var pairDurations: [[Double]]
+    private var pairs: AdjacentPairs
+    /// The steps of the facts' slots (`JourneyFacts.slots`).
+    private let slotSteps: [String]
+    /// The query's cohort as a bit of `JourneyFacts.cohorts` (0: no such cohort); nil without one.
+    private let cohortMask: UInt64?
+    /// The abandoned users counted from facts whose last event is still to be read: the
+    /// step they last viewed and the event's seq.
+    private var unreadLastEvents: [(step: String, seq: Int64)] = []
+    /// What users counted from facts add up to, by step number (`flushCodes` names them).
+    private var codes: Codes
+    /// `between`'s steps as `codes` numbers them, once a user has been counted from facts.
+    private var betweenCodes: (from: Int, to: Int)?
 
     init(definition: FlowDefinition, query: ReportQuery, between: (from: String, to: String)?) {
         self.definition = definition
         self.query = query
         self.between = between
-        var pairs: [(from: String, to: String)] = []
-        for lane in definition.lanes {
-            for (a, b) in zip(lane.steps, lane.steps.dropFirst()) where !pairs.contains(where: { $0 == (a.id, b.id) }) {
-                pairs.append((a.id, b.id))
-            }
-        }
-        self.pairs = pairs
-        pairDurations = [[Double]](repeating: [], count: pairs.count)
+        pairs = AdjacentPairs(definition)
         freeFormKeys = DropoffScope.freeFormKeys(definition)
+        slotSteps = JourneyFacts.slots(definition)
+        codes = Codes(slots: slotSteps)
+        cohortMask = query.cohort.map { cohort in
+            guard let i = definition.cohorts.firstIndex(of: cohort), i < 64 else { return 0 }
+            return 1 << UInt64(i)
+        }
+    }
+
+    /// The idle window in microseconds, as `UserPath` compares gaps with it.
+    private var idleMicros: Int64 { Int64(query.idleSeconds * 1_000_000) }
+
+    /// Whether `add(_: JourneyFacts)` can count this selection: no `--where` filters, facts
+    /// that stand for the definition, an idle window no shorter than the silences they keep.
+    var acceptsFacts: Bool {
+        query.filters.isEmpty && JourneyFacts.supports(definition) && idleMicros >= JourneyFacts.keptSilenceMicros
     }
 
     /// Counts one user: their journey (the fold of `events`) and their events (any order).
     mutating func add(_ journey: Journey, events: [RecordedEvent]) {
         guard query.selects(journey, definition: definition) else { return }
-        started += 1
         let path = UserPath(journey, events: events, asOf: query.asOf, idleSeconds: query.idleSeconds)
+        let keys = freeFormKeys
+        count(path, state: journey.state(asOf: query.asOf, idleSeconds: query.idleSeconds)) { exit in
+            if let e = path.lastEvent { exit.last[DropoffExplanation.Seen(e, freeFormKeys: keys), default: 0] += 1 }
+        }
+    }
+
+    /// Counts one user from their journey's report facts as of the query's as-of (see
+    /// `acceptsFacts`) when the query selects them.
+    mutating func add(_ f: JourneyFacts) {
+        guard let startedAt = f.startedAt, query.inWindow(startedAt) else { return }
+        if let mask = cohortMask, f.cohorts & mask == 0 { return }
+        let state = Journey.state(completedAt: f.completedAt, lastEventAt: f.lastEventAt, asOf: query.asOf.micros,
+                                  idleSeconds: query.idleSeconds)
+        started += 1
+        guard let last = codes.add(f, state: state, idleMicros: idleMicros) else { return }
+        viewed += 1
+        if f.runSlots.count > 1 { moved += 1 }
+        if state == .abandoned, let seq = f.lastSeq { unreadLastEvents.append((codes.names[last], seq)) }
+        if let between {
+            let ends = betweenCodes ?? (codes.code(between.from), codes.code(between.to))
+            betweenCodes = ends
+            if let m = codes.micros(from: ends.from, to: ends.to, micros: f.runMicros) { durations.append(m) }
+        }
+        pairs.add(slots: f.runSlots, micros: f.runMicros, asOf: query.asOf.micros)
+    }
+
+    /// Adds what `codes` counted to the named counts, and starts it over.
+    private mutating func flushCodes() {
+        let counted = codes
+        codes = Codes(slots: slotSteps)
+        betweenCodes = nil
+        counted.flush(into: &self)
+    }
+
+    mutating func addCounted(step: String, users: Int, movedOn moved: Int) {
+        stepUsers[step, default: 0] += users
+        if moved > 0 { movedOn[step, default: 0] += moved }
+    }
+
+    mutating func addCounted(exit step: String, completed: Int, inProgress: Int, abandoned: Int) {
+        var e = exits[step] ?? (0, 0, 0, [:])
+        e.completed += completed
+        e.inProgress += inProgress
+        e.abandoned += abandoned
+        exits[step] = e
+    }
+
+    mutating func addCounted(returnsFrom step: String, users: Int, returns n: Int, kinds: [PathsReport.ReturnKind: Int]) {
+        var r = returns[step] ?? (0, 0, [:])
+        r.users += users
+        r.returns += n
+        r.kinds.merge(kinds, uniquingKeysWith: +)
+        returns[step] = r
+    }
+
+    mutating func addCounted(_ move: UserPath.Move, users: Int, moves: Int) {
+        var t = transitions[move] ?? (0, 0)
+        t.users += users
+        t.moves += moves
+        transitions[move] = t
+    }
+
+    /// Counts a selected user's path in `state`; `abandoned` adds an abandoned user's last
+    /// event to their exit.
+    private mutating func count(_ path: UserPath, state: Journey.State,
+                                abandoned: (inout (completed: Int, inProgress: Int, abandoned: Int,
+                                                   last: [DropoffExplanation.Seen: Int])) -> Void) {
+        started += 1
         guard let last = path.views.last else { return }
         viewed += 1
         if !path.moves.isEmpty { moved += 1 }
@@ -58,12 +147,12 @@ struct PathsTally {
             transitions[move] = t
         }
         var exit = exits[last.step] ?? (0, 0, 0, [:])
-        switch journey.state(asOf: query.asOf, idleSeconds: query.idleSeconds) {
+        switch state {
         case .completed: exit.completed += 1
         case .inProgress: exit.inProgress += 1
         case .abandoned:
             exit.abandoned += 1
-            if let e = path.lastEvent { exit.last[DropoffExplanation.Seen(e, freeFormKeys: freeFormKeys), default: 0] += 1 }
+            abandoned(&exit)
         }
         exits[last.step] = exit
         var left = Set<String>()
@@ -74,13 +163,53 @@ struct PathsTally {
             if left.insert(r.left).inserted { row.users += 1 }
             returns[r.left] = row
         }
-        if let between, let seconds = path.seconds(from: between.from, to: between.to) { durations.append(seconds) }
-        for (i, pair) in pairs.enumerated() {
-            if let seconds = path.seconds(from: pair.from, to: pair.to) { pairDurations[i].append(seconds) }
+        if let between, let m = path.micros(from: between.from, to: between.to) { durations.append(m) }
+        pairs.add { path.micros(from: $0, to: $1) }
+    }
+
+    /// Adds what a later share of the same selection counted.
+    mutating func merge(_ later: PathsTally) {
+        flushCodes()
+        var later = later
+        later.flushCodes()
+        started += later.started
+        viewed += later.viewed
+        moved += later.moved
+        stepUsers.merge(later.stepUsers, uniquingKeysWith: +)
+        movedOn.merge(later.movedOn, uniquingKeysWith: +)
+        transitions.merge(later.transitions) { a, b in (a.users + b.users, a.moves + b.moves) }
+        exits.merge(later.exits) { a, b in
+            (a.completed + b.completed, a.inProgress + b.inProgress, a.abandoned + b.abandoned, a.last.merging(b.last, uniquingKeysWith: +))
         }
+        returns.merge(later.returns) { a, b in (a.users + b.users, a.returns + b.returns, a.kinds.merging(b.kinds, uniquingKeysWith: +)) }
+        durations += later.durations
+        pairs.merge(later.pairs)
+        unreadLastEvents += later.unreadLastEvents
+    }
+
+    /// Reads the last events of the abandoned users counted from facts from `log` and
+    /// tallies them on the steps they left.
+    mutating func readLastEvents(from log: any EventLogReading) throws {
+        flushCodes()
+        guard !unreadLastEvents.isEmpty else { return }
+        var bySeq: [Int64: Event] = [:]
+        bySeq.reserveCapacity(unreadLastEvents.count)
+        for e in try log.events(seqs: unreadLastEvents.map(\.seq)) { bySeq[e.seq] = e.event }
+        for (step, seq) in unreadLastEvents {
+            guard let e = bySeq[seq] else { throw RequestError("the log holds no event \(seq), the last of a journey: run funnel rebuild") }
+            exits[step]?.last[DropoffExplanation.Seen(e, freeFormKeys: freeFormKeys), default: 0] += 1
+        }
+        unreadLastEvents = []
     }
 
     func report() -> PathsReport {
+        var tally = self
+        tally.flushCodes()
+        return tally.named()
+    }
+
+    /// The report from the named counts.
+    private func named() -> PathsReport {
         let order = stepOrder()
         let rank = { (step: String) in order[step] ?? Int.max }
         let byFlowOrder = { (a: String, b: String) in rank(a) != rank(b) ? rank(a) < rank(b) : a < b }
@@ -112,8 +241,8 @@ struct PathsTally {
             selection: ReportSelection(definition: definition, query: query),
             users: .init(started: started, viewed: viewed, moved: moved),
             steps: steps, transitions: rows, exits: exitRows, returns: returnRows,
-            timeBetween: between.map { Self.timeBetween($0.from, $0.to, durations) },
-            adjacentPairs: zip(pairs, pairDurations).filter { !$0.1.isEmpty }.map { Self.timeBetween($0.0.from, $0.0.to, $0.1) })
+            timeBetween: between.map { PathsReport.TimeBetween($0.from, $0.to, micros: durations) },
+            adjacentPairs: pairs.timesBetween())
     }
 
     /// The definition's steps by their place in flow order: the first lane's steps, each
@@ -136,16 +265,5 @@ struct PathsTally {
         var order: [String: Int] = [:]
         for (i, step) in merged.enumerated() { order[step] = i }
         return order
-    }
-
-    /// The time between two steps: its percentiles, mean and histogram over `durations`.
-    private static func timeBetween(_ from: String, _ to: String, _ durations: [Double]) -> PathsReport.TimeBetween {
-        let sorted = durations.sorted()
-        return PathsReport.TimeBetween(
-            from: from, to: to, users: sorted.count,
-            p50: Statistics.percentile(sorted: sorted, 0.50), p75: Statistics.percentile(sorted: sorted, 0.75),
-            p90: Statistics.percentile(sorted: sorted, 0.90), p95: Statistics.percentile(sorted: sorted, 0.95),
-            mean: Statistics.mean(sorted),
-            histogram: Statistics.histogram(sorted).map { .init(fromSeconds: $0.from, toSeconds: $0.to, users: $0.count) })
     }
 }

@@ -121,6 +121,7 @@ extension FunnelReport {
         if steps.contains(where: { $0.condition != nil }) {
             out += "* shown only under a condition or flag: users it passed over are 'skip',\n  never 'drop'\n"
         }
+        out += PathsReport.TimeBetween.slowestText(adjacentPairs ?? [], count: PathsReport.textSlowestPairs)
         if !topDropoffs.isEmpty {
             out += "\ntop drop-off points\n"
             for (i, d) in topDropoffs.enumerated() {
@@ -170,6 +171,14 @@ extension FunnelReport {
             }
             out += "\(r.reached) | \(r.eligible) | \(r.skipped) | \(r.dropped) | \(Format.percent(r.conversionFromPrevious)) | "
             out += "\(Format.percent(r.conversionFromEligible)) | \(DurationText.compact(r.medianSecondsOnStep)) |\n"
+        }
+        if let pairs = adjacentPairs, !pairs.isEmpty {
+            out += "\nSlowest steps to the next on a lane (first view to the first view of the next):\n\n"
+            out += "| from | to | users | p50 | p90 | mean |\n|---|---|---:|---:|---:|---:|\n"
+            for p in PathsReport.TimeBetween.slowest(pairs).prefix(PathsReport.textSlowestPairs) {
+                out += "| \(Markdown.code(p.from, inTable: true)) | \(Markdown.code(p.to, inTable: true)) | \(p.users) | "
+                out += "\(DurationText.compact(p.p50)) | \(DurationText.compact(p.p90)) | \(DurationText.compact(p.mean)) |\n"
+            }
         }
         if !topDropoffs.isEmpty {
             out += "\nTop drop-off points:\n\n"

@@ -28,8 +28,7 @@ extension ReportAccumulator {
         return dimensions.count == 1 ? all : all.filter { groups[$0] != nil }
     }
 
-    /// The keys of the groups a journey given by its report facts belongs to under `by`
-    /// (a platform breakdown never reads facts: `acceptsFacts`).
+    /// The keys of the groups a journey given by its report facts belongs to under `by`.
     func groupKeys(_ f: JourneyFacts, by: ReportQuery.Dimension) -> [String] {
         let definition = builder.definition
         switch by {
@@ -38,7 +37,7 @@ extension ReportAccumulator {
             return ids.isEmpty ? ["(none)"] : ids
         case .lane: return [f.lane >= 0 && f.lane < definition.lanes.count ? definition.lanes[f.lane].id : "(undecided)"]
         case .appVersion: return [f.appVersion ?? "(unknown)"]
-        case .platform: return ["(unknown)"]
+        case .platform: return [f.platform ?? "(unknown)"]
         case .flag(let name):
             let i = definition.flags.firstIndex { $0.id == name } ?? 64
             return [i < 64 && f.flagsOn & (1 << UInt64(i)) != 0 ? "on" : "off"]

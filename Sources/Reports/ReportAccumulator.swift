@@ -27,6 +27,8 @@ public struct ReportAccumulator: JourneyAccumulator {
     /// The answers the cohort and the `--where` filters read: an unlisted one is why a user
     /// is left out.
     let filterKeys: Set<String>
+    /// The time between steps one after the other on a lane, over every selected user.
+    var pairs: AdjacentPairs
 
     public init(builder: ReportBuilder, query: ReportQuery) {
         self.builder = builder
@@ -36,6 +38,7 @@ public struct ReportAccumulator: JourneyAccumulator {
         var keys = Set(query.filters.flatMap { $0.condition.keys })
         if let cohort = query.cohort, let cond = try? Condition(parsing: cohort.where) { keys.formUnion(cond.keys) }
         filterKeys = keys
+        pairs = AdjacentPairs(builder.definition)
         layout = Layout(builder.definition)
         all = Figures(layout)
         scratch = Facts(width: layout.slot.count)
@@ -50,8 +53,6 @@ public struct ReportAccumulator: JourneyAccumulator {
     public var acceptsFacts: Bool {
         guard query.filters.isEmpty, JourneyFacts.supports(builder.definition) else { return false }
         for by in query.dimensions {
-            // Facts keep no platform: a platform breakdown reads whole journeys.
-            if by == .platform { return false }
             if case .flag(let name) = by, !builder.definition.flags.contains(where: { $0.id == name }) { return false }
         }
         return true
@@ -96,6 +97,7 @@ public struct ReportAccumulator: JourneyAccumulator {
         }
         scratch.current = f.current
         all.add(scratch, layout)
+        pairs.add(slots: f.runSlots, micros: f.runMicros, asOf: query.asOf.micros)
         guard !dimensions.isEmpty else { return }
         addToGroups(dimensions.map { groupKeys(f, by: $0) })
     }
@@ -110,6 +112,7 @@ public struct ReportAccumulator: JourneyAccumulator {
             groups[key, default: Figures(layout)].merge(figures)
         }
         drift.merge(other.drift)
+        pairs.merge(other.pairs)
     }
 
     /// Counts a journey when the query selects it (journeys of other flows are ignored).
@@ -124,6 +127,8 @@ public struct ReportAccumulator: JourneyAccumulator {
         if !facts.isEmpty { drift.add(facts, appVersion: j.appVersion) }
         layout.facts(of: j, asOf: query.asOf, idleSeconds: query.idleSeconds, into: &scratch)
         all.add(scratch, layout)
+        pairs.add(slots: j.viewRuns.map { layout.slot[$0.step] ?? -1 }, micros: j.viewRuns.map(\.at.micros),
+                  asOf: query.asOf.micros)
         guard !dimensions.isEmpty else { return }
         addToGroups(dimensions.map { groupKeys(j, by: $0) })
     }
@@ -183,6 +188,7 @@ public struct ReportAccumulator: JourneyAccumulator {
         let showUndecided = layout.undecidedBlock.map { all.members[$0] > 0 } ?? false
         var report = all.report(builder.definition, layout, query: query, showUndecided: showUndecided)
         report.drift = drift.findings(builder.definition, vocabulary: vocabulary)
+        report.adjacentPairs = pairs.timesBetween()
         if !dimensions.isEmpty {
             report.byDimensions = dimensions.map(\.description)
             report.by = FunnelReport.byText(dimensions.map(\.description))

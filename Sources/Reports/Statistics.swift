@@ -54,6 +54,28 @@ public enum Statistics {
         return a[k]
     }
 
+    /// `values` in ascending order: a radix sort, in linear time, when they are many and none
+    /// is negative (the time between two steps of tens of thousands of users).
+    static func sorted(_ values: [Int64]) -> [Int64] {
+        guard values.count >= 256, let top = values.max(), let bottom = values.min(), bottom >= 0 else { return values.sorted() }
+        let bits = 11, buckets = 1 << bits
+        var a = values, b = values
+        var shift = 0
+        while shift < 64, top >> Int64(shift) > 0 {
+            var counts = [Int](repeating: 0, count: buckets + 1)
+            for v in a { counts[Int((v >> Int64(shift)) & Int64(buckets - 1)) + 1] += 1 }
+            for i in 1...buckets { counts[i] += counts[i - 1] }
+            for v in a {
+                let digit = Int((v >> Int64(shift)) & Int64(buckets - 1))
+                b[counts[digit]] = v
+                counts[digit] += 1
+            }
+            swap(&a, &b)
+            shift += bits
+        }
+        return a
+    }
+
     public static func mean(_ values: [Double]) -> Double? {
         values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
     }
@@ -75,9 +97,13 @@ public enum Statistics {
     /// would squeeze everyone else into the first bin, so bins span the values up to p95
     /// and the last bin reaches to the maximum: it holds the tail, however long.
     public static func histogram(_ values: [Double], maxBins: Int = 12) -> [(from: Double, to: Double, count: Int)] {
-        guard let lo = values.min(), let max = values.max() else { return [] }
-        let sorted = values.sorted()
-        let p95 = percentile(sorted: sorted, 0.95) ?? max
+        histogram(sorted: values.sorted(), maxBins: maxBins)
+    }
+
+    /// `histogram` of values already in ascending order.
+    static func histogram(sorted values: [Double], maxBins: Int = 12) -> [(from: Double, to: Double, count: Int)] {
+        guard let lo = values.first, let max = values.last else { return [] }
+        let p95 = percentile(sorted: values, 0.95) ?? max
         let tail = max > 3 * p95 && p95 > lo
         var bins = evenBins(values, lo: lo, hi: tail ? p95 : max, maxBins: tail ? maxBins - 1 : maxBins)
         if tail, let last = bins.last {

@@ -76,11 +76,9 @@ struct UserPath {
         return b < a ? .earlier : .later
     }
 
-    /// Seconds from the first view of `from` to the first view of `to` after it; nil when
-    /// the user did not view both in that order.
-    func seconds(from: String, to: String) -> Double? {
-        guard let i = views.firstIndex(where: { $0.step == from }),
-              let j = views[(i + 1)...].firstIndex(where: { $0.step == to }) else { return nil }
-        return Double(views[j].micros - views[i].micros) / 1_000_000
+    /// Microseconds from the first view of `from` to the first view of `to` after it; nil
+    /// when the user did not view both in that order.
+    func micros(from: String, to: String) -> Int64? {
+        AdjacentPairs.micros(runs: views.count, step: { views[$0].step }, micros: { views[$0].micros }, from: from, to: to)
     }
 }

@@ -99,10 +99,10 @@ final class JourneyBinaryTests: XCTestCase {
         }
     }
 
-    func testVersion5RoundTripsWithAndWithoutTheDefinitionsNames() throws {
+    func testVersion7RoundTripsWithAndWithoutTheDefinitionsNames() throws {
         for names in [JourneyNames.none, Self.names] {
             let bytes = Self.sample.binary(resume: Self.sampleResume, names: names)
-            XCTAssertEqual(bytes.first, 5)
+            XCTAssertEqual(bytes.first, 7)
             let (journey, resume) = try bytes.withUnsafeBytes { try Journey.decode(binary: $0, names: names) }
             XCTAssertEqual(journey, Self.sample)
             XCTAssertEqual(resume, Self.sampleResume)
@@ -114,16 +114,39 @@ final class JourneyBinaryTests: XCTestCase {
             // Without resume state.
             let plain = Self.sample.binary(names: names)
             XCTAssertEqual(try Journey(binary: plain, names: names), Self.sample)
-            // Version 4 is version 5 without the last seq on the current step, version 3 is
-            // version 4 without the prompt outcomes, version 2 is version 3 without the drift
-            // times (here: none of any, one byte each).
-            XCTAssertEqual(Array(plain.suffix(3)), [0, 0, 0])
-            let v4 = [4] + plain.dropFirst().dropLast()
-            XCTAssertEqual(try Journey(binary: Array(v4), names: names), Self.sample)
-            let v3 = [3] + plain.dropFirst().dropLast(2)
-            XCTAssertEqual(try Journey(binary: Array(v3), names: names), Self.sample)
-            let v2 = [2] + plain.dropFirst().dropLast(3)
-            XCTAssertEqual(try Journey(binary: Array(v2), names: names), Self.sample)
+            // Version 6 is version 7 without the silences, the silence since the latest view
+            // and the last seq, version 5 is version 6 without the view runs, version 4 is
+            // version 5 without the last seq on the current step, version 3 is version 4
+            // without the prompt outcomes, version 2 is version 3 without the drift times
+            // (here: none of any, one byte each).
+            XCTAssertEqual(Array(plain.suffix(7)), [0, 0, 0, 0, 0, 0, 0])
+            for (version, dropped) in [(6, 3), (5, 4), (4, 5), (3, 6), (2, 7)] {
+                let older = [UInt8(version)] + plain.dropFirst().dropLast(dropped)
+                XCTAssertEqual(try Journey(binary: Array(older), names: names), Self.sample, "version \(version)")
+            }
+            // The view runs, a step the flow lacks and a time in another offset included;
+            // a version 5 row has none.
+            var viewed = Self.sample
+            viewed.viewRuns = [.init(step: "welcome", at: Self.sample.firstEventAt),
+                               .init(step: "somewhereElse", at: Timestamp(micros: 1_790_000_012_500_001, offsetSeconds: 7200)),
+                               .init(step: "welcome", at: Timestamp(micros: 1_790_000_013_000_000, offsetSeconds: -18000)),
+                               .init(step: "done", at: Timestamp(micros: 1_790_000_900_000_000, offsetSeconds: -18000))]
+            let (runsBack, _) = try viewed.binary(resume: Self.sampleResume, names: names)
+                .withUnsafeBytes { try Journey.decode(binary: $0, names: names) }
+            XCTAssertEqual(runsBack, viewed)
+            XCTAssertEqual(runsBack.viewRuns.map(\.at.offsetSeconds), [7200, 7200, -18000, -18000])
+            // The silences before views, what a resumed fold carries, the last seq.
+            var silent = viewed
+            silent.silences = [.init(run: 2, startsRun: true, micros: 86_400_000_001), .init(run: 2, startsRun: false, micros: 600_000_001)]
+            silent.silenceSinceView = 3_600_000_000
+            silent.lastSeq = 0
+            let (silentBack, _) = try silent.binary(resume: Self.sampleResume, names: names)
+                .withUnsafeBytes { try Journey.decode(binary: $0, names: names) }
+            XCTAssertEqual(silentBack, silent)
+            // A silence of a run the journey does not have is refused.
+            var wrong = silent
+            wrong.silences = [.init(run: 4, startsRun: false, micros: 600_000_001)]
+            XCTAssertThrowsError(try Journey(binary: wrong.binary(names: names), names: names))
             // The seq of the last event on the current step, past one varint byte.
             var placed = Self.sample
             placed.lastSeqOnCurrentStep = 1_523_442

@@ -1,4 +1,5 @@
 import XCTest
+import Flows
 @testable import Projections
 @testable import Journeys
 
@@ -33,6 +34,15 @@ final class JourneyFactsTests: XCTestCase {
         XCTAssertEqual(a.bits, b.bits, file: file, line: line)
         XCTAssertEqual(a.seconds.map(\.bitPattern), b.seconds.map(\.bitPattern), file: file, line: line)
         XCTAssertEqual(a.drift, b.drift, file: file, line: line)
+        XCTAssertEqual(a.runSlots, b.runSlots, file: file, line: line)
+        XCTAssertEqual(a.runMicros, b.runMicros, file: file, line: line)
+        XCTAssertEqual(a.otherRunSteps, b.otherRunSteps, file: file, line: line)
+        XCTAssertEqual(a.pathSlots, b.pathSlots, file: file, line: line)
+        XCTAssertEqual(a.silenceRuns, b.silenceRuns, file: file, line: line)
+        XCTAssertEqual(a.silenceStartsRun, b.silenceStartsRun, file: file, line: line)
+        XCTAssertEqual(a.silenceMicros, b.silenceMicros, file: file, line: line)
+        XCTAssertEqual(a.lastSeq, b.lastSeq, file: file, line: line)
+        XCTAssertEqual(a.platform, b.platform, file: file, line: line)
     }
 
     func testVersion1FactsStillDecode() throws {
@@ -40,18 +50,76 @@ final class JourneyFactsTests: XCTestCase {
         assertSame(try bytes.withUnsafeBytes { try JourneyFacts(binary: $0) }, Self.sample)
     }
 
-    func testVersion3WritesWholeMicrosecondsAsVarintsAndRoundTrips() throws {
+    func testVersion5WritesWholeMicrosecondsAsVarintsAndRoundTrips() throws {
         let v1 = JourneyBinaryTests.bytes(hex: Self.version1Hex)
         let v2 = Self.sample.binary()
-        XCTAssertEqual(v2.first, 3)
+        XCTAssertEqual(v2.first, 5)
         // 12.5 s as a 4-byte varint instead of 8 bytes; 0.1 + 0.2 keeps its double; one
-        // byte for no drift facts.
-        XCTAssertEqual(v2.count, v1.count - 4 + 1)
+        // byte each for no drift facts, no view runs, no path, no silences, no last seq and
+        // no platform.
+        XCTAssertEqual(v2.count, v1.count - 4 + 6)
+        // Version 4 is version 5 without the path, silences, last seq and platform; version 3
+        // is version 4 without the view runs.
+        let v4 = [4] + v2.dropFirst().dropLast(4)
+        assertSame(try Array(v4).withUnsafeBytes { try JourneyFacts(binary: $0) }, Self.sample)
+        let v3 = [3] + v2.dropFirst().dropLast(5)
+        assertSame(try Array(v3).withUnsafeBytes { try JourneyFacts(binary: $0) }, Self.sample)
         assertSame(try v2.withUnsafeBytes { try JourneyFacts(binary: $0) }, Self.sample)
         // Decoding into a value that held other facts (as a report does row after row).
         var reused = JourneyFacts.empty
         try v1.withUnsafeBytes { try reused.decode($0) }
         try v2.withUnsafeBytes { try reused.decode($0) }
         assertSame(reused, Self.sample)
+    }
+
+    /// The view runs: slots, steps on no lane each named once, times before the first event
+    /// and far after it; a value that held runs decodes version 3 facts to none.
+    func testViewRunsRoundTrip() throws {
+        var f = Self.sample
+        f.runSlots = [0, -1, 2, -2, -1, 1]
+        f.otherRunSteps = ["offLane", "another"]
+        f.runMicros = [f.firstEventAt - 5, f.firstEventAt, f.firstEventAt + 1, f.firstEventAt + 86_400_000_000,
+                       f.firstEventAt + 90_000_000_000, f.lastEventAt]
+        let bytes = f.binary()
+        var back = JourneyFacts.empty
+        try bytes.withUnsafeBytes { try back.decode($0) }
+        assertSame(back, f)
+        let v3 = [3] + Self.sample.binary().dropFirst().dropLast(5)
+        try Array(v3).withUnsafeBytes { try back.decode($0) }
+        assertSame(back, Self.sample)
+        // What paths reads besides: the path's slots, the silences, the last seq, the platform.
+        f.pathSlots = [0, 2, -1]
+        f.silenceRuns = [2, 5]
+        f.silenceStartsRun = [true, false]
+        f.silenceMicros = [600_000_001, 86_400_000_000]
+        f.lastSeq = 1_523_442
+        f.platform = "android"
+        let full = f.binary()
+        try full.withUnsafeBytes { try back.decode($0) }
+        assertSame(back, f)
+        try Self.sample.binary().withUnsafeBytes { try back.decode($0) }
+        assertSame(back, Self.sample)
+        // A slot beyond the facts' slots is refused, not read.
+        var wrong = f
+        wrong.runSlots = [3]
+        wrong.runMicros = [f.firstEventAt]
+        XCTAssertThrowsError(try wrong.binary().withUnsafeBytes { try JourneyFacts(binary: $0) })
+    }
+
+    /// Facts made from a journey number its runs by slot, steps on no lane by name.
+    func testFactsKeepTheJourneysViewRuns() throws {
+        let definition = try XCTUnwrap(Flows.builtIn.first { $0.id == "glp1" })
+        let slots = JourneyFacts.slots(definition)
+        var j = JourneyBinaryTests.sample
+        let t = j.firstEventAt
+        j.viewRuns = [.init(step: slots[1], at: t), .init(step: "nowhere", at: t.adding(seconds: 2)),
+                      .init(step: slots[0], at: t.adding(seconds: 3)), .init(step: "nowhere", at: t.adding(seconds: 4.5))]
+        var index: [String: Int] = [:]
+        for (k, s) in slots.enumerated() { index[s] = k }
+        let f = JourneyFacts(j, definition: definition, slots: index)
+        XCTAssertEqual(f.runSlots, [1, -1, 0, -1])
+        XCTAssertEqual(f.otherRunSteps, ["nowhere"])
+        XCTAssertEqual(f.runMicros, [t.micros, t.micros + 2_000_000, t.micros + 3_000_000, t.micros + 4_500_000])
+        assertSame(try f.binary().withUnsafeBytes { try JourneyFacts(binary: $0) }, f)
     }
 }

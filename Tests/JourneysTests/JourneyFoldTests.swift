@@ -30,6 +30,52 @@ final class JourneyFoldTests: XCTestCase {
         XCTAssertGreaterThan(afterAView, 300)
     }
 
+    /// Every stored journey of every sample flow (folded input by input, each resuming the
+    /// last) holds its view runs: its step views in fold order, a run per step until another
+    /// step is viewed, as `funnel paths` walks them; the views after a silence of more than
+    /// ten minutes since the view before (the longest gap between two events in between),
+    /// and its last event.
+    func testViewRunsAreTheUsersStepViewsInFoldOrder() throws {
+        let flows = ["glp1", "baby-basics", "screentime-rewards", "shieldai", "trendy", "edge"]
+        let store = try ingest(flows.map { repositoryRoot.appendingPathComponent("sample-data/\($0)").path }, into: temporaryStorePath())
+        var runs = 0, again = 0, silent = 0
+        for definition in Flows.builtIn {
+            for j in try ProjectionStore.journeys(flow: definition.id, definition: definition, store: store) {
+                let events = try store.events(user: j.userID, flow: definition.id)
+                var want: [Journey.ViewRun] = []
+                for i in events.foldOrderIndices where events[i].event.known == .stepViewed {
+                    guard let step = events[i].event.step, want.last?.step != step else { continue }
+                    want.append(Journey.ViewRun(step: step, at: events[i].event.time))
+                }
+                XCTAssertEqual(j.viewRuns, want, "\(definition.id) \(j.userID)")
+                var silences: [Journey.Silence] = []
+                var previous: Int64?, longest: Int64 = 0, runsSoFar = 0, lastStep: String?
+                for i in events.foldOrderIndices {
+                    let t = events[i].event.time.micros
+                    if let previous, runsSoFar > 0 { longest = max(longest, t - previous) }
+                    previous = t
+                    guard events[i].event.known == .stepViewed, let step = events[i].event.step else { continue }
+                    if longest > 600_000_000 {
+                        silences.append(.init(run: step != lastStep ? runsSoFar : runsSoFar - 1, startsRun: step != lastStep, micros: longest))
+                    }
+                    longest = 0
+                    if step != lastStep { runsSoFar += 1 }
+                    lastStep = step
+                }
+                XCTAssertEqual(j.silences, silences, "\(definition.id) \(j.userID)")
+                XCTAssertEqual(j.silenceSinceView, longest, "\(definition.id) \(j.userID)")
+                XCTAssertEqual(j.lastSeq, events.foldOrderIndices.last.map { events[$0].seq }, "\(definition.id) \(j.userID)")
+                silent += silences.count
+                runs += want.count
+                if Set(want.map(\.step)).count < want.count { again += 1 }
+            }
+        }
+        XCTAssertGreaterThan(runs, 5_000)
+        XCTAssertGreaterThan(silent, 100)
+        // Some users view a step again after another: a run of it each time.
+        XCTAssertGreaterThan(again, 0)
+    }
+
     func testMaintainUserSkipsGoalWeightAndFlagOffSkipsTrackingStyle() throws {
         var b = JourneyBuilder("u-1", flags: ["completionScreenForExplorers": .bool(false)])
         b.add(0, "onboarding.started", "signIn")

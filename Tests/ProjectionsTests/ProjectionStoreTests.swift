@@ -23,6 +23,7 @@ extension Journey {
     var withoutSeqs: Journey {
         var j = self
         j.lastSeqOnCurrentStep = nil
+        j.lastSeq = nil
         return j
     }
 }

@@ -43,6 +43,42 @@ final class PathsRequestTests: XCTestCase {
         }
     }
 
+    /// From the journeys' report facts (what `run` reads when they can answer) and from the
+    /// log, each user folded from their events: the same bytes in every format on every
+    /// source, at idle windows of a day, an hour and the shortest the facts keep, as of a time
+    /// that cuts journeys, for a cohort and a window, with the time between two steps.
+    func testFactsAndTheLogGiveTheSamePaths() throws {
+        func pages(_ paths: PathsReport) throws -> [String] {
+            [paths.text(), try paths.json(), paths.csv(), paths.markdown(), paths.html(command: "funnel paths")]
+        }
+        let requests = [
+            PathsRequest(selection: ReportRequest(flow: "glp1"), from: "height", to: "activityLevel"),
+            PathsRequest(selection: ReportRequest(flow: "glp1", idle: "1h")),
+            PathsRequest(selection: ReportRequest(flow: "glp1", idle: "10m", asOf: "2026-10-05T12:00:00Z")),
+            PathsRequest(selection: ReportRequest(flow: "glp1", cohort: "glp1", since: "2026-10-03", idle: "2h")),
+        ] + JourneySourceReportsTests.flows.map { PathsRequest(selection: ReportRequest(flow: $0, idle: "1h")) }
+        var returns = 0
+        for (name, source) in try JourneySourceReportsTests.sources.get() {
+            for request in requests {
+                let (definition, query) = try request.selection.resolve(in: source, definitions: Flows.builtIn, now: Self.now)
+                let blank = PathsTally(definition: definition, query: query, between: try request.between(in: definition))
+                XCTAssertTrue(blank.acceptsFacts, "\(name) \(request.selection)")
+                let fromFacts = try request.run(source: source, definitions: Flows.builtIn, now: Self.now)
+                let fromLog = try request.fromLog(source: source, definition: definition, query: query, into: blank) { _ in }
+                XCTAssertEqual(fromFacts, fromLog, "\(name) \(request.selection)")
+                XCTAssertEqual(try pages(fromFacts), try pages(fromLog), "\(name) \(request.selection)")
+                returns += fromFacts.returns.count
+            }
+        }
+        XCTAssertGreaterThan(returns, 0)
+        // Shorter idle windows than the facts keep, and `--where`, read the log.
+        let source = try XCTUnwrap(try JourneySourceReportsTests.sources.get().first?.source)
+        for selection in [ReportRequest(flow: "glp1", idle: "9m"), ReportRequest(flow: "glp1", filters: ["weightGoal=lose"])] {
+            let (definition, query) = try selection.resolve(in: source, definitions: Flows.builtIn, now: Self.now)
+            XCTAssertFalse(PathsTally(definition: definition, query: query, between: nil).acceptsFacts, "\(selection)")
+        }
+    }
+
     func testGLP1Figures() throws {
         let source = try XCTUnwrap(try JourneySourceReportsTests.sources.get().first?.source)
         let request = PathsRequest(selection: ReportRequest(flow: "glp1"), from: "height", to: "activityLevel")

@@ -45,8 +45,7 @@ final class PathsTallyTests: XCTestCase {
         return [a.reversed(), b, c.shuffled(), d]
     }
 
-    func report(between: (from: String, to: String)? = nil) -> PathsReport {
-        let asOf = reportStart.adding(seconds: 4001 * 60)
+    func report(between: (from: String, to: String)? = nil, asOf: Timestamp = reportStart.adding(seconds: 4001 * 60)) -> PathsReport {
         var tally = PathsTally(definition: miniFlow, query: ReportQuery(asOf: asOf), between: between)
         let folder = FlowFolder(miniFlow)
         for user in events() {
@@ -115,6 +114,38 @@ final class PathsTallyTests: XCTestCase {
         XCTAssertEqual(r.adjacentPairs.first?.mean, (60 + 60 + 240_060) / 3)
         XCTAssertEqual(r.slowestPairs.prefix(3).map(\.from), ["medication", "journeyStatus", "weightGoal"])
         XCTAssertTrue(r.text().contains("\n  medication → weightGoal"), r.text())
+    }
+
+    /// The report's adjacent pairs are the paths' own: from the journeys and from their facts
+    /// (through their bytes), as of the last event and as of an earlier time (journeys
+    /// folded through every event: views after as-of left out).
+    func testTheReportsAdjacentPairsAreThePaths() throws {
+        let folder = FlowFolder(miniFlow)
+        let journeys = events().compactMap { folder.journey(of: $0, until: nil) }
+        var slots: [String: Int] = [:]
+        for (i, step) in JourneyFacts.slots(miniFlow).enumerated() { slots[step] = i }
+        let facts = try journeys.map { j in
+            try JourneyFacts(j, definition: miniFlow, slots: slots).binary().withUnsafeBytes { try JourneyFacts(binary: $0) }
+        }
+        let builder = ReportBuilder(definition: miniFlow)
+        for minutes in [4001.0, 3000] {
+            let asOf = reportStart.adding(seconds: minutes * 60)
+            let paths = report(asOf: asOf).adjacentPairs
+            XCTAssertEqual(builder.report(journeys, query: ReportQuery(asOf: asOf)).adjacentPairs, paths, "\(minutes)")
+            var fromFacts = ReportAccumulator(builder: builder, query: ReportQuery(asOf: asOf))
+            for f in facts { fromFacts.add(f) }
+            XCTAssertEqual(fromFacts.report().adjacentPairs, paths, "\(minutes)")
+        }
+        // Before c came back to journeyStatus, only a and b had made that move.
+        XCTAssertEqual(report(asOf: reportStart.adding(seconds: 3000 * 60)).adjacentPairs.first?.users, 2)
+        // The text shows the three slowest under the step table, at 80 columns.
+        let text = builder.report(journeys, query: ReportQuery(asOf: reportStart.adding(seconds: 4001 * 60))).text()
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let title = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("slowest steps to the next on a lane") }, text)
+        XCTAssertEqual(lines[(title + 2)...(title + 4)].map { $0.split(separator: " ").prefix(3).joined(separator: " ") },
+                       ["medication → weightGoal", "journeyStatus → weightGoal", "weightGoal → goalWeight"], text)
+        XCTAssertLessThan(title, try XCTUnwrap(lines.firstIndex { $0.hasPrefix("top drop-off points") }), text)
+        for line in lines { XCTAssertLessThanOrEqual(line.count, 80, String(line)) }
     }
 
     func testTextFitsEightyColumnsAndEscapes() throws {

@@ -14,6 +14,7 @@ extension ReportBuilder {
         let undecided = definition.lanes.count > 1 && selected.contains { $0.lane == nil }
         var report = referenceFigures(selected, query: query, undecided: undecided)
         report.drift = referenceDrift(journeys.filter { $0.flow == definition.id }, query: query)
+        report.adjacentPairs = referencePairs(selected, query: query)
         let dimensions = query.dimensions
         if !dimensions.isEmpty {
             let names = dimensions.map(\.description)
@@ -348,3 +349,26 @@ let referenceDay: DateFormatter = {
     f.dateFormat = "yyyy-MM-dd"
     return f
 }()
+
+extension ReportBuilder {
+    /// docs/paths.md's adjacent pairs read plainly: every two steps one after the other on a
+    /// lane, once, in lane order; per selected user, their first view of the one to their first
+    /// view of the other after it (view runs up to as-of).
+    func referencePairs(_ selected: [Journey], query: ReportQuery) -> [PathsReport.TimeBetween] {
+        var pairs: [[String]] = []
+        for lane in definition.lanes {
+            for k in lane.steps.indices.dropFirst() where !pairs.contains([lane.steps[k - 1].id, lane.steps[k].id]) {
+                pairs.append([lane.steps[k - 1].id, lane.steps[k].id])
+            }
+        }
+        return pairs.compactMap { pair in
+            let micros = selected.compactMap { j -> Int64? in
+                let runs = j.viewRuns.filter { $0.at.micros <= query.asOf.micros }
+                guard let i = runs.firstIndex(where: { $0.step == pair[0] }),
+                      let k = runs.indices.first(where: { $0 > i && runs[$0].step == pair[1] }) else { return nil }
+                return runs[k].at.micros - runs[i].at.micros
+            }
+            return micros.isEmpty ? nil : PathsReport.TimeBetween(pair[0], pair[1], micros: micros)
+        }
+    }
+}

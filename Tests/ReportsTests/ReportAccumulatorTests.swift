@@ -29,9 +29,9 @@ final class ReportAccumulatorTests: XCTestCase {
                     let want = builder.referenceReport(journeys, query: query)
                     XCTAssertEqual(got, want, "by \(by ?? "-") cohort \(cohort?.id ?? "-")")
                     XCTAssertEqual(try got.json(), try want.json())
-                    // The same from the stored facts (through their bytes); facts keep no platform.
+                    // The same from the stored facts (through their bytes), a platform breakdown too.
                     var fromFacts = ReportAccumulator(builder: builder, query: query)
-                    XCTAssertEqual(fromFacts.acceptsFacts, !dimensions.contains(.platform))
+                    XCTAssertTrue(fromFacts.acceptsFacts)
                     guard fromFacts.acceptsFacts else { compared += 1; continue }
                     for f in facts { fromFacts.add(try f.withUnsafeBytes { try JourneyFacts(binary: $0) }) }
                     XCTAssertEqual(fromFacts.report(), want, "facts: by \(by ?? "-") cohort \(cohort?.id ?? "-")")
@@ -57,5 +57,6 @@ final class ReportAccumulatorTests: XCTestCase {
         XCTAssertGreaterThan(all.users.completed, 0)
         XCTAssertGreaterThan(all.users.abandoned, 0)
         XCTAssertGreaterThan(all.steps.map(\.dropped).reduce(0, +), 0)
+        XCTAssertGreaterThan(all.adjacentPairs?.count ?? 0, 2)
     }
 }

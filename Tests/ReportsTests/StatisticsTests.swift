@@ -34,6 +34,19 @@ final class StatisticsTests: XCTestCase {
         XCTAssertNil(Statistics.percentile(unsorted: [], 0.5))
     }
 
+    /// The radix sort of whole microseconds is `sorted()`, for few and many values, small and
+    /// large ones (over the 11 bits of one pass, up to years), repeats and a negative value.
+    func testSortedMicrosIsSorted() {
+        var rng = SystemRandomNumberGenerator()
+        for (count, top) in [(0, 1), (10, 1_000), (255, 1 << 40), (256, 2_047), (5_000, 2_048), (40_000, 86_400_000_000),
+                             (40_000, 1 << 62), (3_000, 3)] as [(Int, Int64)] {
+            let values = (0..<count).map { _ in Int64.random(in: 0...top, using: &rng) }
+            XCTAssertEqual(Statistics.sorted(values), values.sorted(), "\(count) up to \(top)")
+        }
+        let negative = (0..<1_000).map { Int64($0 % 7) - 3 }
+        XCTAssertEqual(Statistics.sorted(negative), negative.sorted())
+    }
+
     func testWilsonInterval() throws {
         // 81 of 263: the textbook example, 0.2553 … 0.3662
         let ci = try XCTUnwrap(Statistics.wilson(successes: 81, trials: 263))

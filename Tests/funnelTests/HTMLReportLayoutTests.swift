@@ -26,8 +26,9 @@ final class HTMLReportLayoutTests: XCTestCase {
         let html = try String(contentsOf: page, encoding: .utf8)
         XCTAssertTrue(html.contains("<h3>By week</h3>"), "no week table")
         let layout = try Chromium.layout(of: page, width: 1280)
-        // What explains the top three drop-offs, then the numbers.
+        // The time to the next step, what explains the top three drop-offs, then the numbers.
         XCTAssertEqual(layout.boxes.map(\.label), [
+            "Time to the next step table.",
             "#1 signIn · 29 of 389 users compared dropped there (7.5%) table.drivers",
             "#2 healthKitBenefits lane explorers · 8 of 157 users compared dropped there (5.1%) table.drivers",
             "#3 notificationsPermission lane explorers · 8 of 165 users compared dropped there (4.8%) table.drivers",

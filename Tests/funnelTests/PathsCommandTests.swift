@@ -129,6 +129,57 @@ final class PathsCommandTests: XCTestCase {
         return kinds
     }
 
+    /// The report's adjacent pairs are `funnel paths`' figures for the same selection, to the
+    /// bit: on every flow's sample data, a cohort, a start window and an earlier as-of (which
+    /// refolds), and users who stray; each of GLP-1's pairs also against `paths --from --to`,
+    /// and the strays' against the reference. The text shows the three slowest under the
+    /// step table.
+    func testTheReportShowsThePathsAdjacentPairs() throws {
+        func pairs(_ command: String, _ store: String, _ flow: String, _ more: [String]) throws -> [[String: Any]] {
+            let r = try runFunnel([command, "--store", store, "--flow", flow, "--format", "json"] + more)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return try XCTUnwrap(try jsonObject(r.stdout)["adjacent_pairs"] as? [[String: Any]], "\(command) \(flow) \(more)")
+        }
+        let selections = [["--cohort", "glp1"], ["--since", "2026-10-03", "--until", "2026-10-06"], ["--as-of", "2026-10-04T12:00:00Z"]]
+        for flow in Self.flows {
+            let store = try store(flow)
+            for more in [[]] + (flow == "glp1" ? selections : []) {
+                let got = try pairs("report", store, flow, more)
+                XCTAssertEqual(got as NSArray, try pairs("paths", store, flow, more) as NSArray, "\(flow) \(more)")
+                XCTAssertGreaterThan(got.count, 2, "\(flow) \(more)")
+            }
+            guard flow == "glp1" else { continue }
+            for pair in try pairs("report", store, flow, []) {
+                let from = try XCTUnwrap(pair["from"] as? String), to = try XCTUnwrap(pair["to"] as? String)
+                let r = try runFunnel(["paths", "--store", store, "--flow", flow, "--from", from, "--to", to, "--format", "json"])
+                XCTAssertEqual(try jsonObject(r.stdout)["time_between"] as? NSDictionary, pair as NSDictionary, "\(from) → \(to)")
+            }
+            let text = try runFunnel(["report", "--store", store, "--flow", flow]).stdout
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let title = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("slowest steps to the next on a lane") }, text)
+            XCTAssertTrue(lines[title + 4].contains(" → "), text)
+            XCTAssertLessThan(try XCTUnwrap(lines.firstIndex { $0.hasPrefix("step ") }), title, text)
+            for line in lines { XCTAssertLessThanOrEqual(line.count, 80, String(line)) }
+        }
+        // Users who stray: skips, back moves, returns; every pair as the reference has it.
+        let logs = tempDir().appendingPathComponent("logs").path
+        XCTAssertEqual(try runFunnel(["sample", "--flow", "glp1", "--users", "600", "--seed", "5", "--wander", "--out", logs]).status, 0)
+        let store = tempDir().appendingPathComponent("s.sqlite").path
+        XCTAssertEqual(try runFunnel(["ingest", "--store", store, logs]).status, 0)
+        let got = try pairs("report", store, "glp1", [])
+        XCTAssertEqual(got as NSArray, try pairs("paths", store, "glp1", []) as NSArray)
+        let want = try referenceJSON("reference_paths.py", [
+            "--definition", packageRoot.appendingPathComponent("schemas/flows/glp1.json").path, logs])
+        XCTAssertEqual(rows(got, ["from", "to", "users"]), rows(want["adjacent_pairs"], ["from", "to", "users"]))
+        let wanted = (want["adjacent_pairs"] as? [[String: Any]]) ?? []
+        for pair in got {
+            let other = wanted.first { $0["from"] as? String == pair["from"] as? String && $0["to"] as? String == pair["to"] as? String }
+            for k in ["p50", "p75", "p90", "p95", "mean"] {
+                XCTAssertEqual(pair[k] as? Double ?? -1, other?[k] as? Double ?? -2, accuracy: 1e-6, "\(pair) \(k)")
+            }
+        }
+    }
+
     func testTextFitsEightyColumnsAndNamesTheFindingsFirst() throws {
         let store = try store("glp1")
         let r = try runFunnel(["paths", "--store", store, "--flow", "glp1", "--from", "height", "--to", "activityLevel"])

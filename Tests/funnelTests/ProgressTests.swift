@@ -74,17 +74,22 @@ final class ProgressTests: XCTestCase {
         XCTAssertFalse(latest.stdout.contains("\r["), latest.stdout.debugDescription)
     }
 
-    /// `funnel paths` reads every user's events: their count on a terminal, nothing when piped.
+    /// `funnel paths --where` reads every user's events from the log: their count on a
+    /// terminal, nothing when piped. Without it, paths reads the journeys' facts: no bar.
     func testPathsShowsTheUsersReadOnATerminalOnly() throws {
         let store = tempDir().appendingPathComponent("s.sqlite").path
         XCTAssertEqual(try runFunnel(["ingest", "--store", store, sampleData.appendingPathComponent("glp1").path]).status, 0)
-        let args = ["paths", "--store", store, "--flow", "glp1"]
+        let fromFacts = try onTerminal(["paths", "--store", store, "--flow", "glp1"])
+        XCTAssertEqual(fromFacts.status, 0, fromFacts.stdout)
+        XCTAssertFalse(fromFacts.stdout.contains("\r["), fromFacts.stdout.debugDescription)
+        XCTAssertTrue(fromFacts.stdout.hasPrefix("Paths · Onboarding Tonic (GLP-1) (glp1)\r\n"), fromFacts.stdout.debugDescription)
+        let args = ["paths", "--store", store, "--flow", "glp1", "--where", "journeyStatus=already_on_glp1"]
         let terminal = try onTerminal(args)
         let piped = try runFunnel(args)
         XCTAssertEqual(terminal.status, 0, terminal.stdout)
         XCTAssertTrue(terminal.stdout.contains("users' events read"), terminal.stdout.debugDescription)
         XCTAssertTrue(terminal.stdout.contains("\r" + String(repeating: " ", count: 79) + "\rPaths · "), terminal.stdout.debugDescription)
         XCTAssertFalse(piped.stderr.contains("\r"), piped.stderr.debugDescription)
-        XCTAssertTrue(piped.stdout.hasPrefix("Paths · Onboarding Tonic (GLP-1) (glp1)\n"), piped.stdout)
+        XCTAssertTrue(piped.stdout.hasPrefix("Paths · Onboarding Tonic (GLP-1) (glp1) · where journeyStatus=already_on_glp1\n"), piped.stdout)
     }
 }

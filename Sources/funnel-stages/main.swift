@@ -1,7 +1,8 @@
 // funnel-stages FILES… — each stage of a cold ingest run alone on the same inputs, one after
 // another, for the per-stage table of docs/performance.md (scripts/stages runs it beside a
 // profile of the whole ingest). Prints, per stage, its seconds and microseconds a line.
-// A measuring tool, not part of funnel: it reads the inputs and writes nothing.
+// A measuring tool, not part of funnel: it reads the inputs and writes nothing. With
+// FUNNEL_STAGES_ONLY=parse it runs only the parser without events (for a profile of it).
 import Foundation
 import FunnelModel
 import LogFiles

@@ -45,7 +45,7 @@ let package = Package(
         ]),
         // The embedded store: the log in SQLite (GRDB).
         .target(name: "EventStore", dependencies: [
-            "FunnelModel", "LogFiles", "LineParsing", "StoreCore", "CSQLite",
+            "FunnelModel", "LogFiles", "Workers", "LineParsing", "StoreCore", "CSQLite",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: hotPath),

@@ -1,5 +1,6 @@
 import FunnelModel
 import GRDB
+import Workers
 
 extension EventStore {
     /// For each of `users`, their last event on `step` in `flow` (fold order: event time, then
@@ -43,10 +44,18 @@ extension EventStore {
         }
     }
 
+    /// The events of `seqs`, in seq order. Many are read in shares, one a core, each in a
+    /// read of its own: an event, once committed, reads the same in any later transaction.
     public func events(seqs: [Int64]) throws -> [RecordedEvent] {
         guard !seqs.isEmpty else { return [] }
-        return try read(doing: "reading \(seqs.count) events by seq") { db in
-            try EventStore.storedLines(seqs: seqs.sorted(), reader: try StoredLineReader(db), in: db).events(keepingLines: true)
-        }
+        let sorted = seqs.sorted()
+        let shares = min(WorkerCount.machine, max(1, sorted.count / Tuning.seqsPerReadShare))
+        let size = (sorted.count + shares - 1) / shares
+        let parts = stride(from: 0, to: sorted.count, by: size).map { Array(sorted[$0..<min($0 + size, sorted.count)]) }
+        return try parts.parallelMap(workers: parts.count) { part in
+            try self.read(doing: "reading \(part.count) events by seq") { db in
+                try EventStore.storedLines(seqs: part, reader: try StoredLineReader(db), in: db).events(keepingLines: true)
+            }
+        }.flatMap { $0 }
     }
 }

@@ -16,6 +16,12 @@ enum Tuning {
     /// Events a migration reads and rewrites at a time.
     static let migrationChunk = 65_536
 
+    // MARK: reading
+
+    /// Events read by seq in one share at least: fewer are read on one thread (a share's
+    /// read transaction and statement cost more than a few lines).
+    static let seqsPerReadShare = 4_096
+
     // MARK: event ids
 
     /// New ids an input holds before writing them to the index (16 bytes each;

@@ -251,6 +251,25 @@ final class IngestTests: XCTestCase {
         XCTAssertEqual(try st.lastEvents(onStep: "signIn", flow: "trendy", users: Array(users.keys), notAfter: bound), [:])
     }
 
+    /// Events by seq, in any order and however many (past one share of
+    /// `Tuning.seqsPerReadShare` they are read in shares): the log's events of those seqs, in
+    /// seq order, with their lines.
+    func testEventsBySeqAreTheLogsInSeqOrder() throws {
+        let st = try store()
+        _ = try ingest(st, [sampleData.appendingPathComponent("glp1").path])
+        var all: [RecordedEvent] = []
+        try st.forEachEvent(flow: "glp1") { all.append($0) }
+        all.sort { $0.seq < $1.seq }
+        XCTAssertGreaterThan(all.count, 3 * Tuning.seqsPerReadShare)
+        let bySeq = try st.events(seqs: all.map(\.seq).reversed())
+        XCTAssertEqual(bySeq.map(\.seq), all.map(\.seq))
+        XCTAssertEqual(bySeq.map(\.event), all.map(\.event))
+        XCTAssertTrue(bySeq.allSatisfy { !$0.line.isEmpty })
+        let few = [all[7].seq, all[3].seq]
+        XCTAssertEqual(try st.events(seqs: few).map(\.seq), few.sorted())
+        XCTAssertThrowsError(try st.events(seqs: all.map(\.seq) + [Int64(all.count + 1_000)]))
+    }
+
     /// A generated multi-member gzip log: the parallel and the sequential pipelines, and any
     /// batch size, store exactly the same thing.
     func testPipelinesAgreeOnGeneratedLog() throws {

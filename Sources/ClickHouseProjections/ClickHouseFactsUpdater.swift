@@ -98,7 +98,7 @@ public final class ClickHouseFactsUpdater: IngestObserver, Sendable {
         -> [(rows: RowBinaryWriter, count: Int)] {
         let workers = Tuning.foldWorkers
         let size = max(1, min(Tuning.factsRowsPerInsert, (journeys.count + workers - 1) / workers))
-        let parts = stride(from: 0, to: journeys.count, by: size).map { $0..<min($0 + size, journeys.count) }
+        let parts = journeys.partRanges(size: size)
         let held = held
         return parts.parallelMap(workers: workers) { part in
             var rows = RowBinaryWriter()

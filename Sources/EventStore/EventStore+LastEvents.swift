@@ -51,7 +51,7 @@ extension EventStore {
         let sorted = seqs.sorted()
         let shares = min(WorkerCount.machine, max(1, sorted.count / Tuning.seqsPerReadShare))
         let size = (sorted.count + shares - 1) / shares
-        let parts = stride(from: 0, to: sorted.count, by: size).map { Array(sorted[$0..<min($0 + size, sorted.count)]) }
+        let parts = sorted.partRanges(size: size).map { Array(sorted[$0]) }
         return try parts.parallelMap(workers: parts.count) { part in
             try self.read(doing: "reading \(part.count) events by seq") { db in
                 try EventStore.storedLines(seqs: part, reader: try StoredLineReader(db), in: db).events(keepingLines: true)

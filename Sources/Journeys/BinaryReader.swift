@@ -55,6 +55,13 @@ package struct BinaryReader {
         Varint.unzigzag(try uint())
     }
 
+    /// An optional seq, as `BinaryWriter.seq` writes it.
+    package mutating func optionalSeq() throws -> Int64? {
+        let seq = try uint()
+        guard seq <= UInt64(Int64.max) else { throw JourneyDecodingError(offset: offset, reason: "a seq out of range") }
+        return seq == 0 ? nil : Int64(seq - 1)
+    }
+
     package mutating func double() throws -> Double {
         guard b.count - offset >= 8 else { throw JourneyDecodingError(offset: offset, reason: "unexpected end") }
         let bits = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: offset, as: UInt64.self))

@@ -14,6 +14,9 @@ package struct BinaryWriter {
 
     package mutating func int(_ v: Int64) { uint(Varint.zigzag(v)) }
 
+    /// An optional seq: 0 for none, else the seq + 1.
+    package mutating func seq(_ s: Int64?) { uint(s.map { UInt64($0) + 1 } ?? 0) }
+
     package mutating func double(_ d: Double) {
         var bits = d.bitPattern
         for _ in 0..<8 {

@@ -92,7 +92,7 @@ extension Journey {
             w.uint(UInt64(outcomes.count))
             for o in outcomes { w.string(o) }
         }
-        w.uint(lastSeqOnCurrentStep.map { UInt64($0) + 1 } ?? 0)
+        w.seq(lastSeqOnCurrentStep)
         w.uint(UInt64(viewRuns.count))
         for run in viewRuns {
             w.name(run.step)
@@ -104,7 +104,7 @@ extension Journey {
             w.int(s.micros)
         }
         w.int(silenceSinceView)
-        w.uint(lastSeq.map { UInt64($0) + 1 } ?? 0)
+        w.seq(lastSeq)
         if let resume {
             w.byte(1)
             w.timestamp(resume.currentStepSince)
@@ -171,9 +171,7 @@ extension Journey {
                 }
             }
             if version >= 5 {
-                let seq = try r.uint()
-                guard seq <= UInt64(Int64.max) else { throw JourneyDecodingError(offset: r.offset, reason: "a seq out of range") }
-                lastSeqOnCurrentStep = seq == 0 ? nil : Int64(seq - 1)
+                lastSeqOnCurrentStep = try r.optionalSeq()
             }
             if version >= 6 {
                 let n = try r.count()
@@ -194,9 +192,7 @@ extension Journey {
                     silences.append(Silence(run: Int(code / 2), startsRun: code & 1 == 1, micros: try r.int()))
                 }
                 silenceSinceView = try r.int()
-                let seq = try r.uint()
-                guard seq <= UInt64(Int64.max) else { throw JourneyDecodingError(offset: r.offset, reason: "a seq out of range") }
-                lastSeq = seq == 0 ? nil : Int64(seq - 1)
+                lastSeq = try r.optionalSeq()
             }
         case let version: throw JourneyDecodingError(offset: 0, reason: "unknown version \(version)")
         }

@@ -119,25 +119,31 @@ public struct JourneyFacts: Sendable, Hashable {
         runSlots = []
         runMicros = []
         otherRunSteps = []
-        runSlots.reserveCapacity(j.viewRuns.count)
-        runMicros.reserveCapacity(j.viewRuns.count)
-        for run in j.viewRuns {
-            if let k = slots[run.step] {
-                runSlots.append(k)
-            } else if let i = otherRunSteps.firstIndex(of: run.step) {
-                runSlots.append(-1 - i)
-            } else {
-                runSlots.append(-1 - otherRunSteps.count)
-                otherRunSteps.append(run.step)
-            }
-            runMicros.append(run.at.micros)
-        }
         pathSlots = j.path.filter { $0.status != .skipped }.map { slots[$0.step] ?? -1 }
         silenceRuns = j.silences.map(\.run)
         silenceStartsRun = j.silences.map(\.startsRun)
         silenceMicros = j.silences.map(\.micros)
         lastSeq = j.lastSeq
         platform = j.platform
+        runSlots.reserveCapacity(j.viewRuns.count)
+        runMicros.reserveCapacity(j.viewRuns.count)
+        for run in j.viewRuns {
+            runSlots.append(slots[run.step] ?? otherRunSlot(run.step))
+            runMicros.append(run.at.micros)
+        }
+    }
+
+    /// The run slot of a step on no lane: -1 - its index in `otherRunSteps`, added when new.
+    private mutating func otherRunSlot(_ step: String) -> Int {
+        if let i = otherRunSteps.firstIndex(of: step) { return -1 - i }
+        otherRunSteps.append(step)
+        return -otherRunSteps.count
+    }
+
+    /// The bit of `cohort` in `cohorts` (0: not a cohort of `definition`, or past the 64th).
+    public static func cohortMask(_ cohort: FlowDefinition.Cohort, in definition: FlowDefinition) -> UInt64 {
+        guard let i = definition.cohorts.firstIndex(of: cohort), i < 64 else { return 0 }
+        return 1 << UInt64(i)
     }
 
     public func binary() -> [UInt8] {
@@ -197,7 +203,7 @@ public struct JourneyFacts: Sendable, Hashable {
             w.uint(UInt64(run) * 2 + (silenceStartsRun[k] ? 1 : 0))
             w.int(silenceMicros[k])
         }
-        w.uint(lastSeq.map { UInt64($0) + 1 } ?? 0)
+        w.seq(lastSeq)
         w.string(platform)
         return w.bytes
     }
@@ -296,13 +302,7 @@ public struct JourneyFacts: Sendable, Hashable {
                     guard code <= UInt64(n) else { throw JourneyDecodingError(offset: offset, reason: "a view run's slot out of range") }
                     runSlots.append(Int(code - 1))
                 } else {
-                    let step = try r.string()
-                    if let i = otherRunSteps.firstIndex(of: step) {
-                        runSlots.append(-1 - i)
-                    } else {
-                        runSlots.append(-1 - otherRunSteps.count)
-                        otherRunSteps.append(step)
-                    }
+                    runSlots.append(otherRunSlot(try r.string()))
                 }
                 runMicros.append(firstEventAt &+ (try r.int()))
             }
@@ -330,9 +330,7 @@ public struct JourneyFacts: Sendable, Hashable {
                 silenceStartsRun.append(code & 1 == 1)
                 silenceMicros.append(try r.int())
             }
-            let seq = try r.uint()
-            guard seq <= UInt64(Int64.max) else { throw JourneyDecodingError(offset: r.offset, reason: "a seq out of range") }
-            lastSeq = seq == 0 ? nil : Int64(seq - 1)
+            lastSeq = try r.optionalSeq()
             platform = try r.optionalString()
         }
         guard r.atEnd else { throw JourneyDecodingError(offset: r.offset, reason: "trailing bytes in facts") }

@@ -122,9 +122,7 @@ extension JourneyGlance {
             }
         }
         guard version >= 5 else { return }
-        let seq = try r.uint()
-        guard seq <= UInt64(Int64.max) else { throw JourneyDecodingError(offset: r.offset, reason: "a seq out of range") }
-        lastSeqOnCurrentStep = seq == 0 ? nil : Int64(seq - 1)
+        lastSeqOnCurrentStep = try r.optionalSeq()
     }
 
     /// A step or key the request names twice gets what its first place got, as

@@ -195,10 +195,12 @@ package struct ShapeTemplates {
     /// `node` has as many edges as it may.
     private mutating func edge(from node: Int, literal: UnsafeBufferPointer<UInt8>, field: LineShape.Field) -> Int? {
         var e = firstEdge[node]
+        var last = -1
         var branches = 0
         while e >= 0 {
             let edge = edges[e]
             if edge.field == field, arena[edge.literal].elementsEqual(literal) { return edge.node }
+            last = e
             e = edge.next
             branches += 1
         }
@@ -209,13 +211,10 @@ package struct ShapeTemplates {
         firstEdge.append(-1)
         let added = firstEdge.count - 1
         // Appended last among the node's edges: the first learnt is tried first.
-        let new = Edge(literal: start..<arena.count, field: field, node: added, next: -1)
-        edges.append(new)
-        if firstEdge[node] < 0 {
+        edges.append(Edge(literal: start..<arena.count, field: field, node: added, next: -1))
+        if last < 0 {
             firstEdge[node] = edges.count - 1
         } else {
-            var last = firstEdge[node]
-            while edges[last].next >= 0 { last = edges[last].next }
             edges[last].next = edges.count - 1
         }
         return added

@@ -47,10 +47,7 @@ struct PathsTally: JourneyAccumulator {
         freeFormKeys = DropoffScope.freeFormKeys(definition)
         slotSteps = JourneyFacts.slots(definition)
         codes = Codes(slots: slotSteps)
-        cohortMask = query.cohort.map { cohort in
-            guard let i = definition.cohorts.firstIndex(of: cohort), i < 64 else { return 0 }
-            return 1 << UInt64(i)
-        }
+        cohortMask = query.cohort.map { JourneyFacts.cohortMask($0, in: definition) }
     }
 
     /// The idle window in microseconds, as `UserPath` compares gaps with it.

@@ -42,10 +42,7 @@ public struct ReportAccumulator: JourneyAccumulator {
         layout = Layout(builder.definition)
         all = Figures(layout)
         scratch = Facts(width: layout.slot.count)
-        cohortMask = query.cohort.map { cohort in
-            guard let i = builder.definition.cohorts.firstIndex(of: cohort), i < 64 else { return 0 }
-            return 1 << UInt64(i)
-        }
+        cohortMask = query.cohort.map { JourneyFacts.cohortMask($0, in: builder.definition) }
     }
 
     /// Whether `add(_: JourneyFacts)` can answer this query (no ad hoc filters; a flag

@@ -1,126 +1,89 @@
 import FunnelModel
+import LogFiles
 
-/// The names, steps and contexts of one input's held events, each distinct combination kept
-/// once. The decoder hands equal values over as one shared value, so a combination is
-/// recognised by its bits: equal bits are the same strings and dictionaries (the table keeps
-/// them alive), and equal values with other bits are merely kept twice.
+/// The names, steps, contexts and properties of one input's held events (of one segment of
+/// it), each distinct one kept once: names and steps by the parser's key number, contexts and
+/// properties by their bytes, each decoded once. A held event refers to them by number, so
+/// the parsing thread builds no strings or dictionaries per event, and a fold that meets the
+/// same context number twice in a row knows it is the same context.
 package struct EventParts: Sendable {
-    package struct Parts: Sendable {
+    /// What a key (a flow, step and event name) holds for the fold.
+    package struct Names: Sendable {
         package var rawName: String
         package var step: String?
-        package var context: EventContext
-    }
-
-    /// What a fold reads of a combination besides its values: the known event its name is,
-    /// and its context's number (equal numbers are the same context; see `contextID`).
-    package struct Derived: Sendable {
+        package var flow: String
+        /// The known event the name is.
         package var known: EventName?
-        package var contextID: Int32
     }
 
-    /// A combination's bits (up to 80 bytes: `Parts` is 80 on a 64-bit machine).
-    package struct Bits: Hashable, Sendable {
-        package var w: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
-            = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-
-        package init() {}
-
-        package init?<T>(_ value: T) {
-            let size = MemoryLayout<T>.size
-            guard size <= 80 else { return nil }
-            withUnsafeMutableBytes(of: &w) { out in
-                withUnsafeBytes(of: value) { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<size])) }
-            }
-        }
-
-        package static func == (a: Bits, b: Bits) -> Bool {
-            withUnsafeBytes(of: a.w) { x in withUnsafeBytes(of: b.w) { y in x.elementsEqual(y) } }
-        }
-
-        package func hash(into hasher: inout Hasher) {
-            hasher.combine(mix)
-        }
-
-        /// A cheap mix of the words (the hash, and the slot in `EventParts.recent`).
-        package var mix: UInt64 {
-            var h: UInt64 = 0x9E37_79B9_7F4A_7C15
-            withUnsafeBytes(of: w) { raw in
-                for i in 0..<10 {
-                    h = (h ^ raw.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self)) &* 0x100_0000_01B3
-                    h ^= h >> 29
-                }
-            }
-            return h
-        }
-    }
-
-    package private(set) var list: [Parts] = []
-    package private(set) var derived: [Derived] = []
-    private var index: [Bits: Int32] = [:]
-    /// The last combination seen in each of 1,024 slots (by `Bits.mix`), with its bits: most
-    /// events find theirs here without a dictionary lookup.
-    private var recent = [Int32](repeating: -1, count: EventParts.recentSlots)
-    private var recentBits = [Bits](repeating: Bits(), count: EventParts.recentSlots)
-    private static let recentSlots = Tuning.recentPartSlots
-    /// Contexts numbered by their bits, as combinations are: a fold skips an event's context
-    /// when the event before had the same number (applying a context twice changes nothing).
-    private var contexts: [Bits: Int32] = [:]
-    private var contextCount: Int32 = 0
+    /// Names by a held event's `names`.
+    package private(set) var names: [Names] = []
+    /// Contexts by a held event's `context`: 0 is a line without one.
+    package private(set) var contexts: [EventContext] = [EventContext()]
+    /// Properties by a held event's `properties`: 0 is a line without any.
+    package private(set) var properties: [[String: JSONValue]] = [[:]]
+    /// The parser's key numbers' index in `names` (-1: not met in these parts yet).
+    private var byKey: [Int32] = []
+    /// The bytes of each context and properties object met (their number is one less).
+    private var contextBytes = ByteInterner()
+    private var propertyBytes = ByteInterner()
 
     package init() {}
 
-    package var count: Int { list.count }
+    /// What the fold reads, shared by every view of the held events.
+    package var table: EventTable { EventTable(names: names, contexts: contexts, properties: properties) }
 
-    /// `e` as held, its values taken over (each is swapped out of the event for an empty
-    /// one, so nothing is retained and released again as the event goes).
-    package mutating func hold(seq: Int64, _ e: inout Event) -> HeldEvent {
-        var properties: [String: JSONValue] = [:]
-        swap(&properties, &e.properties)
-        return HeldEvent(seq: seq, time: e.time, parts: intern(&e), properties: properties)
+    /// The index in `names` of the parser's key `key`, the line's envelope (refs into `b`)
+    /// giving its strings the first time.
+    package mutating func names(ofKey key: Int32, _ env: Envelope, in b: UnsafeBufferPointer<UInt8>) -> Int32 {
+        let k = Int(key)
+        if k < byKey.count, byKey[k] >= 0 { return byKey[k] }
+        if k >= byKey.count { byKey.append(contentsOf: repeatElement(-1, count: k + 1 - byKey.count)) }
+        let rawName = EventParts.string(env.name, in: b)
+        names.append(Names(rawName: rawName, step: env.step.map { EventParts.string($0, in: b) },
+                           flow: EventParts.string(env.flow, in: b), known: EventName(normalizing: rawName)))
+        byKey[k] = Int32(names.count - 1)
+        return byKey[k]
     }
 
-    /// The index of `e`'s name, step and context, taking them over.
-    private mutating func intern(_ e: inout Event) -> Int32 {
-        var parts = Parts(rawName: "", step: nil, context: EventContext())
-        swap(&parts.rawName, &e.rawName)
-        swap(&parts.step, &e.step)
-        swap(&parts.context, &e.context)
-        guard let bits = Bits(parts) else {
-            add(parts)
-            return Int32(list.count - 1)
+    /// The line's event as held: `names` its key's index, its context and properties numbered
+    /// by their bytes (decoded the first time).
+    package mutating func hold(seq: Int64, names: Int32, _ env: Envelope, in b: UnsafeBufferPointer<UInt8>) -> HeldEvent {
+        var context: Int32 = 0
+        if let r = env.context {
+            let (id, isNew) = contextBytes.intern(UnsafeBufferPointer(rebasing: b[r]))
+            if isNew { contexts.append(EventDecoder.context(at: r, in: b)) }
+            context = Int32(id + 1)
         }
-        let slot = Int(truncatingIfNeeded: bits.mix >> 1) & (EventParts.recentSlots - 1)
-        if recent[slot] >= 0 && recentBits[slot] == bits { return recent[slot] }
-        let i: Int32
-        if let known = index[bits] {
-            i = known
-        } else {
-            i = Int32(list.count)
-            add(parts)
-            index[bits] = i
+        var properties: Int32 = 0
+        if let r = env.properties, r.count > 2 {
+            let (id, isNew) = propertyBytes.intern(UnsafeBufferPointer(rebasing: b[r]))
+            if isNew { self.properties.append(EventDecoder.properties(at: r, in: b)) }
+            properties = Int32(id + 1)
         }
-        recent[slot] = i
-        recentBits[slot] = bits
-        return i
+        return HeldEvent(seq: seq, time: env.time, names: names, context: context, properties: properties)
     }
 
-    private mutating func add(_ parts: Parts) {
-        var contextID: Int32 = -1
-        if let bits = Bits(parts.context) {
-            if let c = contexts[bits] {
-                contextID = c
-            } else {
-                contextID = contextCount
-                contexts[bits] = contextID
-                contextCount += 1
-            }
-        }
-        list.append(parts)
-        derived.append(Derived(known: EventName(normalizing: parts.rawName), contextID: contextID))
+    /// The string a ref (into `b`, the batch the parser rebased it into) names.
+    private static func string(_ r: StringRef, in b: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)]), as: UTF8.self)
     }
 
     /// Positions of `held` in fold order (time, then seq).
     package static func foldOrder(_ held: [HeldEvent]) -> [Int] {
         held.foldOrderIndices(time: { $0.time.micros }, seq: { $0.seq })
+    }
+}
+
+/// The parts held events refer to, as the fold reads them (one reference for every view).
+package final class EventTable: Sendable {
+    package let names: [EventParts.Names]
+    package let contexts: [EventContext]
+    package let properties: [[String: JSONValue]]
+
+    package init(names: [EventParts.Names], contexts: [EventContext], properties: [[String: JSONValue]]) {
+        self.names = names
+        self.contexts = contexts
+        self.properties = properties
     }
 }

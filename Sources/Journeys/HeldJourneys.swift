@@ -56,7 +56,7 @@ public final class HeldJourneys: @unchecked Sendable {
     /// Folds the accepted events of one committed input (`sink` from `makeEventSink`).
     public func add(_ sink: any ParsedEventSink, accepted: AcceptedLines) {
         guard let groups = sink as? ParsedGroups else { return }
-        let parts = groups.parts.list, derived = groups.parts.derived
+        let table = groups.parts.table
         groups.takeAccepted(accepted) { key, events in
             guard let folder = folders[key.flow] else { return }
             guard let events else {
@@ -85,7 +85,7 @@ public final class HeldJourneys: @unchecked Sendable {
                               lastTime: .min, lastSeq: .min, maxSeq: .min)
             }
             for i in order {
-                going.fold.apply(HeldView(held: events, parts: parts, derived: derived, i: i), explain: false)
+                going.fold.apply(HeldView(held: events, table: table, i: i), explain: false)
                 going.maxSeq = max(going.maxSeq, events[i].seq)
             }
             going.lastTime = events[order[order.count - 1]].time.micros

@@ -1,4 +1,5 @@
 import FunnelModel
+import LogFiles
 import LineParsing
 import StoreCore
 
@@ -37,17 +38,16 @@ package final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
 
     package func successor() -> (any ParsedEventSink)? { segmented ? ParsedGroups(bufferLimit: bufferLimit) : nil }
 
-    package func take(line: Int, user: Int32, event: consuming Event) {
+    package func take(line: Int, user: Int32, key: Int32, envelope env: Envelope, in b: UnsafeBufferPointer<UInt8>) {
+        let names = parts.names(ofKey: key, env, in: b)
+        let flow = parts.names[Int(names)].flow
         let u = Int(user)
         let k: Int
-        if u >= 0, u < byUser.count, byUser[u] >= 0, order[Int(byUser[u])].flow == event.flow {
+        if u >= 0, u < byUser.count, byUser[u] >= 0, order[Int(byUser[u])].flow == flow {
             k = Int(byUser[u])
         } else {
-            // The key takes the event's user and flow over (see `EventParts.hold`).
-            var flow = "", id = ""
-            swap(&flow, &event.flow)
-            swap(&id, &event.userID)
-            let key = JourneyKey(flow: flow, user: id)
+            let key = JourneyKey(flow: flow, user: String(decoding: UnsafeBufferPointer(rebasing: b[Int(env.userID.start)..<Int(env.userID.end)]),
+                                                          as: UTF8.self))
             if u >= byUser.count { byUser.append(contentsOf: repeatElement(-1, count: u + 1 - byUser.count)) }
             if let known = index[key] {
                 k = known
@@ -73,7 +73,7 @@ package final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
             slots[k] = -1
             return
         }
-        lists[i].append(parts.hold(seq: Int64(line), &event))
+        lists[i].append(parts.hold(seq: Int64(line), names: names, env, in: b))
         count += 1
     }
 }

@@ -2,25 +2,6 @@ import FunnelModel
 import LogFiles
 import Foundation
 
-/// The strings of an input's keys and users, made once per number (see `LineKeys`): the
-/// events handed to the projection share them instead of looking each line's bytes up.
-struct KeyedNames {
-    private var keys: [(name: String, flow: String, step: String?)] = []
-    private var users: [String] = []
-
-    /// The event of a line whose keys were just worked out; `env`'s refs are into `b`.
-    mutating func event(_ env: Envelope, keys k: LineKeys, in b: UnsafeBufferPointer<UInt8>,
-                        decoder: EventDecoder, cache: inout EventCache) -> Event {
-        func string(_ r: StringRef) -> String { decoder.string(r, in: b) }
-        // A number not had yet is the next one (numbers are given in first-seen order).
-        if Int(k.key) == keys.count { keys.append((string(env.name), string(env.flow), env.step.map(string))) }
-        if Int(k.user) == users.count { users.append(string(env.userID)) }
-        let key = keys[Int(k.key)]
-        return decoder.event(from: env, in: b, cache: &cache, name: key.name, userID: users[Int(k.user)],
-                             flow: key.flow, step: key.step)
-    }
-}
-
 /// Numbers an input's keys, users and shapes on the parsing thread (one per input).
 struct LineKeyer {
     private var keys = ByteInterner()

@@ -71,9 +71,7 @@ package enum LineParser {
         do { stream = try ByteStream(path: path) } catch let e as InputError { return ParseEnd(error: e) }
         let reader = LineReader(stream: stream)
         var decoder = EventDecoder()
-        var cache = EventCache()
         var keyer = LineKeyer()
-        var names = KeyedNames()
         var batch = LineBatch()
         batch.bytes.reserveCapacity(batchBytes + LineReader.maxLineLength)
         batch.lines.reserveCapacity(batchLines)
@@ -144,14 +142,12 @@ package enum LineParser {
                     parsed.keys = batch.bytes.withUnsafeBufferPointer { b in
                         keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b, shape: matched?.shape)
                     }
-                    // Built here, with the line's refs rebased into the batch, and handed over
-                    // as is (the sink consumes it: no copy of its strings and dictionaries to
-                    // retain and release).
+                    // Handed over as parsed, its refs into the batch: the sink builds what it
+                    // keeps (once per distinct value), not an event per line.
                     if let eventSink {
-                        let event = batch.bytes.withUnsafeBufferPointer { b in
-                            names.event(env, keys: parsed.keys, in: b, decoder: decoder, cache: &cache)
+                        batch.bytes.withUnsafeBufferPointer { b in
+                            eventSink.take(line: info.number, user: parsed.keys.user, key: parsed.keys.key, envelope: env, in: b)
                         }
-                        eventSink.take(line: info.number, user: parsed.keys.user, event: event)
                     }
                 }
                 batch.lines.append(parsed)

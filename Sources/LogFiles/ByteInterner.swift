@@ -6,7 +6,7 @@ import Darwin
 
 /// Interns byte strings to small integers without allocating per lookup: an open-addressing
 /// table over one byte arena. Used on the ingest hot path (keys, atoms, shapes, event caches).
-public struct ByteInterner {
+public struct ByteInterner: Sendable {
     private var arena: [UInt8] = []
     private var entries: [(hash: UInt64, start: Int, count: Int)] = []
     private var slots: [Int32] = [Int32](repeating: -1, count: 64)

@@ -360,14 +360,14 @@ public struct EventDecoder {
     }
 
     /// The properties object at `r` of a validated line.
-    private static func properties(at r: Range<Int>, in b: UnsafeBufferPointer<UInt8>) -> [String: JSONValue] {
+    public static func properties(at r: Range<Int>, in b: UnsafeBufferPointer<UInt8>) -> [String: JSONValue] {
         var sc = JSONScanner(b, at: r.lowerBound)
         if case .object(let o)? = try? sc.parseValue() { return o }
         return [:]
     }
 
     /// The context object at `r` of a validated line: app version, platform, flags, the rest.
-    private static func context(at r: Range<Int>, in b: UnsafeBufferPointer<UInt8>) -> EventContext {
+    public static func context(at r: Range<Int>, in b: UnsafeBufferPointer<UInt8>) -> EventContext {
         var context = EventContext()
         var sc = JSONScanner(b, at: r.lowerBound)
         if case .object(var o)? = try? sc.parseValue() {

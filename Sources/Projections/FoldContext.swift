@@ -28,6 +28,7 @@ struct FoldContext: Sendable {
         // up): 1. decide how each is folded (reads the store); 2. fold and encode them
         // (pure work; each worker writes only its own indices of the results); 3. emit.
         let chunk = Tuning.foldChunk
+        let table = p.parts.table
         // The journeys with held events first: they need no log reads, so their events are let
         // go at the fold's start instead of held while the log is read (as long as the next
         // input may take, whose held events would then grow beside these).
@@ -68,7 +69,7 @@ struct FoldContext: Sendable {
                 plans.append(.log(stored))
                 counts.fromLog += 1
             }
-            let work = FoldWork(plans: plans, keys: Array(p.order[start..<end]), parts: p.parts.list, derived: p.parts.derived,
+            let work = FoldWork(plans: plans, keys: Array(p.order[start..<end]), table: table,
                                 definitions: definitions, contexts: contexts)
             let results = ProjectionStore.foldAll(work, workers: awaited?() == true ? WorkerCount.machine : workers)
             var rows: [FoldedRow] = []

@@ -26,8 +26,7 @@ struct FoldWork: Sendable {
     let plans: [FoldPlan]
     let keys: [JourneyKey]
     /// The parts the plans' held events refer to.
-    let parts: [EventParts.Parts]
-    let derived: [EventParts.Derived]
+    let table: EventTable
     let definitions: [String: FlowDefinition]
     let contexts: [String: FlowContext]
 }
@@ -52,7 +51,7 @@ extension ProjectionStore {
                 var going = resumed ?? JourneyFold(userID: key.user, flow: key.flow, definition: definition,
                                                    vocabulary: context.vocabulary)
                 for j in EventParts.foldOrder(held) {
-                    going.apply(HeldView(held: held, parts: work.parts, derived: work.derived, i: j), explain: false)
+                    going.apply(HeldView(held: held, table: work.table, i: j), explain: false)
                 }
                 fold = going
             }

@@ -78,7 +78,7 @@ extension ProjectionStore {
             var pendingBytes = 0
             func flush() throws {
                 guard !pending.isEmpty else { return }
-                let work = FoldWork(plans: pending.map { .log($0.lines) }, keys: pending.map(\.key), parts: [], derived: [],
+                let work = FoldWork(plans: pending.map { .log($0.lines) }, keys: pending.map(\.key), table: EventParts().table,
                                     definitions: byID, contexts: contexts)
                 let results = foldAll(work)
                 for i in work.keys.indices {

@@ -49,8 +49,8 @@ final class DeferredFoldTests: DayFilesTestCase {
 
     /// Many inputs in one ingest (each folded beside the next one) give the journeys of a
     /// rebuild, and the watermark ends at the last event.
-    /// Held events keep each distinct name, step and context once (the decoder shares equal
-    /// values, as it does for an input) and give every event back as it was decoded.
+    /// Held events keep each distinct name and step, context and properties once (numbered
+    /// by the parser's key and by their bytes) and give every event back as it was decoded.
     func testHeldEventsKeepEachNameStepAndContextOnceAndGiveTheEventsBack() throws {
         let context = #""context":{"app_version":"3.2.1","flags":{"trackingStyleQuestion":true},"platform":"ios"}"#
         let lines = [
@@ -60,28 +60,36 @@ final class DeferredFoldTests: DayFilesTestCase {
             #"{"event_id":"d","event":"onboarding.step_completed","user_id":"u-2","ts":"2026-10-01T10:00:09Z","flow":"glp1","step":"goalWeight","properties":{"goalWeightKg":70},\#(context)}"#,
             #"{"event_id":"e","event":"onboarding.started","user_id":"u-3","ts":"2026-10-01T10:00:10Z","flow":"glp1","context":{"platform":"android"}}"#,
         ]
+        // Each line's envelope handed over as the parser does, with the parser's key numbers
+        // (one per distinct flow, step and name).
         var decoder = EventDecoder()
-        var cache = EventCache()
-        var decoded: [Event] = []
-        for line in lines {
-            let bytes = Array(line.utf8)
-            let event = try bytes.withUnsafeBufferPointer { b -> Event in
-                guard case .success(let env) = decoder.envelope(b) else { throw CocoaError(.coderReadCorrupt) }
-                return decoder.event(from: env, in: b, cache: &cache, id: false)
-            }
-            decoded.append(event)
-        }
         var parts = EventParts()
         var held: [HeldEvent] = []
-        for (i, e) in decoded.enumerated() {
-            var copy = e
-            held.append(parts.hold(seq: Int64(i + 1), &copy))
+        var decoded: [Event] = []
+        var keys: [String: Int32] = [:]
+        for (i, line) in lines.enumerated() {
+            let bytes = Array(line.utf8)
+            try bytes.withUnsafeBufferPointer { b in
+                guard case .success(let env) = decoder.envelope(b) else { throw CocoaError(.coderReadCorrupt) }
+                let event = decoder.event(from: env, in: b)
+                decoded.append(event)
+                let text = "\(event.flow)|\(event.step ?? "-")|\(event.rawName)"
+                let key = keys[text] ?? Int32(keys.count)
+                keys[text] = key
+                held.append(parts.hold(seq: Int64(i + 1), names: parts.names(ofKey: key, env, in: b), env, in: b))
+            }
         }
-        // viewed/goalWeight, completed/goalWeight and started/android: three, whatever the
-        // properties and the user.
-        XCTAssertEqual(parts.count, 3)
-        XCTAssertEqual(held.map(\.parts), [0, 1, 0, 1, 2])
-        let back = held.indices.map { HeldView(held: held, parts: parts.list, derived: parts.derived, i: $0) }
+        // viewed/goalWeight, completed/goalWeight and started: three names, whatever the
+        // properties and the user; the two contexts and two properties objects once each
+        // (number 0: none).
+        XCTAssertEqual(parts.names.count, 3)
+        XCTAssertEqual(held.map(\.names), [0, 1, 0, 1, 2])
+        XCTAssertEqual(held.map(\.context), [1, 1, 1, 1, 2])
+        XCTAssertEqual(held.map(\.properties), [0, 1, 0, 2, 0])
+        XCTAssertEqual(parts.contexts.count, 3)
+        XCTAssertEqual(parts.properties.count, 3)
+        let table = parts.table
+        let back = held.indices.map { HeldView(held: held, table: table, i: $0) }
         XCTAssertEqual(back.count, decoded.count)
         for (i, (b, e)) in zip(back, decoded).enumerated() {
             XCTAssertEqual(b.seq, Int64(i + 1))
@@ -109,9 +117,14 @@ final class DeferredFoldTests: DayFilesTestCase {
     /// second flow gets a journey of its own, and past the buffer limit a journey's events are
     /// let go (it is folded from the log).
     func testParsedGroupsKeepOneListPerUserAndFlowByUserNumber() throws {
-        func event(_ user: String, _ flow: String, _ second: Int) -> Event {
-            Event(id: "", name: "onboarding.step_viewed", userID: user,
-                  time: Timestamp(micros: 1_790_000_000_000_000 + Int64(second) * 1_000_000), flow: flow, step: "signIn")
+        // A line as the parser hands it over: its envelope, its key numbered by flow.
+        func take(_ groups: ParsedGroups, _ line: Int, _ number: Int32, _ user: String, _ flow: String) throws {
+            let text = #"{"event_id":"e\#(line)","event":"onboarding.step_viewed","user_id":"\#(user)","ts":"2026-10-01T10:00:0\#(line)Z","flow":"\#(flow)","step":"signIn"}"#
+            var decoder = EventDecoder()
+            try Array(text.utf8).withUnsafeBufferPointer { b in
+                guard case .success(let env) = decoder.envelope(b) else { throw CocoaError(.coderReadCorrupt) }
+                groups.take(line: line, user: number, key: flow == "glp1" ? 0 : 1, envelope: env, in: b)
+            }
         }
         // (line, user number, user, flow): u-1 is number 0, u-2 number 1; u-1 also in "other".
         let lines: [(Int, Int32, String, String)] = [
@@ -119,7 +132,7 @@ final class DeferredFoldTests: DayFilesTestCase {
             (4, 0, "u-1", "other"), (5, 1, "u-2", "glp1"), (6, 0, "u-1", "other"), (7, 0, "u-1", "glp1"),
         ]
         let groups = ParsedGroups(bufferLimit: 100)
-        for (line, number, user, flow) in lines { groups.take(line: line, user: number, event: event(user, flow, line)) }
+        for (line, number, user, flow) in lines { try take(groups, line, number, user, flow) }
         XCTAssertEqual(groups.order, [JourneyKey(flow: "glp1", user: "u-1"), JourneyKey(flow: "glp1", user: "u-2"),
                                       JourneyKey(flow: "other", user: "u-1")])
         XCTAssertEqual(groups.slots, [0, 1, 2])
@@ -129,7 +142,7 @@ final class DeferredFoldTests: DayFilesTestCase {
         // next event finds the limit reached and its list is let go (2 held again), so u-1's
         // last event in glp1 is held.
         let capped = ParsedGroups(bufferLimit: 3)
-        for (line, number, user, flow) in lines { capped.take(line: line, user: number, event: event(user, flow, line)) }
+        for (line, number, user, flow) in lines { try take(capped, line, number, user, flow) }
         XCTAssertEqual(capped.order.count, 3)
         XCTAssertEqual(capped.slots, [0, -1, -1])
         XCTAssertEqual(capped.lists.map { $0.map(\.seq) }, [[1, 3, 7], []])

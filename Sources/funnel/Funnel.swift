@@ -36,6 +36,7 @@ struct Funnel: ParsableCommand {
             QuarantineCommand.self,
             ExportCommand.self,
             FlowsCommand.self,
+            SourcesCommand.self,
             SampleCommand.self,
         ]
     )

@@ -142,13 +142,24 @@ struct SourceReader {
             if EventName(normalizing: key) != nil {
                 issues.append(SourceIssue(.badEventName, at, "\"\(key)\" is a native name: it passes through as it is; leave it out"))
             } else if EventName(rawValue: target) == nil {
-                let hint = EventName(normalizing: target).map { "; did you mean \"\($0.rawValue)\"?" } ?? ""
+                let hint = Self.nearest(target).map { "; did you mean \"\($0)\"?" } ?? ""
                 issues.append(SourceIssue(.badEventName, at, "\"\(target)\" is not an event of the native contract (onboarding.…)\(hint)"))
             } else {
                 out[key] = target
             }
         }
         return out
+    }
+
+    /// The native name a mistyped one most likely meant: its unprefixed spelling's, or the
+    /// one sharing the longest start past `onboarding.` (at least three characters).
+    static func nearest(_ name: String) -> String? {
+        if let known = EventName(normalizing: name) { return known.rawValue }
+        let shared = EventName.allCases.map { known in
+            (known.rawValue, zip(known.rawValue, name).prefix { $0 == $1 }.count)
+        }
+        guard let best = shared.max(by: { $0.1 < $1.1 }), best.1 >= EventName.prefix.count + 3 else { return nil }
+        return best.0
     }
 
     mutating func exportFiles(_ v: JSONValue) -> SourceDefinition.ExportFiles? {

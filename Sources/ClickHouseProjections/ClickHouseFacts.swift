@@ -242,7 +242,8 @@ public enum ClickHouseFacts {
             let last = try r.int64()
             let bytes = try r.bytesOfString()
             if last > asOf.micros {
-                later.append(user)
+                // A journey that began after `asOf` is left out without reading the log.
+                if try bytes.withUnsafeBytes({ try JourneyFacts.firstEventAt($0) }) <= asOf.micros { later.append(user) }
                 return
             }
             try bytes.withUnsafeBytes { try facts.decode($0) }

@@ -146,6 +146,19 @@ extension Journey {
         try self.init(reader: &r)
     }
 
+    /// The time of the first event of the journey whose bytes are `b`, read without decoding
+    /// the rest (version 1, which stores it later, is decoded whole): an as-of read leaves
+    /// out, unread, a journey that began after it.
+    public static func firstEventAt(binary b: UnsafeRawBufferPointer) throws -> Timestamp {
+        var r = BinaryReader(b)
+        let version = try r.byte()
+        guard version >= 2 else { return try Journey(binary: b).firstEventAt }
+        guard version <= binaryVersion else { throw JourneyDecodingError(offset: 0, reason: "unknown version \(version)") }
+        try r.skipString()
+        try r.skipString()
+        return try r.timestamp()
+    }
+
     package init(reader r: inout BinaryReader) throws {
         switch try r.byte() {
         case 1: try self.init(version1: &r)

@@ -240,6 +240,18 @@ public struct JourneyFacts: Sendable, Hashable {
     /// An empty value to `decode` into.
     public static var empty: JourneyFacts { JourneyFacts(empty: ()) }
 
+    /// The time of the first event of the journey whose facts are `b`, read without decoding
+    /// the rest: an as-of read leaves out, unread, a journey that began after it.
+    public static func firstEventAt(_ b: UnsafeRawBufferPointer) throws -> Int64 {
+        var r = BinaryReader(b)
+        let version = try r.byte()
+        guard (1...5).contains(version) else { throw JourneyDecodingError(offset: 0, reason: "unknown facts version \(version)") }
+        let has = try r.byte()
+        if has & 1 != 0 { _ = try r.int() }
+        if has & 2 != 0 { _ = try r.int() }
+        return try r.int()
+    }
+
     /// Replaces this value with the decoded bytes, reusing its arrays (no allocation per row
     /// when decoding many).
     public mutating func decode(_ b: UnsafeRawBufferPointer) throws {

@@ -86,19 +86,25 @@ extension ProjectionStore {
             statement.text(1, flow)
             return (statement, 3)
         }
-        // The count reads the flow's facts rows: only when a journey is past `asOf` (the
+        // The count reads the flow's facts rows past `asOf`: only when there are any (the
         // `last_us` index of `journeys` says at once), not for a read as of the latest event.
         if let refolds, try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM journeys WHERE last_us > ?)",
                                           arguments: [asOf.micros]) == true {
-            let (count, asOfParameter) = try statement("SELECT count(*) FROM journey_facts WHERE flow = ?",
-                                                       " AND (last_us > ? OR facts IS NULL)")
-            count.int(asOfParameter, asOf.micros)
-            try count.forEachRow(doing) { refolds.expect(Int(count.int64(0))) }
+            let (past, asOfParameter) = try statement("SELECT facts FROM journey_facts WHERE flow = ?",
+                                                      " AND (last_us > ? OR facts IS NULL)")
+            past.int(asOfParameter, asOf.micros)
+            var count = 0
+            try past.forEachRow(doing) {
+                if try !beganAfter(asOf, facts: past, column: 0, doing: doing) { count += 1 }
+            }
+            refolds.expect(count)
         }
         let (statement, _) = try statement("SELECT facts, last_us, user_id FROM journey_facts WHERE flow = ?")
         var facts = JourneyFacts.empty
         try statement.forEachRow(doing) {
             if statement.int64(1) > asOf.micros || statement.isNull(0) {
+                // A journey that began after `asOf` is left out without reading the log.
+                if try beganAfter(asOf, facts: statement, column: 0, doing: doing) { return }
                 guard let user = statement.string(2) else {
                     throw StoreError(doing: doing, reason: "a facts row without a user id", kind: .corrupt)
                 }
@@ -113,6 +119,17 @@ extension ProjectionStore {
             } catch let e as JourneyDecodingError {
                 throw StoreError(doing: doing, reason: "\(e)", kind: .corrupt)
             }
+        }
+    }
+
+    /// Whether the facts in `column` of the current row are of a journey whose first event
+    /// came after `asOf` (false without facts: not known).
+    private static func beganAfter(_ asOf: Timestamp, facts row: RawStatement, column: Int32, doing: String) throws -> Bool {
+        guard !row.isNull(column) else { return false }
+        do {
+            return try JourneyFacts.firstEventAt(row.bytes(column)) > asOf.micros
+        } catch let e as JourneyDecodingError {
+            throw StoreError(doing: doing, reason: "\(e)", kind: .corrupt)
         }
     }
 

@@ -47,7 +47,7 @@ extension ProjectionStore {
         try forEachStored(flow: flow, definition: definition, store: store, asOf: asOf, refolds: refolds,
                           decode: { bytes, cache, names in
                               let j = try Journey(binary: bytes, cache: cache, names: names)
-                              return (j, j.userID, j.lastEventAt.micros)
+                              return (j, j.userID, j.firstEventAt.micros, j.lastEventAt.micros)
                           },
                           whole: { $0 }, body)
     }
@@ -103,16 +103,17 @@ extension ProjectionStore {
                            let c = codes ?? JourneyGlance.Codes(request, names)
                            codes = c
                            try glance.read(binary: bytes, request: c, cache: cache)
-                           return (glance, glance.userID, glance.lastEventAt)
+                           return (glance, glance.userID, glance.firstEventAt, glance.lastEventAt)
                        },
                        whole: { JourneyGlance($0, request: request) }, body)
     }
 
     /// The loop of `forEachJourney` and `forEachGlance`: `decode` reads a stored row (with
-    /// its user and last event time), `whole` stands for a journey folded again from the log.
+    /// its user and first and last event times), `whole` stands for a journey folded again
+    /// from the log.
     private static func forEachStored<T>(flow: String, definition: FlowDefinition?, store: EventStore, asOf: Timestamp?,
                                          refolds: RefoldProgress?,
-                                         decode: (UnsafeRawBufferPointer, JourneyDecodingCache, JourneyNames) throws -> (T, String, Int64),
+                                         decode: (UnsafeRawBufferPointer, JourneyDecodingCache, JourneyNames) throws -> StoredRow<T>,
                                          whole: (Journey) -> T, _ body: (T) throws -> Void) throws {
         let context = FlowContext(definition)
         let stale = try refoldStale(flow: flow, context: context, store: store)
@@ -128,7 +129,7 @@ extension ProjectionStore {
     /// again (past `asOf`, or folded with another definition), then of each as it is.
     private static func scanStored<T>(flow: String, context: FlowContext, asOf: Timestamp?, rows: Range<Int64>?,
                                       stale: Set<String>, refolds: RefoldProgress?, in db: Database,
-                                      decode: (UnsafeRawBufferPointer, JourneyDecodingCache, JourneyNames) throws -> (T, String, Int64),
+                                      decode: (UnsafeRawBufferPointer, JourneyDecodingCache, JourneyNames) throws -> StoredRow<T>,
                                       whole: (Journey) -> T, _ body: (T) throws -> Void) throws {
         let definition = context.definition
         // `+flow`: a table scan, not the primary key index and a row lookup per journey.
@@ -156,7 +157,7 @@ extension ProjectionStore {
                 try refolded(user)
                 return
             }
-            let row: (value: T, user: String, lastEventAt: Int64)
+            let row: StoredRow<T>
             do {
                 row = try decode(statement.bytes(0), cache, context.names)
             } catch {
@@ -165,7 +166,8 @@ extension ProjectionStore {
             if !stale.isEmpty, stale.contains(row.user) {
                 try refolded(row.user)
             } else if let asOf, row.lastEventAt > asOf.micros {
-                try refolded(row.user)
+                // A journey that began after `asOf` is left out without reading the log.
+                if row.firstEventAt <= asOf.micros { try refolded(row.user) }
             } else {
                 try body(row.value)
             }
@@ -173,9 +175,9 @@ extension ProjectionStore {
     }
 
     /// How many rows of a flow's journeys in `rows` `scanStored` folds again: those past
-    /// `asOf`, read on the `last_us` index (`+`: not on another one), as many as will be
-    /// folded, and those folded with another definition, on the definition index (`<` or `>`:
-    /// `<>` reads no index).
+    /// `asOf`, read on the `last_us` index (`+`: not on another one), as many as began by
+    /// then or were folded with another definition, and those folded with another
+    /// definition, on the definition index (`<` or `>`: `<>` reads no index).
     private static func refoldCount(flow: String, context: FlowContext, asOf: Timestamp?, rows: Range<Int64>?,
                                     in db: Database) throws -> Int {
         let range = rows == nil ? "" : " AND rowid >= ? AND rowid < ?"
@@ -184,14 +186,32 @@ extension ProjectionStore {
         var other = "SELECT count(*) FROM journeys WHERE flow = ? AND (definition < ? OR definition > ?)" + range
         var otherArguments: StatementArguments = [flow, context.fingerprint, context.fingerprint] + rowArguments
         if let asOf {
-            count += try Int.fetchOne(db, sql: "SELECT count(*) FROM journeys WHERE last_us > ? AND +flow = ?"
-                                          + (rows == nil ? "" : " AND +rowid >= ? AND +rowid < ?"),
-                                      arguments: [asOf.micros, flow] + rowArguments) ?? 0
+            let past = try RawStatement(db, "SELECT data, definition FROM journeys WHERE last_us > ? AND +flow = ?"
+                                            + (rows == nil ? "" : " AND +rowid >= ? AND +rowid < ?"))
+            past.int(1, asOf.micros)
+            past.text(2, flow)
+            if let rows {
+                past.int(3, rows.lowerBound)
+                past.int(4, rows.upperBound)
+            }
+            let doing = "reading the journeys of \(flow)"
+            try past.forEachRow(doing) {
+                guard past.textEquals(1, context.fingerprint) else { count += 1; return }
+                do {
+                    if try Journey.firstEventAt(binary: past.bytes(0)) <= asOf { count += 1 }
+                } catch {
+                    throw StoreError(doing: doing, reason: "\(error)", kind: .corrupt)
+                }
+            }
             other += " AND last_us <= ?"
             otherArguments += [asOf.micros]
         }
         return count + (try Int.fetchOne(db, sql: other, arguments: otherArguments) ?? 0)
     }
+
+    /// A stored row as `scanStored` reads it: the value, its user and its journey's first
+    /// and last event times (microseconds).
+    private typealias StoredRow<T> = (value: T, user: String, firstEventAt: Int64, lastEventAt: Int64)
 
     /// Journeys as of `asOf`: a journey with events after it is folded again from the log up
     /// to `asOf` (and left out when it had not begun by then).
@@ -200,7 +220,8 @@ extension ProjectionStore {
         var out: [Journey] = []
         out.reserveCapacity(journeys.count)
         var later: [Journey] = []
-        for j in journeys {
+        // A journey that began after `asOf` is left out without reading the log.
+        for j in journeys where j.firstEventAt <= asOf {
             if j.lastEventAt > asOf { later.append(j) } else { out.append(j) }
         }
         if !later.isEmpty {

@@ -13,6 +13,6 @@ public enum FlowCheckText {
 
 extension FlowFileCheck: DefinitionFileCheck {
     public var issueRows: [DefinitionCheckText.Row] {
-        issues.map { DefinitionCheckText.Row(kind: $0.kind.rawValue, path: $0.path, message: $0.message, text: $0.description) }
+        issues.map(\.row)
     }
 }

@@ -190,7 +190,7 @@ struct MeaningChecker {
         self.gaps = gaps
     }
 
-    mutating func add(_ kind: FlowIssue.Kind, _ path: String, _ message: String) {
+    mutating func add(_ kind: FlowIssueKind, _ path: String, _ message: String) {
         issues.append(FlowIssue(kind, path, message))
     }
 

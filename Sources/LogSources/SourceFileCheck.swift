@@ -11,7 +11,7 @@ public struct SourceFileCheck: Sendable, Hashable, DefinitionFileCheck {
     public var isReadable: Bool { !issues.contains { $0.kind == .unreadable } }
 
     public var issueRows: [DefinitionCheckText.Row] {
-        issues.map { DefinitionCheckText.Row(kind: $0.kind.rawValue, path: $0.path, message: $0.message, text: $0.description) }
+        issues.map(\.row)
     }
 }
 

@@ -1,18 +1,11 @@
+import FunnelModel
+
 /// Why a vendor line was not mapped to an event, in the vendor's words (`segment: no
 /// messageId`), with the byte offset in the line where it applies when there is one. `code`
-/// is the native rejection's code for the same fault (LogFiles' `Rejection.Code`), so a
-/// vendor line is quarantined as a native line with that fault would be.
+/// is the one `RejectionCode`, as a native line with the same fault gets, so a vendor line
+/// is quarantined as that line would be.
 public struct SourceRejection: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable, CaseIterable {
-        case invalidUTF8 = "invalid_utf8"
-        case notJSON = "not_json"
-        case notObject = "not_object"
-        case missingField = "missing_field"
-        case notAString = "not_a_string"
-        case notAnObject = "not_an_object"
-        case badTimestamp = "bad_timestamp"
-        case emptyField = "empty_field"
-    }
+    public typealias Code = RejectionCode
 
     public var code: Code
     /// `SOURCE: reason`, naming the vendor's field.

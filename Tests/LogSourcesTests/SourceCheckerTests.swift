@@ -36,14 +36,7 @@ final class SourceCheckerTests: XCTestCase {
     }
 
     func testGeneratedSourceIsNotStale() throws {
-        let dir = packageRoot.appendingPathComponent("schemas/sources")
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".json") }.sorted()
-        XCTAssertEqual(SourcePresets.files.map(\.name), names, "run scripts/gen-builtin-flows")
-        for file in SourcePresets.files {
-            var text = try String(contentsOf: dir.appendingPathComponent(file.name), encoding: .utf8)
-            if text.hasSuffix("\n") { text.removeLast() }
-            XCTAssertEqual(file.json, text, "\(file.name) changed: run scripts/gen-builtin-flows")
-        }
+        try assertGenerated(SourcePresets.files, match: packageRoot.appendingPathComponent("schemas/sources"))
     }
 
     /// A file broken in many ways: every fault is listed with its JSON path in one pass.

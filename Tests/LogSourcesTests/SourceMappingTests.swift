@@ -221,13 +221,19 @@ final class SourceMappingTests: XCTestCase {
                        SourceRejection(.missingField, "segment: no type"))
     }
 
-    /// Each code is one of LogFiles' native rejection codes: a vendor line is quarantined as
-    /// the native line with the same fault is.
-    func testRejectionCodesAreTheNativeOnes() {
-        let native = Set(Rejection.Code.allCases.map(\.rawValue))
-        for code in SourceRejection.Code.allCases { XCTAssertTrue(native.contains(code.rawValue), code.rawValue) }
-        XCTAssertEqual(EventDecoder.decode(line: #"{"event":"x","user_id":"u","ts":"2026-10-01T10:00:00Z","flow":"f"}"#),
-                       .failure(.missingField("event_id")))
+    /// A vendor line and a native line with the same fault get the same code.
+    func testAVendorLineAndANativeLineWithTheSameFaultGetTheSameCode() throws {
+        let native: [(String, String)] = [
+            (#"{"event":"x","user_id":"u","ts":"2026-10-01T10:00:00Z","flow":"f"}"#, #"{"type":"track","event":"x","userId":"u","timestamp":"2026-10-01T10:00:00Z","properties":{"flow":"f"}}"#),
+            (#"{"event_id":"e","event":"x","user_id":"u","ts":"yesterday","flow":"f"}"#, #"{"type":"track","messageId":"e","event":"x","userId":"u","timestamp":"yesterday","properties":{"flow":"f"}}"#),
+            (#"{"event_id":"","event":"x","user_id":"u","ts":"2026-10-01T10:00:00Z","flow":"f"}"#, #"{"type":"track","messageId":"","event":"x","userId":"u","timestamp":"2026-10-01T10:00:00Z","properties":{"flow":"f"}}"#),
+            (#"{"event_id":"e","event":"x","user_id":7,"ts":"2026-10-01T10:00:00Z","flow":"f"}"#, #"{"type":"track","messageId":"e","event":"x","userId":7,"timestamp":"2026-10-01T10:00:00Z","properties":{"flow":"f"}}"#),
+            ("[1]", "[1]"),
+        ]
+        for (nativeLine, vendorLine) in native {
+            let want = try XCTUnwrap(EventDecoder.decode(line: nativeLine).failureValue?.code, nativeLine)
+            XCTAssertEqual(SourceMapping(preset("segment")).map(bytes: Array(vendorLine.utf8)).failureValue?.code, want, vendorLine)
+        }
     }
 }
 

@@ -15,3 +15,25 @@ public struct MappedEvent: Sendable, Hashable {
         self.vendorName = vendorName
     }
 }
+
+extension SourceDefinition {
+    /// funnel's own envelope (schemas/event.schema.json) as a source: what `MappedEvent.nativeLine` writes.
+    public static let native = SourceDefinition(
+        name: "native", timeFormat: .iso8601,
+        paths: [.eventID: ["event_id"], .userID: ["user_id"], .ts: ["ts"], .event: ["event"], .flow: ["flow"],
+                .step: ["step"], .properties: ["properties"], .appVersion: ["context.app_version"],
+                .platform: ["context.platform"]].mapValues { $0.compactMap(SourcePath.init) },
+        flags: SourcePath("context.flags").map { .object([$0]) })
+}
+
+extension MappedEvent {
+    private static let nativeWriter = SourceWriter(.native)
+
+    /// The event as funnel's own line (compact JSON, keys sorted, no newline), which
+    /// `EventDecoder` decodes to `event`: for a pipeline that reads native lines while the
+    /// vendor's line is what is stored and exported.
+    public var nativeLine: [UInt8] {
+        // A mapped event has no other context fields, the one thing the writer refuses.
+        (try? Self.nativeWriter.line(for: event)) ?? []
+    }
+}

@@ -25,6 +25,13 @@ final class SampleSourcesTests: XCTestCase {
                 return "\(e.id) \(offset) \(e.time.micros)"
             }
             XCTAssertEqual(mapped.map(key).sorted(), native.map(key).sorted(), name)
+            // Each mapped event's native line decodes, with EventDecoder, to the same event.
+            for line in vendor.prefix(400) {
+                let m = try mapping.map(bytes: line).get()
+                let decoded = try EventDecoder.decode(bytes: m.nativeLine).get()
+                XCTAssertEqual(decoded, m.event, name)
+                XCTAssertEqual(decoded.time.offsetSeconds, m.event.time.offsetSeconds, name)
+            }
             var want: [Event: Int] = [:], got: [Event: Int] = [:]
             for e in native { want[e, default: 0] += 1 }
             for e in mapped { got[e, default: 0] += 1 }

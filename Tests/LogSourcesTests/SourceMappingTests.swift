@@ -39,6 +39,18 @@ final class SourceMappingTests: XCTestCase {
         }
     }
 
+    /// funnel's own envelope as a source reads the native sample lines as EventDecoder does.
+    func testTheNativeEnvelopeAsASourceReadsNativeLinesAsEventDecoderDoes() throws {
+        let native = try lines(in: sampleData.appendingPathComponent("shieldai")) + lines(in: sampleData.appendingPathComponent("edge"))
+        let mapping = SourceMapping(.native)
+        for line in native {
+            let want = try EventDecoder.decode(bytes: line).get()
+            let got = try mapping.map(bytes: line).get().event
+            XCTAssertEqual(got, want)
+            XCTAssertEqual(got.time.offsetSeconds, want.time.offsetSeconds)
+        }
+    }
+
     func testTheTimeAsWrittenIsKept() throws {
         let event = Event(id: "e1", name: "onboarding.started", userID: "u1",
                           time: try XCTUnwrap(Timestamp.parse("2026-10-01T10:00:00.123+02:00")), flow: "glp1")

@@ -33,7 +33,9 @@ let package = Package(
         .target(name: "FunnelModel", dependencies: ["Workers"]),
         .target(name: "LogFiles", dependencies: ["FunnelModel", "CZlib", "CDeflate", "CZstd"], swiftSettings: hotPath),
         .target(name: "Flows", dependencies: ["FunnelModel"]),
-        .target(name: "Simulator", dependencies: ["FunnelModel", "LogFiles"]),
+        // Vendor exports (PostHog, Segment, …) read through source definitions: data, like flows.
+        .target(name: "LogSources", dependencies: ["FunnelModel"]),
+        .target(name: "Simulator", dependencies: ["FunnelModel", "LogFiles", "LogSources"]),
         // Threads and queues: the one toolkit of worker threads and hand-offs.
         .target(name: "Workers"),
         // The parse pipeline: an input's lines decoded, keyed and batched on a thread of its own.
@@ -69,7 +71,7 @@ let package = Package(
         .target(name: "ClickHouseProjections", dependencies: ["FunnelModel", "Workers", "LineParsing", "StoreCore", "Journeys", "ClickHouseStore"]),
         .target(name: "Reports", dependencies: ["FunnelModel", "LogFiles", "StoreCore", "Journeys"]),
         .executableTarget(name: "funnel", dependencies: [
-            "FunnelModel", "LogFiles", "Flows", "Simulator", "StoreCore", "EventStore", "Journeys", "Projections", "Reports",
+            "FunnelModel", "LogFiles", "Flows", "LogSources", "Simulator", "StoreCore", "EventStore", "Journeys", "Projections", "Reports",
             "ClickHouseStore", "ClickHouseProjections",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -84,6 +86,7 @@ let package = Package(
         .testTarget(name: "WorkersTests", dependencies: ["Workers"]),
         .testTarget(name: "LogFilesTests", dependencies: ["TestSupport", "LogFiles", "FunnelModel", "CZlib", "CZstd"]),
         .testTarget(name: "FlowsTests", dependencies: ["TestSupport", "Flows", "FunnelModel"]),
+        .testTarget(name: "LogSourcesTests", dependencies: ["TestSupport", "LogSources", "Simulator", "Flows", "LogFiles", "FunnelModel"]),
         .testTarget(name: "SimulatorTests", dependencies: ["TestSupport", "Simulator", "LogFiles", "Flows", "FunnelModel"]),
         .testTarget(name: "LineParsingTests", dependencies: ["LineParsing", "LogFiles", "FunnelModel"]),
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "LineParsing", "LogFiles", "FunnelModel"]),

@@ -80,7 +80,7 @@ public enum FlowChecker {
 struct ShapeChecker {
     var issues: [FlowIssue] = []
 
-    enum FieldType { case string, integer, boolean, array, object }
+    typealias FieldType = JSONShape.FieldType
 
     mutating func flow(_ v: JSONValue) {
         guard let o = object(v, "$", required: ["id": .string, "title": .string, "lanes": .array, "steps": .array],
@@ -158,65 +158,22 @@ struct ShapeChecker {
         }
     }
 
-    /// Checks that `v` is an object with the required fields, every field of the right type
-    /// and no field outside `required` and `optional`.
+    /// `JSONShape.object`, its faults kept as shape issues.
     mutating func object(_ v: JSONValue, _ path: String, required: [String: FieldType],
                          optional: [String: FieldType]) -> [String: JSONValue]? {
-        guard case .object(let o) = v else {
-            issues.append(FlowIssue(.shape, path, "expected an object, found \(Self.name(of: v))"))
-            return nil
-        }
-        for key in required.keys.sorted() where o[key] == nil {
-            issues.append(FlowIssue(.shape, path + "." + key, "missing field"))
-        }
-        for key in o.keys.sorted() {
-            guard let type = required[key] ?? optional[key] else {
-                let known = (Array(required.keys) + Array(optional.keys)).sorted().joined(separator: ", ")
-                issues.append(FlowIssue(.shape, path + "." + key, "unknown field \"\(key)\"; known: \(known)"))
-                continue
-            }
-            guard let value = o[key] else { continue }
-            if !Self.matches(value, type) {
-                issues.append(FlowIssue(.shape, path + "." + key, "expected \(Self.name(of: type)), found \(Self.name(of: value))"))
-            }
-        }
+        var shape = JSONShape()
+        let o = shape.object(v, path, required: required, optional: optional)
+        issues += shape.faults.map { FlowIssue(.shape, $0.path, $0.message) }
         return o
     }
 
     mutating func nonEmpty(_ o: [String: JSONValue], _ key: String, _ path: String) {
-        if case .string(let s)? = o[key], s.isEmpty {
-            issues.append(FlowIssue(.shape, path + "." + key, "must not be empty"))
-        }
+        var shape = JSONShape()
+        shape.nonEmpty(o, key, path)
+        issues += shape.faults.map { FlowIssue(.shape, $0.path, $0.message) }
     }
 
-    static func matches(_ v: JSONValue, _ t: FieldType) -> Bool {
-        switch (v, t) {
-        case (.string, .string), (.bool, .boolean), (.array, .array), (.object, .object): return true
-        case (.number(let n), .integer): return Int(n) != nil
-        default: return false
-        }
-    }
-
-    static func name(of t: FieldType) -> String {
-        switch t {
-        case .string: return "a string"
-        case .integer: return "an integer"
-        case .boolean: return "true or false"
-        case .array: return "an array"
-        case .object: return "an object"
-        }
-    }
-
-    static func name(of v: JSONValue) -> String {
-        switch v {
-        case .null: return "null"
-        case .bool: return "a boolean"
-        case .number(let n): return "the number \(n)"
-        case .string: return "a string"
-        case .array: return "an array"
-        case .object: return "an object"
-        }
-    }
+    static func name(of v: JSONValue) -> String { JSONShape.name(of: v) }
 }
 
 /// The meaning of a definition: of a well-shaped one, or of what can be read of a faulty
@@ -233,7 +190,7 @@ struct MeaningChecker {
         self.gaps = gaps
     }
 
-    mutating func add(_ kind: FlowIssue.Kind, _ path: String, _ message: String) {
+    mutating func add(_ kind: FlowIssueKind, _ path: String, _ message: String) {
         issues.append(FlowIssue(kind, path, message))
     }
 

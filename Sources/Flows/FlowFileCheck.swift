@@ -1,4 +1,5 @@
 import Foundation
+import FunnelModel
 
 /// One definition file checked: the flow id it defines (when that can be read) and every
 /// issue in it. A file that cannot be read has one issue, of kind `unreadable`.
@@ -55,14 +56,8 @@ extension FlowChecker {
         return names.filter { $0.hasSuffix(".json") }.sorted().map { (directory as NSString).appendingPathComponent($0) }
     }
 
-    /// Why a file (or, with `directory`, a directory) cannot be read: `no such file`,
-    /// `no such directory`, `permission denied`, `it is a directory`, `not a directory`.
+    /// Why a file (or, with `directory`, a directory) cannot be read (`FileProblem`).
     static func unreadableReason(_ path: String, directory: Bool = false) -> String {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            return directory ? "no such directory" : "no such file"
-        }
-        if isDirectory.boolValue != directory { return directory ? "not a directory" : "it is a directory" }
-        return FileManager.default.isReadableFile(atPath: path) ? "it cannot be read" : "permission denied"
+        FileProblem.reason(path, directory: directory)
     }
 }

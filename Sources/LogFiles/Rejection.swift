@@ -1,3 +1,5 @@
+import FunnelModel
+
 /// Why a log line was not accepted as an event. `code` is stable (it is stored in the
 /// quarantine and printed by `--format json`); `text` is for people.
 public enum Rejection: Error, Sendable, Hashable, CustomStringConvertible {
@@ -17,18 +19,8 @@ public enum Rejection: Error, Sendable, Hashable, CustomStringConvertible {
     /// The line is longer than `LineReader.maxLineLength`; `length` is its full length.
     case lineTooLong(length: Int)
 
-    /// Stable machine codes, one per kind of rejection.
-    public enum Code: String, Sendable, CaseIterable, Codable {
-        case invalidUTF8 = "invalid_utf8"
-        case notJSON = "not_json"
-        case notObject = "not_object"
-        case missingField = "missing_field"
-        case notAString = "not_a_string"
-        case notAnObject = "not_an_object"
-        case badTimestamp = "bad_timestamp"
-        case emptyField = "empty_field"
-        case lineTooLong = "line_too_long"
-    }
+    /// Stable machine codes, one per kind of rejection (FunnelModel's `RejectionCode`).
+    public typealias Code = RejectionCode
 
     public var code: Code {
         switch self {

@@ -36,6 +36,8 @@ public struct CollectorWriter: Sendable {
     /// How the lines are packed into files; every layout holds the same lines, in the same
     /// batches, from the same seed.
     public var layout: Layout = .daily
+    /// The files' extension: `ndjson.gz` for funnel's own lines, a vendor's for its export.
+    public var fileExtension = "ndjson.gz"
 
     public enum Layout: Sendable, Hashable {
         /// One multi-member file per UTC day, `events-YYYY-MM-DD.ndjson.gz`.
@@ -47,6 +49,9 @@ public struct CollectorWriter: Sendable {
         /// Every line in one single-member gzip file, `events.ndjson.gz`, the days in order:
         /// what `gzip` makes of an export.
         case single
+        /// Each day's lines split by the UTC hour of their event time,
+        /// `events-YYYY-MM-DD-HH.ndjson.gz`, as Amplitude's export packs them.
+        case hourly
     }
 
     public init(seed: UInt64) { self.seed = seed }
@@ -67,22 +72,33 @@ public struct CollectorWriter: Sendable {
         switch layout {
         case .daily:
             for day in plan.days {
-                try writeFile(directory + "/events-" + LineBuilder.day(day.day) + ".ndjson.gz", day.batches, lines, &summary, report)
+                try writeFile(directory + "/events-" + LineBuilder.day(day.day) + "." + fileExtension, day.batches, lines, &summary, report)
             }
         case .split(let n):
             let parts = max(1, n)
-            for day in plan.days {
-                for k in 0..<parts {
-                    let mine = day.batches.map { $0.filter { Int(lines.userIndex($0)) % parts == k } }
-                    // No file for a part without lines (an empty file is no gzip).
-                    guard mine.contains(where: { !$0.isEmpty }) else { continue }
-                    try writeFile(directory + "/events-" + LineBuilder.day(day.day) + "-\(k + 1).ndjson.gz", mine, lines, &summary, report)
-                }
-            }
+            try writeParts(plan, parts, { Int(lines.userIndex($0)) % parts }, { "-\($0 + 1)" }, lines, directory, &summary, report)
+        case .hourly:
+            let hour = { (i: Int) in Int(Timestamp.wallClock(micros: lines.eventMicros(i), offsetSeconds: 0).secondOfDay / 3600) }
+            try writeParts(plan, 24, hour, { $0 < 10 ? "-0\($0)" : "-\($0)" }, lines, directory, &summary, report)
         case .single:
-            try writeSingle(directory + "/events.ndjson.gz", plan, lines, &summary, report)
+            try writeSingle(directory + "/events." + fileExtension, plan, lines, &summary, report)
         }
         return summary
+    }
+
+    /// Each day's lines in `count` files, line i in part `part(i)`, the file named by the day
+    /// and `suffix(part)`; no file for a part without lines (an empty file is no gzip).
+    private func writeParts<Lines: SimulatedLines>(_ plan: CollectorPlan, _ count: Int, _ part: (Int) -> Int,
+                                                   _ suffix: (Int) -> String, _ lines: Lines, _ directory: String,
+                                                   _ summary: inout CollectorSummary,
+                                                   _ report: (CollectorSummary) -> Void) throws {
+        for day in plan.days {
+            for k in 0..<count {
+                let mine = day.batches.map { $0.filter { part($0) == k } }
+                guard mine.contains(where: { !$0.isEmpty }) else { continue }
+                try writeFile(directory + "/events-" + LineBuilder.day(day.day) + suffix(k) + "." + fileExtension, mine, lines, &summary, report)
+            }
+        }
     }
 
     /// One multi-member file: a member per batch that has lines, written whole or not at all

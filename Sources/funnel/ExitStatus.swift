@@ -7,7 +7,7 @@ import StoreCore
 /// docs/cli.md. Codes past 2 follow BSD's sysexits.h, as the usage error's 64 does.
 enum ExitStatus {
     static let success: Int32 = 0
-    /// The answer is no: `ingest --strict` quarantined a line, `flows check` found an
+    /// The answer is no: `ingest --strict` quarantined a line, `flows check` (or `sources check`) found an
     /// error, `flows drift` found drift.
     static let answerIsNo: Int32 = 1
     /// A failure of no kind below: a value the command cannot use, an input it cannot read,

@@ -150,17 +150,7 @@ struct FlowsCommand: ParsableCommand {
                     }
                 }
             }
-            if results.contains(where: \.isReadable) {
-                switch format {
-                case .text: print(Format.wrapLines(FlowCheckText.text(results, single: single)), terminator: "")
-                case .json: print(FlowCheckText.json(results, single: single).jsonText)
-                }
-            }
-            for r in results where !r.isReadable {
-                for issue in r.issues { FileHandle.standardError.write(Data("funnel flows check: \(issue.message)\n".utf8)) }
-            }
-            if results.contains(where: { !$0.isReadable }) { throw ExitCode(2) }
-            if results.contains(where: { !$0.issues.isEmpty }) { throw ExitCode(1) }
+            try printChecks(results, single: single, format: format, command: "flows check")
         }
     }
 }

@@ -11,7 +11,7 @@ struct Funnel: ParsableCommand {
         abstract: "Event-sourced funnels for mobile onboarding flows.",
         discussion: """
             Exit status: 0 success; 1 the answer is no (ingest --strict with a quarantined \
-            line, flows check with an error, flows drift with drift); 2 a failure: a value \
+            line, flows check or sources check with an error, flows drift with drift); 2 a failure: a value \
             the command cannot use (a number out of range, a duration without a unit, a time \
             that is not one, --until not after --since, a flow, cohort, key, value, step or \
             user that does not exist), an unreadable input, no store; 64 a usage error: the \
@@ -36,6 +36,7 @@ struct Funnel: ParsableCommand {
             QuarantineCommand.self,
             ExportCommand.self,
             FlowsCommand.self,
+            SourcesCommand.self,
             SampleCommand.self,
         ]
     )

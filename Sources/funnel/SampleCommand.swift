@@ -1,6 +1,7 @@
 import ArgumentParser
 import Flows
 import Foundation
+import LogSources
 import Simulator
 
 struct SampleCommand: ParsableCommand {
@@ -13,8 +14,12 @@ struct SampleCommand: ParsableCommand {
         of order, about 1% re-sent duplicate lines and a few late events. The same flow, options \
         and seed give the same bytes; --files-per-day and --single-file pack the same lines \
         differently (docs/performance.md benches each layout).
+        --as writes the same journeys as a vendor's export (a preset: posthog, segment, \
+        rudderstack, amplitude, mixpanel; or a source definition file), in the files its \
+        definition names (docs/sources.md).
         Example:
           funnel sample --flow trendy --users 500 --out trendy-logs
+          funnel sample --flow trendy --users 500 --as segment --out trendy-segment
         """)
 
     @OptionGroup var flows: FlowsDirectoryOption
@@ -34,6 +39,8 @@ struct SampleCommand: ParsableCommand {
     var singleFile = false
     @Flag(help: "Write into --out even when it already holds logs (files of the same names are replaced).")
     var force = false
+    @Option(name: .customLong("as"), help: "Write the lines as a vendor's export: a source preset or a source definition file.")
+    var vendor: String?
     @Flag(help: "Users also stray: jump ahead, view steps off their path, resume days later on an earlier step (docs/paths.md).")
     var wander = false
 
@@ -44,12 +51,14 @@ struct SampleCommand: ParsableCommand {
         guard (1...9).contains(compressionLevel) else { throw CLIError("--compression-level must be 1-9") }
         guard (1...100).contains(filesPerDay) else { throw CLIError("--files-per-day must be 1-100") }
         guard !(singleFile && filesPerDay > 1) else { throw CLIError("--single-file and --files-per-day exclude each other") }
+        guard !(vendor != nil && filesPerDay > 1) else { throw CLIError("--as and --files-per-day exclude each other: the source names its files") }
     }
 
     func run() throws {
         try reportingErrors("sample") {
             try check()
             let definition = try flows.catalog().flow(flow)
+            let source = try vendor.map { name throws(SourceLoadError) in try SourcePresets.resolve(name) }
             try checkOutFolder()
             let options = SimulationOptions(users: users, seed: seed, days: days, startDay: start, firstUser: firstUser, eventIDs: ids,
                                             wander: wander)
@@ -61,9 +70,15 @@ struct SampleCommand: ParsableCommand {
             let spooled = try simulation.spool(in: out, progress: bar.map { b in { (done: Int) in b.update(done: done, of: users, "users simulated") } })
             var writer = CollectorWriter(seed: seed)
             writer.compressionLevel = compressionLevel
-            writer.layout = singleFile ? .single : filesPerDay > 1 ? .split(filesPerDay) : .daily
-            let summary = try writer.write(spooled.lines, to: out,
-                                           progress: bar.map { b in { done, total in b.update(done: done, of: total, "lines written") } })
+            writer.layout = singleFile ? .single : filesPerDay > 1 ? .split(filesPerDay) : source?.collectorLayout ?? .daily
+            let progress = bar.map { b in { (done: Int, total: Int) in b.update(done: done, of: total, "lines written") } }
+            let summary: CollectorSummary
+            if let source {
+                writer.fileExtension = source.exportFiles.fileExtension
+                summary = try writer.write(VendorLines(spooled.lines, as: source), to: out, progress: progress)
+            } else {
+                summary = try writer.write(spooled.lines, to: out, progress: progress)
+            }
             bar?.clear()
             print("\(definition.id): \(users) users, \(spooled.started) started, \(spooled.completed) completed")
             print("\(summary.events) events, \(summary.lines) lines (\(summary.duplicates) re-sent, \(summary.late) late), \(summary.members) gzip members")

@@ -1,5 +1,6 @@
 import Foundation
 import FunnelModel
+import TestSupport
 import XCTest
 @testable import Flows
 
@@ -31,14 +32,7 @@ final class BuiltInFlowsTests: XCTestCase {
     }
 
     func testGeneratedSourceIsNotStale() throws {
-        let dir = Self.root.appendingPathComponent("schemas/flows")
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".json") }.sorted()
-        XCTAssertEqual(Flows.builtInSources.map(\.name), names, "run scripts/gen-builtin-flows")
-        for file in Flows.builtInSources {
-            var text = try String(contentsOf: dir.appendingPathComponent(file.name), encoding: .utf8)
-            if text.hasSuffix("\n") { text.removeLast() }
-            XCTAssertEqual(file.json, text, "\(file.name) changed: run scripts/gen-builtin-flows")
-        }
+        try assertGenerated(Flows.builtInSources, match: Self.root.appendingPathComponent("schemas/flows"))
     }
 
     func testGLP1LanesHoldEveryStepInTheSeedsOrder() throws {

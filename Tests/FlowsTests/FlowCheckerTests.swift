@@ -35,7 +35,7 @@ final class FlowCheckerTests: XCTestCase {
         return issues(Self.good.replacingOccurrences(of: old, with: new))
     }
 
-    func assertIssue(_ found: [FlowIssue], _ kind: FlowIssue.Kind, _ path: String, _ text: String,
+    func assertIssue(_ found: [FlowIssue], _ kind: FlowIssueKind, _ path: String, _ text: String,
                      file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertTrue(found.contains { $0.kind == kind && $0.path == path && $0.message.contains(text) },
                       "expected \(kind) at \(path) containing \"\(text)\" in \(found)", file: file, line: line)

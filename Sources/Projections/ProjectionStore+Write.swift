@@ -36,21 +36,55 @@ extension ProjectionStore {
     }
 
     static func write(_ e: EncodedJourney, context: FlowContext, in db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
+        // Bound in place through the C API: a journey is written for every user an input
+        // touches, on the writing thread.
+        let journey = try RawStatement(cached: """
             INSERT INTO journeys (flow, user_id, started_us, completed_us, last_us, current_step, lane, definition, data)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(flow, user_id) DO UPDATE SET started_us = excluded.started_us,
               completed_us = excluded.completed_us, last_us = excluded.last_us,
               current_step = excluded.current_step, lane = excluded.lane,
               definition = excluded.definition, data = excluded.data
-            """)
-        try statement.execute(arguments: [e.flow, e.userID, e.startedUs, e.completedUs, e.lastUs,
-                                          e.currentStep, e.lane, context.fingerprint, e.data])
-        let facts = try db.cachedStatement(sql: """
+            """, in: db)
+        let doing = "writing the journey of \(e.userID) in \(e.flow)"
+        journey.text(1, e.flow)
+        journey.text(2, e.userID)
+        bind(e.startedUs, 3, journey)
+        bind(e.completedUs, 4, journey)
+        journey.int(5, e.lastUs)
+        bind(e.currentStep, 6, journey)
+        bind(e.lane, 7, journey)
+        journey.text(8, context.fingerprint)
+        try e.data.withUnsafeBytes { data in
+            journey.staticBlob(9, data.bindMemory(to: UInt8.self))
+            try journey.step(doing)
+        }
+        journey.reset()
+        let facts = try RawStatement(cached: """
             INSERT INTO journey_facts (flow, user_id, last_us, facts) VALUES (?, ?, ?, ?)
             ON CONFLICT(flow, user_id) DO UPDATE SET last_us = excluded.last_us, facts = excluded.facts
-            """)
-        try facts.execute(arguments: [e.flow, e.userID, e.lastUs, e.facts])
+            """, in: db)
+        facts.text(1, e.flow)
+        facts.text(2, e.userID)
+        facts.int(3, e.lastUs)
+        if let bytes = e.facts {
+            try bytes.withUnsafeBytes { b in
+                facts.staticBlob(4, b.bindMemory(to: UInt8.self))
+                try facts.step(doing)
+            }
+        } else {
+            facts.null(4)
+            try facts.step(doing)
+        }
+        facts.reset()
+    }
+
+    private static func bind(_ v: Int64?, _ i: Int32, _ statement: RawStatement) {
+        if let v { statement.int(i, v) } else { statement.null(i) }
+    }
+
+    private static func bind(_ v: String?, _ i: Int32, _ statement: RawStatement) {
+        if let v { statement.text(i, v) } else { statement.null(i) }
     }
 
     /// Removes a journey (the log has no events for it).

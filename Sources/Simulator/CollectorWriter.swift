@@ -37,7 +37,9 @@ public struct CollectorWriter: Sendable {
     /// batches, from the same seed.
     public var layout: Layout = .daily
     /// The files' extension: `ndjson.gz` for funnel's own lines, a vendor's for its export.
-    public var fileExtension = "ndjson.gz"
+    public var fileExtension = CollectorWriter.nativeFileExtension
+    /// The extension of funnel's own log files.
+    public static let nativeFileExtension = "ndjson.gz"
 
     public enum Layout: Sendable, Hashable {
         /// One multi-member file per UTC day, `events-YYYY-MM-DD.ndjson.gz`.

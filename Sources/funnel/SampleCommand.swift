@@ -59,7 +59,7 @@ struct SampleCommand: ParsableCommand {
             try check()
             let definition = try flows.catalog().flow(flow)
             let source = try vendor.map { name throws(SourceLoadError) in try SourcePresets.resolve(name) }
-            try checkOutFolder()
+            try checkOutFolder(writing: source?.exportFiles.fileExtension ?? CollectorWriter.nativeFileExtension)
             let options = SimulationOptions(users: users, seed: seed, days: days, startDay: start, firstUser: firstUser, eventIDs: ids,
                                             wander: wander)
             let simulation = try Simulation(flow: definition, options: options)

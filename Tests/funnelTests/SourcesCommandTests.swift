@@ -76,6 +76,14 @@ final class SourcesCommandTests: XCTestCase {
         let files = try FileManager.default.contentsOfDirectory(atPath: out)
         XCTAssertFalse(files.isEmpty)
         XCTAssertTrue(files.allSatisfy { $0.range(of: #"^events-2026-10-01-\d\d\.json\.gz$"#, options: .regularExpression) != nil }, "\(files)")
+        // A second export into the same folder would write over the first: refused, the files
+        // untouched (they are no logs of funnel's, so only their names tell).
+        let first = (out as NSString).appendingPathComponent(files.sorted()[0])
+        let before = try Data(contentsOf: URL(fileURLWithPath: first))
+        let again = try funnel(["sample", "--flow", "shieldai", "--users", "5", "--days", "1", "--seed", "9", "--as", "amplitude", "--out", out])
+        XCTAssertEqual(again.status, 2, again.stderr)
+        XCTAssertTrue(again.stderr.contains("--out \(out) already holds \(files.count) log\(files.count == 1 ? "" : "s") (\(first)"), again.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: first)), before)
         let unknown = try funnel(["sample", "--flow", "shieldai", "--users", "5", "--as", "heap", "--out", out + "2"])
         XCTAssertEqual(unknown.status, 2)
         XCTAssertTrue(unknown.stderr.contains("no source preset \"heap\" (amplitude, mixpanel, posthog, rudderstack, segment)"), unknown.stderr)

@@ -5,16 +5,15 @@ import GRDB
 /// Collects the runs of one input on the writing thread and writes them before the input's
 /// projections are folded (a refold from the log must see the input's own events).
 struct RunCollector {
-    private struct Key: Hashable {
+    private struct Run {
         var user: Int64
         var flow: Int64
-    }
-    private struct Run {
-        var key: Key
         var seqs: [Int64]
         var lastTs: Int64
     }
-    private var index: [Key: Int] = [:]
+    /// Each run's (user, flow) bytes, numbered as `runs` is (one cheap hash a row, no
+    /// `Hasher`).
+    private var index = ByteInterner()
     private var runs: [Run] = []
     /// Seqs held; past `limit` the runs are written early, so memory stays bounded.
     private(set) var held = 0
@@ -23,13 +22,13 @@ struct RunCollector {
     init(limit: Int = Tuning.heldRunSeqs) { self.limit = limit }
 
     mutating func add(user: Int64, flow: Int64, seq: Int64, ts: Int64) {
-        let key = Key(user: user, flow: flow)
-        if let i = index[key] {
+        var key = (user, flow)
+        let i = withUnsafeBytes(of: &key) { index.intern($0.bindMemory(to: UInt8.self)).id }
+        if i < runs.count {
             runs[i].seqs.append(seq)
             runs[i].lastTs = max(runs[i].lastTs, ts)
         } else {
-            index[key] = runs.count
-            runs.append(Run(key: key, seqs: [seq], lastTs: ts))
+            runs.append(Run(user: user, flow: flow, seqs: [seq], lastTs: ts))
         }
         held += 1
     }
@@ -42,17 +41,17 @@ struct RunCollector {
             """, in: db)
         for run in runs {
             guard let first = run.seqs.first else { continue }
-            insert.int(1, run.key.user)
-            insert.int(2, run.key.flow)
+            insert.int(1, run.user)
+            insert.int(2, run.flow)
             insert.int(3, first)
             insert.int(4, Int64(run.seqs.count))
             insert.int(5, run.lastTs)
             UserRuns.encode(run.seqs).withUnsafeBufferPointer { insert.blob(6, $0) }
-            try insert.step("recording where user atom \(run.key.user)'s events are")
+            try insert.step("recording where user atom \(run.user)'s events are")
             insert.reset()
         }
         runs.removeAll(keepingCapacity: true)
-        index.removeAll(keepingCapacity: true)
+        index = ByteInterner()
         held = 0
     }
 }

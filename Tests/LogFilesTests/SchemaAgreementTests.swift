@@ -29,8 +29,8 @@ for row in open(args[0]):
         let inputURL = dir.appendingPathComponent("lines.hex")
         try lines.map { $0.1.map { String(format: "%02x", $0) }.joined() }.joined(separator: "\n")
             .appending("\n").write(to: inputURL, atomically: true, encoding: .utf8)
-        guard let verdicts = try JSONSchemaVerdicts.run(schema: packageRoot.appendingPathComponent("schemas/event.schema.json"),
-                                                        body: Self.body, arguments: [inputURL.path], in: dir) else { return }
+        let verdicts = try JSONSchemaVerdicts.run(schema: packageRoot.appendingPathComponent("schemas/event.schema.json"),
+                                                        body: Self.body, arguments: [inputURL.path], in: dir)
         XCTAssertEqual(verdicts.count, lines.count)
         var accepted = 0
         for (i, (name, bytes)) in lines.enumerated() where i < verdicts.count {

@@ -36,7 +36,8 @@ final class SourceCheckerTests: XCTestCase {
     }
 
     func testGeneratedSourceIsNotStale() throws {
-        try assertGenerated(SourcePresets.files, match: packageRoot.appendingPathComponent("schemas/sources"))
+        XCTAssertEqual(try staleGenerated(SourcePresets.files, match: packageRoot.appendingPathComponent("schemas/sources")), [],
+                       "run scripts/gen-builtin-flows")
     }
 
     /// A file broken in many ways: every fault is listed with its JSON path in one pass.

@@ -1,12 +1,17 @@
 import Foundation
-import XCTest
 
 /// Python's jsonschema (draft 2020-12) run on inputs: what the tests that hold a schema
 /// against a Swift reader compare with. Needs python3 with jsonschema (CI pip installs it).
 public enum JSONSchemaVerdicts {
+    /// Why a run gave no verdicts.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
     /// Checks the schema, then runs `body` with `validator` made from it and `args`, the
-    /// arguments after the schema; `body` prints one `1` (valid) or `0` a verdict.
-    public static func run(schema: URL, body: String, arguments: [String], in dir: URL) throws -> [Bool]? {
+    /// arguments after the schema; `body` prints one `1` (valid) or `0` a verdict. Throws
+    /// `Failure` when python3 has no jsonschema or the script fails.
+    public static func run(schema: URL, body: String, arguments: [String], in dir: URL) throws -> [Bool] {
         let script = """
         import sys, json
         try:
@@ -30,10 +35,11 @@ public enum JSONSchemaVerdicts {
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         if output.hasPrefix("NO_JSONSCHEMA") {
-            XCTFail("python3 cannot import jsonschema: run `pip install jsonschema` (CI does)")
-            return nil
+            throw Failure(description: "python3 cannot import jsonschema: run `pip install jsonschema` (CI does)")
         }
-        XCTAssertEqual(process.terminationStatus, 0, output)
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "python3 exited \(process.terminationStatus) checking \(schema.path): \(output)")
+        }
         return output.split(separator: "\n").map { $0 == "1" }
     }
 }

@@ -39,15 +39,15 @@ let package = Package(
         // Threads and queues: the one toolkit of worker threads and hand-offs.
         .target(name: "Workers"),
         // The parse pipeline: an input's lines decoded, keyed and batched on a thread of its own.
-        .target(name: "LineParsing", dependencies: ["FunnelModel", "LogFiles", "Workers"], swiftSettings: hotPath),
+        .target(name: "LineParsing", dependencies: ["FunnelModel", "LogFiles", "LogSources", "Workers"], swiftSettings: hotPath),
         // What every store shares: the read protocol, records, options, summary, errors, the ledger's content hash.
         .target(name: "StoreCore", dependencies: [
-            "FunnelModel", "LogFiles", "LineParsing", "CMalloc",
+            "FunnelModel", "LogFiles", "LogSources", "LineParsing", "CMalloc",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The embedded store: the log in SQLite (GRDB).
         .target(name: "EventStore", dependencies: [
-            "FunnelModel", "LogFiles", "Workers", "LineParsing", "StoreCore", "CSQLite",
+            "FunnelModel", "LogFiles", "LogSources", "Workers", "LineParsing", "StoreCore", "CSQLite",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: hotPath),

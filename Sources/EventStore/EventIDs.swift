@@ -265,7 +265,7 @@ enum EventIDs {
             let body: Data = row[4]
             let user: Int64 = row[2]
             let flow: Int64 = row[3]
-            let line = try body.withUnsafeBytes { try reader.line(user: user, flow: flow, body: $0, seq: seq) }
+            let line = try reader.eventLine(try body.withUnsafeBytes { try reader.line(user: user, flow: flow, body: $0, seq: seq) }, seq: seq)
             guard let id = line.withUnsafeBufferPointer({ StoredLine.eventID(of: $0) }) else {
                 throw StoreError(doing: "indexing the event ids of the log", reason: "stored event \(seq) is not a valid line", kind: .corrupt)
             }

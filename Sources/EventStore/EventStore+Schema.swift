@@ -127,5 +127,12 @@ extension EventStore {
             try db.execute(sql: "ALTER TABLE inputs ADD COLUMN resume_line INTEGER")
             try db.execute(sql: "ALTER TABLE inputs ADD COLUMN resume_shapes INTEGER")
         }
+        // An input read through a source (`ingest --source`, a vendor's export) records it:
+        // the definition as resolved (its file format) and the default flow, with which its
+        // stored lines, the vendor's own, are mapped again when read. NULL: funnel's own lines.
+        migrator.registerMigration("v7: input sources") { db in
+            try db.execute(sql: "ALTER TABLE inputs ADD COLUMN source TEXT")
+            try db.execute(sql: "ALTER TABLE inputs ADD COLUMN source_flow TEXT")
+        }
     }
 }

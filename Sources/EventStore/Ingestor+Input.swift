@@ -78,9 +78,10 @@ extension Ingestor: IngestBackend {
                 } else {
                     try db.execute(sql: """
                         INSERT INTO inputs (path, sha256, size, lines, accepted, duplicates, conflicts, quarantined,
-                            unplanned, outcome, error, started_us, finished_us)
-                        VALUES (?, ?, ?, 0, 0, 0, 0, 0, 0, 'partial', NULL, ?, ?)
-                        """, arguments: [label, content.sha256, content.size, startedAt.micros, startedAt.micros])
+                            unplanned, outcome, error, started_us, finished_us, source, source_flow)
+                        VALUES (?, ?, ?, 0, 0, 0, 0, 0, 0, 'partial', NULL, ?, ?, ?, ?)
+                        """, arguments: [label, content.sha256, content.size, startedAt.micros, startedAt.micros,
+                                         input.source?.definitionJSON, input.source?.defaultFlow])
                 }
                 let inputID = resume?.inputID ?? db.lastInsertedRowID
                 let writer = try InputWriter(db, label: label, inputID: inputID, arrived: startedAt.micros,

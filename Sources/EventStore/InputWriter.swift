@@ -231,7 +231,8 @@ struct InputWriter {
             }
             let stored = try lineReader.line(user: findSeq.int64(0), flow: findSeq.int64(1), body: findSeq.bytes(2), seq: seq)
             findSeq.reset()
-            let same = stored.withUnsafeBufferPointer { sb in StoredLine.eventID(of: sb)?.elementsEqual(eventID) ?? false }
+            let native = try lineReader.eventLine(stored, seq: seq)
+            let same = native.withUnsafeBufferPointer { sb in StoredLine.eventID(of: sb)?.elementsEqual(eventID) ?? false }
             if same { return stored }
         }
         return nil

@@ -14,9 +14,11 @@ final class StoredLineReader {
     private var shapes: [Int64: [UInt8]] = [:]
     private var decoder = EventDecoder()
     private var cache = EventCache()
+    private let sources: InputSources
 
     init(_ db: Database) throws {
         self.db = db
+        sources = try InputSources(db)
         atomStatement = try RawStatement(cached: "SELECT text FROM atoms WHERE id = ?", in: db)
         shapeStatement = try RawStatement(cached: "SELECT skeleton FROM shapes WHERE id = ?", in: db)
     }
@@ -82,12 +84,19 @@ final class StoredLineReader {
         return out
     }
 
+    /// The line `EventDecoder` reads for the stored line of `seq`: the line itself, or for an
+    /// input read through a source, the native line it maps to.
+    func eventLine(_ stored: [UInt8], seq: Int64) throws -> [UInt8] {
+        try sources.nativeLine(stored, seq: seq)
+    }
+
     /// Reads rows `seq, user, flow, body` of `statement` (already bound) as recorded events.
     func recorded(_ statement: RawStatement, _ body: (RecordedEvent) throws -> Void) throws {
         try statement.forEachRow("reading the log") {
             let seq = statement.int64(0)
             let bytes = try line(user: statement.int64(1), flow: statement.int64(2), body: statement.bytes(3), seq: seq)
-            let decoded = bytes.withUnsafeBufferPointer { b -> Result<Event, Rejection> in
+            let native = try eventLine(bytes, seq: seq)
+            let decoded = native.withUnsafeBufferPointer { b -> Result<Event, Rejection> in
                 switch decoder.envelope(b) {
                 case .success(let env): return .success(decoder.event(from: env, in: b, cache: &cache))
                 case .failure(let r): return .failure(r)

@@ -9,13 +9,17 @@ public struct StoredLines: Sendable {
     public private(set) var seqs: [Int64] = []
     private var bytes: [UInt8] = []
     private var ends: [Int] = []
+    /// The stored line of each line held as its native line (a vendor's), by index.
+    private var originals: [Int: [UInt8]] = [:]
 
     public init() {}
 
     /// Bytes of line text held.
     public var byteCount: Int { bytes.count }
 
-    mutating func append(seq: Int64, line: [UInt8]) {
+    /// `original`: the stored line when `line` is the native line it maps to.
+    mutating func append(seq: Int64, line: [UInt8], original: [UInt8]? = nil) {
+        if let original { originals[seqs.count] = original }
         seqs.append(seq)
         bytes.append(contentsOf: line)
         ends.append(bytes.count)
@@ -35,13 +39,19 @@ public struct StoredLines: Sendable {
                 switch decoder.envelope(b) {
                 case .success(let env):
                     out.append(RecordedEvent(seq: seqs[i], event: decoder.event(from: env, in: b, cache: &cache),
-                                             line: keepingLines ? String(decoding: b, as: UTF8.self) : ""))
+                                             line: keepingLines ? text(i, b) : ""))
                 case .failure(let r):
                     throw StoreError(doing: "reading event seq \(seqs[i])", reason: "the stored line no longer decodes: \(r.text)", kind: .corrupt)
                 }
             }
         }
         return out
+    }
+
+    /// Line `i` as stored (`b`, or the vendor's line it was mapped from).
+    private func text(_ i: Int, _ b: UnsafeBufferPointer<UInt8>) -> String {
+        if let original = originals[i] { return String(decoding: original, as: UTF8.self) }
+        return String(decoding: b, as: UTF8.self)
     }
 }
 
@@ -74,7 +84,8 @@ extension EventStore {
                 throw StoreError(doing: "reading event seq \(seq)", reason: "a user run names an event the log does not hold", kind: .corrupt)
             }
             let line = try reader.line(user: statement.int64(0), flow: statement.int64(1), body: statement.bytes(2), seq: seq)
-            out.append(seq: seq, line: line)
+            let native = try reader.eventLine(line, seq: seq)
+            out.append(seq: seq, line: native, original: native == line ? nil : line)
         }
         statement.reset()
         return out

@@ -1,5 +1,6 @@
 import FunnelModel
 import LogFiles
+import LogSources
 import Foundation
 
 /// One line as the parser hands it to the writer: where its bytes are in the batch, and
@@ -61,9 +62,11 @@ package enum LineParser {
     /// `skipLines`: lines at the start already stored (a resumed input), split but not parsed.
     /// When a new UTC day starts and `eventSink` is half full, events go to its successor (the
     /// batch before carries a `SegmentEnd`); past its room, a sink drops events (their users
-    /// are folded from the log).
+    /// are folded from the log). `source`: the input is a vendor's export, each line mapped
+    /// by it (see `VendorLine`); nil: funnel's own lines.
     package static func run(path: String, batchLines: Int, batchBytes: Int,
                     eventSink firstSink: (any ParsedEventSink)? = nil, skipLines: Int = 0,
+                    source: SourceMapping? = nil,
                     spare: () -> LineBatch? = { nil },
                     sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
         var eventSink = firstSink
@@ -106,9 +109,19 @@ package enum LineParser {
         do {
             try reader.forEachLine { info, bytes in
                 if info.number <= skipLines { return }
-                // A line of a shape the input had is matched against it; any other is parsed.
-                let matched = info.isOversized ? nil : keyer.match(bytes)
-                let decoded = info.isOversized ? nil : matched.map { .success($0.envelope) } ?? decoder.envelope(bytes)
+                // A vendor line is mapped to its native line, which is decoded; a native line of
+                // a shape the input had is matched against it; any other is parsed.
+                var native: [UInt8]?
+                var matched: ShapeTemplates.Match?
+                let decoded: Result<Envelope, Rejection>?
+                if info.isOversized {
+                    decoded = nil
+                } else if let source {
+                    (native, decoded) = VendorLine.decode(bytes, source: source, decoder: &decoder)
+                } else {
+                    matched = keyer.match(bytes)
+                    decoded = matched.map { .success($0.envelope) } ?? decoder.envelope(bytes)
+                }
                 // The first event of a new day, once the sink is half full, starts a segment:
                 // in a log of several days, few users span the cut.
                 if eventSink != nil, case .success(let env)? = decoded {
@@ -128,19 +141,25 @@ package enum LineParser {
                 case nil: parsed.rejection = .lineTooLong(length: info.length)
                 case .failure(let r)?: parsed.rejection = r
                 case .success(var env)?:
+                    // A vendor line's envelope is its native line's, kept as scratch after it.
+                    let decodedStart = batch.bytes.count
+                    if let native { batch.bytes.append(contentsOf: native) }
+                    let base = native == nil ? lineStart : decodedStart
                     let scratchStart = batch.bytes.count
                     if matched == nil, !decoder.scratch.isEmpty { batch.bytes.append(contentsOf: decoder.scratch) }
-                    env.eventID = rebase(env.eventID, line: lineStart, scratch: scratchStart)
-                    env.name = rebase(env.name, line: lineStart, scratch: scratchStart)
-                    env.userID = rebase(env.userID, line: lineStart, scratch: scratchStart)
-                    env.flow = rebase(env.flow, line: lineStart, scratch: scratchStart)
-                    env.timeText = rebase(env.timeText, line: lineStart, scratch: scratchStart)
-                    env.step = env.step.map { rebase($0, line: lineStart, scratch: scratchStart) }
-                    env.properties = env.properties.map { ($0.lowerBound + lineStart)..<($0.upperBound + lineStart) }
-                    env.context = env.context.map { ($0.lowerBound + lineStart)..<($0.upperBound + lineStart) }
+                    env.eventID = rebase(env.eventID, line: base, scratch: scratchStart)
+                    env.name = rebase(env.name, line: base, scratch: scratchStart)
+                    env.userID = rebase(env.userID, line: base, scratch: scratchStart)
+                    env.flow = rebase(env.flow, line: base, scratch: scratchStart)
+                    env.timeText = rebase(env.timeText, line: base, scratch: scratchStart)
+                    env.step = env.step.map { rebase($0, line: base, scratch: scratchStart) }
+                    env.properties = env.properties.map { ($0.lowerBound + base)..<($0.upperBound + base) }
+                    env.context = env.context.map { ($0.lowerBound + base)..<($0.upperBound + base) }
                     parsed.envelope = env
+                    // A vendor line has no shape of its own: it is stored verbatim.
                     parsed.keys = batch.bytes.withUnsafeBufferPointer { b in
-                        keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b, shape: matched?.shape)
+                        keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b,
+                                   shape: native != nil ? VendorLine.verbatimShape : matched?.shape)
                     }
                     // Handed over as parsed, its refs into the batch: the sink builds what it
                     // keeps (once per distinct value), not an event per line.

@@ -2,6 +2,7 @@ import FunnelModel
 import LogFiles
 import Foundation
 import Workers
+import LogSources
 
 /// One input parsed by `LineParser` on the parsing thread, so that decompression and parsing
 /// use one core while the store writes on another. Making one queues its parse behind the input
@@ -17,9 +18,9 @@ package final class ParseRun: Sendable {
     /// Told once the parsing thread is done with the input.
     private let done = BoundedQueue<Bool>(capacity: 1)
 
-    /// `skipLines`: as `LineParser.run` takes it.
+    /// `skipLines`, `source`: as `LineParser.run` takes them.
     package init(path: String, batchLines: Int, batchBytes: Int = Tuning.batchBytes,
-         eventSink: (any ParsedEventSink)? = nil, skipLines: Int = 0) {
+         eventSink: (any ParsedEventSink)? = nil, skipLines: Int = 0, source: SourceMapping? = nil) {
         self.path = path
         self.eventSink = eventSink
         let queue = self.queue, done = self.done
@@ -28,7 +29,7 @@ package final class ParseRun: Sendable {
             if queue.isCancelled { return }
             do {
                 let end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: batchBytes,
-                                             eventSink: eventSink, skipLines: skipLines,
+                                             eventSink: eventSink, skipLines: skipLines, source: source,
                                              spare: { queue.spare() }) { batch in
                     queue.push(.batch(batch))
                 }

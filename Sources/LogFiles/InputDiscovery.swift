@@ -14,8 +14,8 @@ public struct InputSource: Sendable, Hashable {
     /// The file name extensions collected from directories.
     public static let logExtensions = [".ndjson", ".jsonl", ".ndjson.gz", ".jsonl.gz", ".ndjson.zst", ".jsonl.zst"]
 
-    public static func isLogFile(_ name: String) -> Bool {
-        logExtensions.contains { name.hasSuffix($0) } && !name.hasPrefix(".")
+    public static func isLogFile(_ name: String, extensions: [String] = logExtensions) -> Bool {
+        extensions.contains { name.hasSuffix($0) } && !name.hasPrefix(".")
     }
 
     /// What the directories given held besides logs, to say rather than pass over silently.
@@ -37,7 +37,10 @@ public struct InputSource: Sendable, Hashable {
     }
 
     /// `discover`, with the files left out of directories and the directories with no log.
-    public static func discover(_ arguments: [String], skipped: inout Skipped) throws -> [InputSource] {
+    /// `extensions`: the file name endings collected from directories (a vendor's export files
+    /// for `ingest --source`).
+    public static func discover(_ arguments: [String], extensions: [String] = logExtensions,
+                                skipped: inout Skipped) throws -> [InputSource] {
         var out: [InputSource] = []
         var seen = Set<String>()
         func add(_ p: String) {
@@ -50,7 +53,7 @@ public struct InputSource: Sendable, Hashable {
                 throw InputError(kind: .unreadable, path: arg, offset: 0, reason: String(cString: strerror(errno)))
             }
             if (st.st_mode & S_IFMT) == S_IFDIR {
-                let files = try walk(arg, skipped: &skipped.files)
+                let files = try walk(arg, extensions: extensions, skipped: &skipped.files)
                 if files.isEmpty { skipped.emptyDirectories.append(arg) }
                 for file in files { add(file) }
             } else {
@@ -62,7 +65,7 @@ public struct InputSource: Sendable, Hashable {
 
     /// Log files under `dir`, recursively, in name order (byte order of the names at each
     /// level; a directory's files come where its name sorts); other files' paths go to `skipped`.
-    static func walk(_ dir: String, skipped: inout [String]) throws -> [String] {
+    static func walk(_ dir: String, extensions: [String] = logExtensions, skipped: inout [String]) throws -> [String] {
         guard let d = opendir(dir) else {
             throw InputError(kind: .unreadable, path: dir, offset: 0, reason: String(cString: strerror(errno)))
         }
@@ -85,8 +88,8 @@ public struct InputSource: Sendable, Hashable {
             var st = stat()
             guard stat(path, &st) == 0 else { continue }
             if (st.st_mode & S_IFMT) == S_IFDIR {
-                out += try walk(path, skipped: &skipped)
-            } else if isLogFile(name) {
+                out += try walk(path, extensions: extensions, skipped: &skipped)
+            } else if isLogFile(name, extensions: extensions) {
                 out.append(path)
             } else {
                 skipped.append(path)

@@ -18,6 +18,9 @@ public enum Rejection: Error, Sendable, Hashable, CustomStringConvertible {
     case emptyField(String)
     /// The line is longer than `LineReader.maxLineLength`; `length` is its full length.
     case lineTooLong(length: Int)
+    /// A vendor line its source could not map: the native code, the reason in the vendor's
+    /// words (`segment: no messageId`) and the byte in the line (0-based) where it applies.
+    case vendor(code: RejectionCode, text: String, offset: Int?)
 
     /// Stable machine codes, one per kind of rejection (FunnelModel's `RejectionCode`).
     public typealias Code = RejectionCode
@@ -33,6 +36,7 @@ public enum Rejection: Error, Sendable, Hashable, CustomStringConvertible {
         case .badTimestamp: return .badTimestamp
         case .emptyField: return .emptyField
         case .lineTooLong: return .lineTooLong
+        case .vendor(let code, _, _): return code
         }
     }
 
@@ -49,6 +53,7 @@ public enum Rejection: Error, Sendable, Hashable, CustomStringConvertible {
         case .emptyField(let field): return "empty \(field)"
         case .lineTooLong(let length):
             return "line over 1 MiB (\(length) bytes): its first \(LineReader.maxLineLength) bytes are kept"
+        case .vendor(_, let text, let offset): return offset.map { "\(text) (byte \($0 + 1))" } ?? text
         }
     }
 

@@ -10,6 +10,8 @@ package struct InputPlan: Sendable {
     package var content: InputContent.Hash
     package var index: Int
     package var count: Int
+    /// The source its lines are read through (a vendor's export); nil: funnel's own lines.
+    package var source: InputSourceRecord? = nil
 
     /// Whether no input of the run follows.
     package var isLast: Bool { index + 1 == count }

@@ -48,7 +48,8 @@ package struct IngestDriver<Backend: IngestBackend> {
                 summary.failures.append(.unreadable(input.path, e))
                 continue
             }
-            let plan = InputPlan(path: spooled ?? input.path, label: input.path, content: content, index: index, count: inputs.count)
+            let plan = InputPlan(path: spooled ?? input.path, label: input.path, content: content, index: index, count: inputs.count,
+                                 source: options.source.map(InputSourceRecord.init))
             let outcome = try backend.ingest(plan) { skipLines, writer in
                 var run: ParseRun?
                 if options.parallel {
@@ -100,7 +101,7 @@ package struct IngestDriver<Backend: IngestBackend> {
             end = try run.forEach(idle: { try writer.idle() }, handle)
         } else {
             end = try LineParser.run(path: plan.path, batchLines: options.batchLines, batchBytes: LineParser.defaultBatchBytes,
-                                     eventSink: writer.eventSink, skipLines: skipLines) {
+                                     eventSink: writer.eventSink, skipLines: skipLines, source: options.source) {
                 try handle($0)
                 return true
             }
@@ -113,7 +114,8 @@ package struct IngestDriver<Backend: IngestBackend> {
     /// Starts parsing `path` on the parsing thread (behind any input parsed before it), from
     /// the line after `skipLines`.
     private func startParse(path: String, skipLines: Int) -> ParseRun {
-        ParseRun(path: path, batchLines: options.batchLines, eventSink: backend.makeEventSink(), skipLines: skipLines)
+        ParseRun(path: path, batchLines: options.batchLines, eventSink: backend.makeEventSink(), skipLines: skipLines,
+                 source: options.source)
     }
 
     /// The parse of the input after `index`, started now: only a file can be read ahead

@@ -1,6 +1,7 @@
 import FunnelModel
 import LogFiles
 import LineParsing
+import LogSources
 
 /// Options for an ingest run.
 public struct IngestOptions: Sendable {
@@ -14,6 +15,9 @@ public struct IngestOptions: Sendable {
     /// Parse on a second thread while this one writes the store.
     public var parallel: Bool
     public var batchLines: Int
+    /// The inputs are a vendor's export, read through this source (`ingest --source`); nil:
+    /// funnel's own lines.
+    public var source: SourceMapping?
 
     /// Each defined flow's step ids, by flow id (the first definition of an id wins): what a
     /// writer classifies events against (`IngestKey.isPlanned`).
@@ -23,8 +27,9 @@ public struct IngestOptions: Sendable {
 
     /// `batchLines`: nil for the parser's default.
     public init(strict: Bool = false, flows: [FlowDefinition] = [], parallel: Bool = true, batchLines: Int? = nil,
-                now: @escaping @Sendable () -> Timestamp = { Timestamp.now() }) {
+                source: SourceMapping? = nil, now: @escaping @Sendable () -> Timestamp = { Timestamp.now() }) {
         self.strict = strict
+        self.source = source
         self.flows = flows
         self.now = now
         self.parallel = parallel

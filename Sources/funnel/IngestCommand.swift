@@ -7,14 +7,15 @@ import Projections
 import Journeys
 import Reports
 import StoreCore
+import LogSources
 
 /// The one way the CLI ingests (`funnel ingest`, and `funnel report` given logs): with the
 /// flow definitions, so unplanned events are counted, and with the projection updater, so
 /// journeys commit with their events.
 enum IngestRun {
     static func run(_ sources: [InputSource], store: OpenedStore, definitions: [FlowDefinition],
-                    strict: Bool, command: String = "ingest") throws -> IngestSummary {
-        let options = IngestOptions(strict: strict, flows: definitions)
+                    strict: Bool, source: SourceMapping? = nil, command: String = "ingest") throws -> IngestSummary {
+        let options = IngestOptions(strict: strict, flows: definitions, source: source)
         let bar = ProgressBar.onTerminal()
         do {
             let summary = try store.ingest(sources, options: options, progress: bar.map { b in { b.update($0) } })
@@ -34,10 +35,12 @@ enum IngestRun {
 extension IngestRun {
     /// The inputs of `arguments` (`InputSource.discover`), saying on standard error what a
     /// directory held besides logs and which directory held none.
-    static func discover(_ arguments: [String], command: String) throws -> [InputSource] {
+    /// `source`: the inputs are its export files (`SourceDefinition.exportFiles`).
+    static func discover(_ arguments: [String], source: SourceDefinition? = nil, command: String) throws -> [InputSource] {
         var skipped = InputSource.Skipped()
-        let sources = try InputSource.discover(arguments, skipped: &skipped)
-        let kinds = InputSource.logExtensions.joined(separator: ", ")
+        let extensions = source.map(Self.exportExtensions) ?? InputSource.logExtensions
+        let sources = try InputSource.discover(arguments, extensions: extensions, skipped: &skipped)
+        let kinds = extensions.joined(separator: ", ")
         for folder in skipped.emptyDirectories {
             FileHandle.standardError.write(Data((Format.wrapLines("funnel \(command): warning: \(folder) holds no logs (\(kinds)); nothing read from it") + "\n").utf8))
         }
@@ -48,6 +51,13 @@ extension IngestRun {
             FileHandle.standardError.write(Data((Format.wrapLines("funnel \(command): note: left out \(count) not named as logs (\(kinds)): \(shown)\(more); give a file by name to read it") + "\n").utf8))
         }
         return sources
+    }
+
+    /// The file name endings of a source's export: its own, and JSON lines plain or gzip.
+    static func exportExtensions(_ source: SourceDefinition) -> [String] {
+        var out = ["." + source.exportFiles.fileExtension]
+        for e in [".json", ".json.gz", ".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz"] where !out.contains(e) { out.append(e) }
+        return out
     }
 }
 
@@ -73,17 +83,27 @@ struct IngestCommand: ParsableCommand {
     @OptionGroup var wait: WaitOption
     @Option(help: "Output format: text or json.") var format: OutputFormat = .text
     @Flag(help: "Exit 1 when any line was quarantined.") var strict = false
+    @Option(help: "Read a vendor's export: a source preset (posthog, segment, rudderstack, amplitude, mixpanel) or a source definition file (docs/sources.md).")
+    var source: String?
+    @Option(help: "With --source: the flow of events whose line names none.") var flow: String?
     @Argument(help: "Files, directories or - for standard input.") var inputs: [String]
 
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("give at least one INPUT (a file, a directory or -)") }
+        if flow != nil, source == nil { throw ValidationError("--flow names the flow of a vendor's events: give it with --source") }
+        if let flow, flow.isEmpty { throw ValidationError("--flow needs a flow id") }
     }
 
     func run() throws {
-        let sources = try reportingErrors("ingest") { try IngestRun.discover(inputs, command: "ingest") }
+        let definition = try reportingErrors("ingest") { try source.map { name throws(SourceLoadError) in try SourcePresets.resolve(name) } }
+        let mapping = definition.map { SourceMapping($0, defaultFlow: flow) }
+        let sources = try reportingErrors("ingest") { try IngestRun.discover(inputs, source: definition, command: "ingest") }
         let (store, lock) = try reportingErrors("ingest") { try storeOptions.openForWriting(wait, command: "ingest") }
+        if mapping != nil, case .clickhouse = store {
+            throw ValidationError("--source reads vendor exports into a SQLite store only, so far (ClickHouse: issue 43)")
+        }
         let summary = try withExtendedLifetime(lock) {
-            try IngestRun.run(sources, store: store, definitions: try flows.catalog().all, strict: strict)
+            try IngestRun.run(sources, store: store, definitions: try flows.catalog().all, strict: strict, source: mapping)
         }
         switch format {
         case .json: print(summary.json.jsonText)

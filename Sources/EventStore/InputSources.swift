@@ -1,0 +1,58 @@
+import FunnelModel
+import GRDB
+import LogSources
+import StoreCore
+
+/// The sources of the inputs read through one (`inputs.source`, a vendor's export), by input
+/// id: how a reader turns a stored vendor line into the native line `EventDecoder` reads. A
+/// store with no such input costs nothing per row.
+final class InputSources {
+    private let db: Database
+    /// Whether any input was read through a source (or may be: the store's own ingest).
+    private let any: Bool
+    private var mappings: [Int64: SourceMapping?] = [:]
+    private var inputOfSeq: RawStatement?
+
+    init(_ db: Database) throws {
+        self.db = db
+        any = try db.columns(in: "inputs").contains { $0.name == "source" }
+            && (try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM inputs WHERE source IS NOT NULL)") ?? false)
+    }
+
+    /// The line to decode for the stored line of `seq`: itself, or the native line its
+    /// input's source maps it to.
+    func nativeLine(_ stored: [UInt8], seq: Int64) throws -> [UInt8] {
+        guard any, let mapping = try mapping(input: inputID(seq: seq)) else { return stored }
+        switch mapping.map(bytes: stored) {
+        case .success(let mapped): return mapped.nativeLine
+        case .failure(let r):
+            throw StoreError(doing: "reading event seq \(seq)", reason: "the stored vendor line no longer maps: \(r)", kind: .corrupt)
+        }
+    }
+
+    private func inputID(seq: Int64) throws -> Int64 {
+        let statement = try inputOfSeq ?? RawStatement(db, "SELECT input_id FROM events WHERE seq = ?")
+        inputOfSeq = statement
+        statement.reset()
+        statement.int(1, seq)
+        defer { statement.reset() }
+        guard try statement.step("reading the input of event seq \(seq)") else {
+            throw StoreError(doing: "reading event seq \(seq)", reason: "the event is not stored", kind: .corrupt)
+        }
+        return statement.int64(0)
+    }
+
+    private func mapping(input: Int64) throws -> SourceMapping? {
+        if let known = mappings[input] { return known }
+        let row = try Row.fetchOne(db, sql: "SELECT source, source_flow FROM inputs WHERE id = ?", arguments: [input])
+        var found: SourceMapping?
+        if let json: String = row?[0] {
+            guard let m = InputSourceRecord(definitionJSON: json, defaultFlow: row?[1]).mapping else {
+                throw StoreError(doing: "reading input \(input)", reason: "its recorded source definition does not read", kind: .corrupt)
+            }
+            found = m
+        }
+        mappings[input] = found
+        return found
+    }
+}

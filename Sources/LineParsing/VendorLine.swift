@@ -1,0 +1,24 @@
+import FunnelModel
+import LogFiles
+import LogSources
+
+/// A vendor line on its way through the parser: mapped by its source to funnel's own line,
+/// which `EventDecoder` decodes, so every later step sees a native envelope while the vendor's
+/// line is what is stored and exported.
+enum VendorLine {
+    /// The shape of a line kept verbatim (`LineKeys.shape`).
+    static let verbatimShape: Int32 = -1
+
+    /// The native line and its envelope (refs into it and `decoder.scratch`), or why the
+    /// line is rejected, in the vendor's words.
+    static func decode(_ line: UnsafeBufferPointer<UInt8>, source: SourceMapping,
+                       decoder: inout EventDecoder) -> ([UInt8]?, Result<Envelope, Rejection>) {
+        switch source.map(line) {
+        case .failure(let r):
+            return (nil, .failure(.vendor(code: r.code, text: r.text, offset: r.offset)))
+        case .success(let mapped):
+            let native = mapped.nativeLine
+            return (native, native.withUnsafeBufferPointer { decoder.envelope($0) })
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import XCTest
+import TestSupport
+
+/// `funnel ingest --source`: vendor exports (sample-data/sources) ingested as the built binary
+/// runs them, against the native sample they were written from (sample-data/shieldai).
+final class IngestSourceTests: XCTestCase {
+    static let vendors = ["posthog", "segment", "rudderstack", "amplitude", "mixpanel"]
+    /// Vendors whose time has no UTC offset: their events read back at +00:00.
+    static let utcOnly: Set<String> = ["amplitude", "mixpanel"]
+
+    var tmp = URL(fileURLWithPath: "/")
+
+    override func setUpWithError() throws { tmp = tempDir() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: tmp) }
+
+    func ingest(_ store: String, _ args: [String]) throws -> [String: Any] {
+        let r = try runFunnel(["ingest", "--store", store, "--format", "json"] + args)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return try jsonObject(r.stdout)
+    }
+
+    func store(_ name: String) -> String { tmp.appendingPathComponent("\(name).sqlite").path }
+
+    /// Every report format and `users`, as the binary prints them for `store`.
+    func outputs(_ store: String) throws -> [String: String] {
+        var out: [String: String] = [:]
+        for format in ["text", "json", "csv", "markdown", "html"] {
+            let r = try runFunnel(["report", "--store", store, "--flow", "shieldai", "--format", format])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            out["report " + format] = r.stdout
+        }
+        for format in ["text", "csv", "json"] {
+            let r = try runFunnel(["users", "--store", store, "--flow", "shieldai", "--format", format])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            out["users " + format] = r.stdout
+        }
+        return out
+    }
+
+    func testEachVendorExportReportsAsTheNativeSample() throws {
+        let native = store("native")
+        let n = try ingest(native, [sampleData.appendingPathComponent("shieldai").path])
+        let expected = try outputs(native)
+        for vendor in Self.vendors {
+            let s = store(vendor)
+            let v = try ingest(s, ["--source", vendor, sampleData.appendingPathComponent("sources/\(vendor)").path])
+            for key in ["lines", "accepted", "duplicates", "conflicts", "quarantined", "unplanned"] {
+                XCTAssertEqual(v[key] as? Int, n[key] as? Int, "\(vendor): \(key)")
+            }
+            let got = try outputs(s)
+            for (key, text) in expected.sorted(by: { $0.key < $1.key }) {
+                let vendorText = got[key] ?? ""
+                if Self.utcOnly.contains(vendor) {
+                    XCTAssertEqual(Self.withoutOffsets(vendorText), Self.withoutOffsets(text), "\(vendor): \(key)")
+                } else {
+                    XCTAssertEqual(vendorText, text, "\(vendor): \(key)")
+                }
+            }
+        }
+    }
+
+    func testExportGivesBackTheAcceptedVendorLinesByteForByte() throws {
+        for vendor in ["posthog", "segment"] {
+            let s = store(vendor)
+            let folder = sampleData.appendingPathComponent("sources/\(vendor)")
+            _ = try ingest(s, ["--source", vendor, folder.path])
+            let lines = try vendorLines(folder)
+            var seen = Set<String>()
+            let accepted = lines.filter { seen.insert($0).inserted }
+            let export = try runFunnel(["export", "--store", s])
+            XCTAssertEqual(export.status, 0, export.stderr)
+            let exported = export.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+            XCTAssertEqual(exported.count, accepted.count, vendor)
+            XCTAssertEqual(exported.sorted(), accepted.sorted(), vendor)
+        }
+    }
+
+    func testReingestingTheSameLinesDedupesEveryLine() throws {
+        let s = store("posthog")
+        let file = sampleData.appendingPathComponent("sources/posthog/events-2026-10-02.json.gz")
+        let first = try ingest(s, ["--source", "posthog", file.path])
+        // The same lines, not compressed: another content, so read again line by line.
+        let plain = tmp.appendingPathComponent("again.json")
+        try Data(try vendorLines(file).map { $0 + "\n" }.joined().utf8).write(to: plain)
+        let again = try ingest(s, ["--source", "posthog", plain.path])
+        XCTAssertEqual(again["lines"] as? Int, first["lines"] as? Int)
+        XCTAssertEqual(again["accepted"] as? Int, 0)
+        XCTAssertEqual(again["conflicts"] as? Int, 0)
+        XCTAssertEqual(again["duplicates"] as? Int, first["lines"] as? Int)
+    }
+
+    func testBadVendorLinesAreQuarantinedWithNamedReasonsAndOtherEventsAreUnplanned() throws {
+        let good = #"{"type":"track","messageId":"m1","userId":"u1","timestamp":"2026-10-01T10:00:00.000+02:00","event":"Onboarding Started","properties":{"flow":"shieldai"},"context":{"os":{"name":"iOS"}}}"#
+        let noID = #"{"type":"track","userId":"u1","timestamp":"2026-10-01T10:00:01.000+02:00","event":"Step Completed","properties":{"flow":"shieldai","step":"welcome"}}"#
+        let badUser = #"{"type":"track","messageId":"m3","userId":7,"timestamp":"2026-10-01T10:00:02.000+02:00","event":"Step Completed","properties":{"flow":"shieldai"}}"#
+        let identify = #"{"type":"identify","messageId":"m4","userId":"u1","timestamp":"2026-10-01T10:00:03.000+02:00","traits":{"plan":"pro"}}"#
+        let file = tmp.appendingPathComponent("events-2026-10-01.gz")
+        let text = [good, noID, badUser, "{not json", identify].joined(separator: "\n") + "\n"
+        let plain = tmp.appendingPathComponent("plain")
+        try Data(text.utf8).write(to: plain)
+        let gz = try runShell("gzip -c plain > events-2026-10-01.gz", environment: [:], directory: tmp)
+        XCTAssertEqual(gz.status, 0, gz.stderr)
+        let s = store("segment")
+        let summary = try ingest(s, ["--source", "segment", "--flow", "shieldai", file.path])
+        XCTAssertEqual(summary["lines"] as? Int, 5)
+        XCTAssertEqual(summary["accepted"] as? Int, 2)
+        XCTAssertEqual(summary["quarantined"] as? Int, 3)
+        XCTAssertEqual(summary["unplanned"] as? Int, 1)
+        let q = try jsonObject(try runFunnel(["quarantine", "--store", s, "--format", "json"]).stdout)
+        let rows = try XCTUnwrap(q["lines"] as? [[String: Any]])
+        XCTAssertEqual(rows.map { $0["line"] as? Int }, [2, 3, 4])
+        XCTAssertEqual(rows.map { $0["code"] as? String }, ["missing_field", "not_a_string", "not_json"])
+        XCTAssertEqual(rows.map { $0["reason"] as? String }, [
+            "segment: no messageId",
+            "segment: userId must be a string (byte \(Array(badUser.utf8).firstIndex(of: UInt8(ascii: "7"))! + 1))",
+            "segment: not JSON at column 2: expected a key in quotes (byte 2)",
+        ])
+        let offsets = [good, noID, badUser].map { $0.utf8.count + 1 }
+        XCTAssertEqual(rows.map { $0["byte_offset"] as? Int }, [offsets[0], offsets[0] + offsets[1], offsets[0] + offsets[1] + offsets[2]])
+        XCTAssertEqual(rows.first?["raw_text"] as? String, noID)
+        let export = try runFunnel(["export", "--store", s])
+        XCTAssertEqual(export.stdout, good + "\n" + identify + "\n")
+    }
+
+    func testWithoutAFlowAnEventWithNoneIsQuarantined() throws {
+        let line = #"{"type":"identify","messageId":"m4","userId":"u1","timestamp":"2026-10-01T10:00:03.000+02:00"}"#
+        let file = tmp.appendingPathComponent("identify.json")
+        try Data((line + "\n").utf8).write(to: file)
+        let s = store("noflow")
+        let summary = try ingest(s, ["--source", "segment", file.path])
+        XCTAssertEqual(summary["quarantined"] as? Int, 1)
+        let q = try jsonObject(try runFunnel(["quarantine", "--store", s, "--format", "json"]).stdout)
+        XCTAssertEqual((q["lines"] as? [[String: Any]])?.first?["reason"] as? String, "segment: no properties.flow and no default flow")
+    }
+
+    /// The lines of a vendor file or folder's files (gzip or plain), in name order.
+    func vendorLines(_ url: URL) throws -> [String] {
+        var isDir: ObjCBool = false
+        _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir)
+        let files = isDir.boolValue
+            ? try FileManager.default.contentsOfDirectory(atPath: url.path).sorted().map { url.appendingPathComponent($0) }
+            : [url]
+        var out: [String] = []
+        for f in files {
+            let r = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "gzip -dcf \"$0\"", f.path])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            out += r.stdout.split(separator: "\n").map(String.init)
+        }
+        return out
+    }
+
+    /// `text` with every UTC offset of a time (`+02:00`, `-05:00`) shown as `+00:00`, and the
+    /// wall-clock times it moves left as they are: what differs for a vendor that writes none.
+    static func withoutOffsets(_ text: String) -> String {
+        text.replacingOccurrences(of: #"[+-]\d\d:\d\d\b"#, with: "+00:00", options: .regularExpression)
+    }
+}

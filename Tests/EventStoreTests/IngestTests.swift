@@ -391,7 +391,8 @@ final class IngestTests: XCTestCase {
                             "v3: event ids in hash ranges instead of a unique index",
                             "v4: saved id filter",
                             "v5: event and step columns, event_log view",
-                            "v6: resumable inputs"])
+                            "v6: resumable inputs",
+                            "v7: input sources"])
             // The log has no index: users are found through user_runs, ids through event_ids.
             let indexes = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL")
             XCTAssertEqual(indexes, [])

@@ -27,13 +27,38 @@ extension SourceDefinition {
 }
 
 extension MappedEvent {
-    private static let nativeWriter = SourceWriter(.native)
-
     /// The event as funnel's own line (compact JSON, keys sorted, no newline), which
     /// `EventDecoder` decodes to `event`: for a pipeline that reads native lines while the
-    /// vendor's line is what is stored and exported.
+    /// vendor's line is what is stored and exported. Written byte by byte (once per vendor
+    /// line ingested), as `SourceWriter(.native)` would write it.
     public var nativeLine: [UInt8] {
-        // A mapped event has no other context fields, the one thing the writer refuses.
-        (try? Self.nativeWriter.line(for: event)) ?? []
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        let e = event
+        var context: [(String, JSONValue)] = []
+        if let v = e.context.appVersion { context.append(("app_version", .string(v))) }
+        if !e.context.flags.isEmpty { context.append(("flags", .object(e.context.flags))) }
+        if let p = e.context.platform { context.append(("platform", .string(p))) }
+        var keys = ["event", "event_id", "flow"]
+        if !context.isEmpty { keys.insert("context", at: 0) }
+        if !e.properties.isEmpty { keys.append("properties") }
+        if e.step != nil { keys.append("step") }
+        keys += ["ts", "user_id"]
+        JSONValue.writeObject(keys.count, keys, into: &out) { key, out in
+            switch key {
+            case "context":
+                JSONValue.writeObject(context.count, context.map(\.0), into: &out) { k, out in
+                    context.first { $0.0 == k }?.1.write(into: &out)
+                }
+            case "event": JSONValue.writeString(e.rawName, into: &out)
+            case "event_id": JSONValue.writeString(e.id, into: &out)
+            case "flow": JSONValue.writeString(e.flow, into: &out)
+            case "properties": JSONValue.object(e.properties).write(into: &out)
+            case "step": JSONValue.writeString(e.step ?? "", into: &out)
+            case "ts": JSONValue.writeString(e.time.rfc3339(), into: &out)
+            default: JSONValue.writeString(e.userID, into: &out)
+            }
+        }
+        return out
     }
 }

@@ -60,20 +60,32 @@ public struct UserList: Sendable, Hashable, Codable {
         try c.encode(users, forKey: .users)
     }
 
-    /// Selects the journeys the query selects, then by state and current step.
-    public static func build(_ journeys: [Journey], definition: FlowDefinition, query: ReportQuery,
-                             state: Journey.State?, step: String?) -> UserList {
-        let rows = journeys.filter { query.selects($0, definition: definition) }.compactMap { j -> Row? in
-            let s = j.state(asOf: query.asOf, idleSeconds: query.idleSeconds)
-            if let state, s != state { return nil }
-            if let step, j.currentStep != step { return nil }
-            return Row(userID: j.userID, state: s.rawValue, currentStep: j.currentStep, lane: j.lane,
-                       startedAt: j.startedAt?.description, completedAt: j.completedAt?.description,
-                       lastEventAt: j.lastEventAt.description, secondsToComplete: j.secondsToComplete,
-                       appVersion: j.appVersion)
+    /// The rows of the journeys the query selects, then by state and current step: added a
+    /// glance at a time (a source may add shares apart and merge them; `list` sorts).
+    struct Rows: JourneyAccumulator {
+        let query: ReportQuery
+        let request: JourneyGlance.Request
+        let flagDefaults: [String: Bool]
+        let state: Journey.State?
+        let step: String?
+        var rows: [Row] = []
+
+        mutating func add(_ g: JourneyGlance) {
+            guard let started = g.startedAt, query.inWindow(started),
+                  query.passesFilters(g.conditionContext(request, flagDefaults: flagDefaults)) else { return }
+            let s = g.state(asOf: query.asOf, idleSeconds: query.idleSeconds)
+            if let state, s != state { return }
+            if let step, g.currentStep != step { return }
+            let completed = g.completedAt
+            rows.append(Row(userID: g.userID, state: s.rawValue, currentStep: g.currentStep, lane: g.lane,
+                            startedAt: Timestamp(micros: started).description,
+                            completedAt: completed.map { Timestamp(micros: $0).description },
+                            lastEventAt: Timestamp(micros: g.lastEventAt).description,
+                            secondsToComplete: completed.map { Double($0 - started) / 1_000_000 },
+                            appVersion: g.appVersion))
         }
-        return UserList(flow: definition.id, cohort: query.cohort?.id, state: state?.rawValue, step: step,
-                        asOf: query.asOf.description, users: rows.sorted(by: Row.byUser))
+
+        mutating func merge(_ later: Rows) { rows += later.rows }
     }
 
     public func json() throws -> String {
@@ -159,9 +171,13 @@ extension ReportRequest {
         }
         let query = try self.query(for: definition, defaultAsOf: try source.log.defaultAsOf(now: now))
         try checkValues(definition: definition, query: query, source: source)
-        // The journeys as of as-of, in the source's order: `build` sorts the rows by user.
-        var journeys: [Journey] = []
-        try source.forEachJourney(flow: definition.id, definition: definition, asOf: query.asOf) { journeys.append($0) }
-        return UserList.build(journeys, definition: definition, query: query, state: stateFilter, step: step)
+        // Glances, not whole journeys: what the rows show and the conditions read.
+        let request = JourneyGlance.Request(steps: [], keys: query.conditionKeys)
+        let blank = UserList.Rows(query: query, request: request, flagDefaults: definition.flagDefaults, state: stateFilter,
+                                  step: step)
+        let rows = try source.accumulateGlances(flow: definition.id, definition: definition, asOf: query.asOf, request: request,
+                                                into: blank).rows
+        return UserList(flow: definition.id, cohort: query.cohort?.id, state: stateFilter?.rawValue, step: step,
+                        asOf: query.asOf.description, users: rows.sorted(by: UserList.Row.byUser))
     }
 }

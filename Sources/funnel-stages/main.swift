@@ -31,8 +31,11 @@ func timed(_ body: () throws -> Void) rethrows -> Double {
 /// and read after it.
 final class EventsByUser: ParsedEventSink, @unchecked Sendable {
     var events: [Int32: [RecordedEvent]] = [:]
+    /// Equal strings, properties and contexts shared, as a store's reader shares them.
+    private var cache = EventCache()
+    private let decoder = EventDecoder()
     func take(line: Int, user: Int32, key: Int32, envelope: Envelope, in bytes: UnsafeBufferPointer<UInt8>) {
-        let event = EventDecoder().event(from: envelope, in: bytes)
+        let event = decoder.event(from: envelope, in: bytes, cache: &cache, id: false)
         events[user, default: []].append(RecordedEvent(seq: Int64(line), event: event, line: ""))
     }
 }

@@ -15,25 +15,16 @@ extension JSONValue {
             }
             out.append(0x5D)
         case .object(let fields):
-            JSONValue.writeObject(fields.count, fields.keys.sorted(), into: &out) { key, out in
-                fields[key, default: .null].write(into: &out)
+            // Sorted pairs: no lookup of each key again.
+            out.append(0x7B)
+            for (i, field) in fields.sorted(by: { $0.key < $1.key }).enumerated() {
+                if i > 0 { out.append(0x2C) }
+                JSONValue.writeString(field.key, into: &out)
+                out.append(0x3A)
+                field.value.write(into: &out)
             }
+            out.append(0x7D)
         }
-    }
-
-    /// An object of `keys` in order, each value written by `value`.
-    public static func writeObject(_ count: Int, _ keys: some Sequence<String>, into out: inout [UInt8],
-                                   value: (String, inout [UInt8]) -> Void) {
-        out.append(0x7B)
-        var first = true
-        for key in keys {
-            if !first { out.append(0x2C) }
-            first = false
-            writeString(key, into: &out)
-            out.append(0x3A)
-            value(key, &out)
-        }
-        out.append(0x7D)
     }
 
     /// `s` as a JSON string literal with the escapes RFC 8259 requires (as `writeString(_:into:)`

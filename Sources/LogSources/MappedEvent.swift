@@ -35,30 +35,35 @@ extension MappedEvent {
         var out: [UInt8] = []
         out.reserveCapacity(256)
         let e = event
-        var context: [(String, JSONValue)] = []
-        if let v = e.context.appVersion { context.append(("app_version", .string(v))) }
-        if !e.context.flags.isEmpty { context.append(("flags", .object(e.context.flags))) }
-        if let p = e.context.platform { context.append(("platform", .string(p))) }
-        var keys = ["event", "event_id", "flow"]
-        if !context.isEmpty { keys.insert("context", at: 0) }
-        if !e.properties.isEmpty { keys.append("properties") }
-        if e.step != nil { keys.append("step") }
-        keys += ["ts", "user_id"]
-        JSONValue.writeObject(keys.count, keys, into: &out) { key, out in
-            switch key {
-            case "context":
-                JSONValue.writeObject(context.count, context.map(\.0), into: &out) { k, out in
-                    context.first { $0.0 == k }?.1.write(into: &out)
-                }
-            case "event": JSONValue.writeString(e.rawName, into: &out)
-            case "event_id": JSONValue.writeString(e.id, into: &out)
-            case "flow": JSONValue.writeString(e.flow, into: &out)
-            case "properties": JSONValue.object(e.properties).write(into: &out)
-            case "step": JSONValue.writeString(e.step ?? "", into: &out)
-            case "ts": JSONValue.writeString(e.time.rfc3339(), into: &out)
-            default: JSONValue.writeString(e.userID, into: &out)
-            }
+        // The keys in sorted order: context, event, event_id, flow, properties, step, ts, user_id.
+        func key(_ name: StaticString, first: Bool = false) {
+            if !first { out.append(0x2C) }
+            out.append(0x22)
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            out.append(contentsOf: "\":".utf8)
         }
+        out.append(0x7B)
+        let c = e.context
+        if c.appVersion != nil || !c.flags.isEmpty || c.platform != nil {
+            key("context", first: true)
+            out.append(0x7B)
+            var firstField = true
+            if let v = c.appVersion { key("app_version", first: true); JSONValue.writeString(v, into: &out); firstField = false }
+            if !c.flags.isEmpty { key("flags", first: firstField); JSONValue.object(c.flags).write(into: &out); firstField = false }
+            if let p = c.platform { key("platform", first: firstField); JSONValue.writeString(p, into: &out) }
+            out.append(0x7D)
+            key("event")
+        } else {
+            key("event", first: true)
+        }
+        JSONValue.writeString(e.rawName, into: &out)
+        key("event_id"); JSONValue.writeString(e.id, into: &out)
+        key("flow"); JSONValue.writeString(e.flow, into: &out)
+        if !e.properties.isEmpty { key("properties"); JSONValue.object(e.properties).write(into: &out) }
+        if let step = e.step { key("step"); JSONValue.writeString(step, into: &out) }
+        key("ts"); JSONValue.writeString(e.time.rfc3339(), into: &out)
+        key("user_id"); JSONValue.writeString(e.userID, into: &out)
+        out.append(0x7D)
         return out
     }
 }

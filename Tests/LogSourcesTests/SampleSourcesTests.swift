@@ -31,6 +31,8 @@ final class SampleSourcesTests: XCTestCase {
                 let decoded = try EventDecoder.decode(bytes: m.nativeLine).get()
                 XCTAssertEqual(decoded, m.event, name)
                 XCTAssertEqual(decoded.time.offsetSeconds, m.event.time.offsetSeconds, name)
+                // Written byte by byte, it is the line the native source's writer writes.
+                XCTAssertEqual(m.nativeLine, try SourceWriter(.native).line(for: m.event), name)
             }
             var want: [Event: Int] = [:], got: [Event: Int] = [:]
             for e in native { want[e, default: 0] += 1 }

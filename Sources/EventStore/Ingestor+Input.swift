@@ -63,13 +63,21 @@ extension Ingestor: IngestBackend {
             do {
                 var resume: Resume?
                 if let row = try Row.fetchOne(db, sql: """
-                    SELECT id, path, outcome, resume_line, resume_shapes, accepted, duplicates, conflicts, quarantined, unplanned
+                    SELECT id, path, outcome, resume_line, resume_shapes, accepted, duplicates, conflicts, quarantined, unplanned,
+                        source, source_flow
                     FROM inputs WHERE sha256 = ?
                     """, arguments: [content.sha256]) {
                     guard let line: Int = row[3] else {
                         try db.rollback()
                         return .skipped(.init(path: label, sha256: content.sha256, previousPath: row[1],
                                               previousOutcome: LedgerEntry.Outcome(rawValue: row[2]) ?? .partial))
+                    }
+                    // An unfinished input goes on only as it was begun: through the same source.
+                    let begun = (row[10] as String?).map { InputSourceRecord(definitionJSON: $0, defaultFlow: row[11]) }
+                    if begun != input.source {
+                        try db.rollback()
+                        throw StoreError(doing: "resuming \(label) after line \(line)",
+                                         reason: Self.sourceMismatch(begun: begun, now: input.source))
                     }
                     resume = Resume(inputID: row[0], counts: InputCounts(lines: line, accepted: row[5], duplicates: row[6], conflicts: row[7],
                                                                     quarantined: row[8], unplanned: row[9]),
@@ -105,5 +113,17 @@ extension Ingestor: IngestBackend {
                 throw error
             }
         }
+    }
+}
+
+extension Ingestor {
+    /// Why an unfinished input is not resumed with another source than the one it began with.
+    static func sourceMismatch(begun: InputSourceRecord?, now: InputSourceRecord?) -> String {
+        func named(_ r: InputSourceRecord?) -> String {
+            guard let r else { return "as funnel's own lines (no --source)" }
+            let name = r.mapping?.definition.name ?? "?"
+            return "with --source \(name)" + (r.defaultFlow.map { " --flow \($0)" } ?? "")
+        }
+        return "it was begun \(named(begun)), and this run reads it \(named(now)); run again as it was begun"
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import TestSupport
+import GRDB
 
 /// `funnel ingest --source`: vendor exports (sample-data/sources) ingested as the built binary
 /// runs them, against the native sample they were written from (sample-data/shieldai).
@@ -127,6 +128,24 @@ final class IngestSourceTests: XCTestCase {
         XCTAssertEqual(summary["quarantined"] as? Int, 1)
         let q = try jsonObject(try runFunnel(["quarantine", "--store", s, "--format", "json"]).stdout)
         XCTAssertEqual((q["lines"] as? [[String: Any]])?.first?["reason"] as? String, "segment: no properties.flow and no default flow")
+    }
+
+    func testAnUnfinishedInputGoesOnOnlyThroughTheSourceItBeganWith() throws {
+        let s = store("resume")
+        let file = sampleData.appendingPathComponent("sources/posthog/events-2026-10-03.json.gz").path
+        let first = try ingest(s, ["--source", "posthog", file])
+        // As a kill after the first segment leaves it: the ledger says to go on after line 100.
+        try DatabaseQueue(path: s).write { try $0.execute(sql: "UPDATE inputs SET outcome = 'partial', resume_line = 100, resume_shapes = 0") }
+        let native = try runFunnel(["ingest", "--store", s, file])
+        XCTAssertEqual(native.status, 2, native.stdout)
+        XCTAssertTrue(native.stderr.contains("it was begun with --source posthog, and this run reads it as funnel's own lines (no --source)"),
+                      native.stderr)
+        let flow = try runFunnel(["ingest", "--store", s, "--source", "posthog", "--flow", "glp1", file])
+        XCTAssertEqual(flow.status, 2, flow.stdout)
+        XCTAssertTrue(flow.stderr.contains("this run reads it with --source posthog --flow glp1"), flow.stderr)
+        let again = try ingest(s, ["--source", "posthog", file])
+        XCTAssertEqual(again["lines"] as? Int, (first["lines"] as? Int ?? 0) - 100)
+        XCTAssertEqual(again["quarantined"] as? Int, 0)
     }
 
     /// The lines of a vendor file or folder's files (gzip or plain), in name order.

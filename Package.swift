@@ -53,7 +53,7 @@ let package = Package(
         ], swiftSettings: hotPath),
         // A second backend for the log: ClickHouse, one server or a cluster, over HTTP.
         .target(name: "ClickHouseStore", dependencies: [
-            "FunnelModel", "LogFiles", "Workers", "LineParsing", "StoreCore",
+            "FunnelModel", "LogFiles", "LogSources", "Workers", "LineParsing", "StoreCore",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

@@ -177,14 +177,14 @@ public enum ClickHouseFacts {
         /// Streams the events of `users` (a subquery or a list; nil: every user), grouped by
         /// user in fold order, without their lines' text (folding does not read it).
         func forEachUser(in users: String?, bucket: String, _ body: ([RecordedEvent]) throws -> Void) throws {
-            var lines = RecordedLines()
+            var lines = try store.recordedLines()
             var group: [RecordedEvent] = []
             let among = users.map { " AND user_id IN \($0)" } ?? ""
             try store.rows(server, """
-                SELECT seq, line FROM \(events) WHERE \(inFlow)\(bucket)\(among)
+                SELECT seq, input_id, line FROM \(events) WHERE \(inFlow)\(bucket)\(among)
                 ORDER BY user_id, ts_us, seq
                 """, doing: doing) { r in
-                let event = try lines.event(seq: Int64(try r.uint64()), line: try r.bytesOfString(), keepLine: false)
+                let event = try lines.event(seq: Int64(try r.uint64()), input: Int64(try r.uint32()), line: try r.bytesOfString(), keepLine: false)
                 if let first = group.first, first.event.userID != event.event.userID {
                     try body(group)
                     group.removeAll(keepingCapacity: true)

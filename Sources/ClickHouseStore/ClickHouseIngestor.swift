@@ -54,6 +54,7 @@ extension ClickHouseIngestor: IngestBackend {
         let session = InputSession(ClickHouseInputWriter(store: store, label: input.label, inputID: ledger.lastID + 1, attempt: attempt,
                                                          committed: ledger.attempts, firstSeq: ledger.events + 1, arrived: startedAt),
                                    chunkRows: chunkRows)
+        session.writer.source = input.source
         let read = try drive(0, session)
         let committed = session.eventSink.map {
             CommittedInput(seqs: session.writer.seqs, accepted: session.writer.accepted, newUsers: nil, events: $0, more: !input.isLast)

@@ -12,6 +12,8 @@ import LineParsing
 struct ClickHouseInputWriter {
     let store: ClickHouseStore
     let label: String
+    /// The source the input is read through (recorded with it in the ledger); nil: native.
+    var source: InputSourceRecord?
     let inputID: UInt32
     let attempt: UInt64
     /// The committed attempts and this one: the rows a lookup sees.
@@ -234,6 +236,8 @@ struct ClickHouseInputWriter {
         row.nullableString(read.error)
         row.int64(startedAt)
         row.int64(finishedAt().micros)
-        try store.coordinator.insert(into: "inputs", columns: ClickHouseLedger.columns, rows: row, doing: doing)
+        row.nullableString(source?.definitionJSON)
+        row.nullableString(source?.defaultFlow)
+        try store.coordinator.insert(into: "inputs", columns: ClickHouseLedger.columns + ["source", "source_flow"], rows: row, doing: doing)
     }
 }

@@ -101,5 +101,11 @@ public enum ClickHouseSchema {
                 ) ENGINE = ReplacingMergeTree(beat) ORDER BY run
                 """]
         },
+        // An input read through a source (`ingest --source`, a vendor's export) records it, as
+        // the SQLite store's v7 does: its stored lines are mapped again when read. NULL: native.
+        Migration(name: "v4-input-sources") { _ in
+            [.addColumn(table: "inputs", column: "source", definition: "Nullable(String)"),
+             .addColumn(table: "inputs", column: "source_flow", definition: "Nullable(String)")]
+        },
     ]
 }

@@ -8,13 +8,13 @@ import StoreCore
 extension ClickHouseStore: EventLogReading {
     public func events(user: String, flow: String?) throws -> [RecordedEvent] {
         let snapshot = try snapshot()
-        var sql = "SELECT seq, line FROM events WHERE \(snapshot.clause) AND user_id = \(ClickHouseSQL.quote(user))"
+        var sql = "SELECT seq, input_id, line FROM events WHERE \(snapshot.clause) AND user_id = \(ClickHouseSQL.quote(user))"
         if let flow { sql += " AND flow = \(ClickHouseSQL.quote(flow))" }
-        var lines = RecordedLines()
+        var lines = try recordedLines()
         var out: [RecordedEvent] = []
         try rows(coordinator, sql + " ORDER BY ts_us, seq", doing: "reading the events of \(user)") { r in
             let seq = Int64(try r.uint64())
-            out.append(try lines.event(seq: seq, line: try r.bytesOfString()))
+            out.append(try lines.event(seq: seq, input: Int64(try r.uint32()), line: try r.bytesOfString()))
         }
         return out
     }
@@ -29,7 +29,7 @@ extension ClickHouseStore: EventLogReading {
         let snapshot = try snapshot()
         var filter = snapshot.clause
         if let flow { filter += " AND flow = \(ClickHouseSQL.quote(flow))" }
-        var lines = RecordedLines()
+        var lines = try recordedLines()
         for server in servers {
             let doing = "reading the log on \(server.server)"
             var bytes: Int64 = 0
@@ -40,11 +40,11 @@ extension ClickHouseStore: EventLogReading {
             for bucket in 0..<buckets {
                 let inBucket = ClickHouseStore.bucket(bucket, of: buckets)
                 try rows(server, """
-                    SELECT seq, line FROM \(layout.shardEvents) WHERE \(filter)\(inBucket)
+                    SELECT seq, input_id, line FROM \(layout.shardEvents) WHERE \(filter)\(inBucket)
                     ORDER BY user_id, flow, ts_us, seq
                     """, doing: doing) { r in
                     let seq = Int64(try r.uint64())
-                    try body(try lines.event(seq: seq, line: try r.bytesOfString()))
+                    try body(try lines.event(seq: seq, input: Int64(try r.uint32()), line: try r.bytesOfString()))
                 }
             }
         }
@@ -205,17 +205,17 @@ extension ClickHouseStore: EventLogReading {
     public func lastEvents(onStep step: String, flow: String, users: [String], notAfter bound: Timestamp) throws -> [String: RecordedEvent] {
         guard !users.isEmpty else { return [:] }
         let snapshot = try snapshot()
-        var lines = RecordedLines()
+        var lines = try recordedLines()
         var out: [String: RecordedEvent] = [:]
         try rows(coordinator, """
-            SELECT user_id, seq, line FROM events
+            SELECT user_id, seq, input_id, line FROM events
             WHERE \(snapshot.clause) AND flow = \(ClickHouseSQL.quote(flow)) AND step = \(ClickHouseSQL.quote(step))
               AND ts_us <= \(bound.micros) AND user_id IN \(ClickHouseSQL.list(strings: Set(users).sorted()))
             ORDER BY user_id, ts_us DESC, seq DESC LIMIT 1 BY user_id
             """, doing: "reading the last events on \(step)") { r in
             let user = try r.string()
             let seq = Int64(try r.uint64())
-            out[user] = try lines.event(seq: seq, line: try r.bytesOfString())
+            out[user] = try lines.event(seq: seq, input: Int64(try r.uint32()), line: try r.bytesOfString())
         }
         return out
     }
@@ -225,13 +225,13 @@ extension ClickHouseStore: EventLogReading {
         let snapshot = try snapshot()
         let wanted = Set(seqs.map { UInt64(bitPattern: $0) }).sorted()
         let doing = "reading \(seqs.count) events by seq"
-        var lines = RecordedLines()
+        var lines = try recordedLines()
         var out: [RecordedEvent] = []
         try rows(coordinator, """
-            SELECT seq, line FROM events WHERE \(snapshot.clause) AND seq IN \(ClickHouseSQL.list(wanted))
+            SELECT seq, input_id, line FROM events WHERE \(snapshot.clause) AND seq IN \(ClickHouseSQL.list(wanted))
             """, doing: doing) { r in
             let seq = Int64(try r.uint64())
-            out.append(try lines.event(seq: seq, line: try r.bytesOfString()))
+            out.append(try lines.event(seq: seq, input: Int64(try r.uint32()), line: try r.bytesOfString()))
         }
         guard out.count == wanted.count else {
             throw ClickHouseError(server: coordinator.server, doing: doing,

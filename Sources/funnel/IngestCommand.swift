@@ -103,9 +103,6 @@ struct IngestCommand: ParsableCommand {
         let mapping = definition.map { SourceMapping($0, defaultFlow: flow) }
         let sources = try reportingErrors("ingest") { try IngestRun.discover(inputs, source: definition, command: "ingest") }
         let (store, lock) = try reportingErrors("ingest") { try storeOptions.openForWriting(wait, command: "ingest") }
-        if mapping != nil, case .clickhouse = store {
-            throw ValidationError("--source reads vendor exports into a SQLite store only, so far (ClickHouse: issue 43)")
-        }
         let summary = try withExtendedLifetime(lock) {
             try IngestRun.run(sources, store: store, definitions: try flows.catalog().all, strict: strict, source: mapping)
         }

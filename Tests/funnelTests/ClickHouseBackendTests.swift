@@ -96,6 +96,37 @@ final class ClickHouseBackendTests: XCTestCase {
         }
     }
 
+    /// Vendor exports (`ingest --source`): on one server and two shards, the same summary,
+    /// reports, users, replays (the vendor's line shown), quarantine and export (the vendor's
+    /// lines) as on SQLite; the same lines again are duplicates alike.
+    func testVendorExportsGiveTheSameOutputOnSQLiteAndClickHouse() throws {
+        let servers = try servers()
+        for vendor in ["posthog", "segment", "amplitude"] {
+            let stores = [tempDir().appendingPathComponent("\(vendor).sqlite").path,
+                          servers.single(ClickHouseServers.database("src_\(vendor)")),
+                          servers.cluster(ClickHouseServers.database("src_\(vendor)"))]
+            let input = sampleData.appendingPathComponent("sources/\(vendor)").path
+            let ingested = try stores.map { try run(["ingest", "--format", "json", "--source", vendor, input], store: $0) }
+            XCTAssertEqual(try jsonObject(String(ingested[0].prefix { $0 != "\n" }))["accepted"] as? Int, 2_727)
+            var commands: [[String]] = [["export"], ["quarantine"], ["users", "--flow", "shieldai", "--format", "csv"],
+                                        ["explain", "--flow", "shieldai", "--step", "auth"]]
+            for format in ["text", "json", "csv", "markdown", "html"] { commands.append(["report", "--flow", "shieldai", "--format", format]) }
+            for user in ["u-000001", "u-000077", "u-000160"] { commands.append(["replay", "--user", user, "--format", "json"]) }
+            for (i, store) in stores.enumerated() {
+                XCTAssertEqual(ingested[i], ingested[0], "\(vendor) ingest on \(store)")
+            }
+            for args in commands {
+                let expected = try run(args, store: stores[0])
+                for store in stores.dropFirst() {
+                    let got = try run(args, store: store)
+                    XCTAssertTrue(got == expected, "\(vendor) \(args) differs on \(store):\n\(firstDifference(got, expected))")
+                }
+            }
+            // The vendor's lines back, not a native line.
+            XCTAssertTrue(try run(["export"], store: stores[1]).hasPrefix(vendor == "amplitude" ? "{\"$insert_id\"" : "{"))
+        }
+    }
+
     func testAKilledIngestRunAgainGivesTheUninterruptedStore() throws {
         let servers = try servers()
         let binary = try funnelBinary()

@@ -105,3 +105,13 @@ public struct SourceDefinition: Sendable, Hashable {
         events.filter { $0.value == native }.keys.min() ?? native
     }
 }
+
+extension SourceDefinition {
+    /// The file name endings `ingest --source` collects from a directory: the export's own
+    /// (`export_files`), and JSON lines, plain or gzip.
+    public var inputExtensions: [String] {
+        var out = ["." + exportFiles.fileExtension]
+        for e in [".json", ".json.gz", ".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz"] where !out.contains(e) { out.append(e) }
+        return out
+    }
+}

@@ -38,7 +38,7 @@ extension IngestRun {
     /// `source`: the inputs are its export files (`SourceDefinition.exportFiles`).
     static func discover(_ arguments: [String], source: SourceDefinition? = nil, command: String) throws -> [InputSource] {
         var skipped = InputSource.Skipped()
-        let extensions = source.map(Self.exportExtensions) ?? InputSource.logExtensions
+        let extensions = source?.inputExtensions ?? InputSource.logExtensions
         let sources = try InputSource.discover(arguments, extensions: extensions, skipped: &skipped)
         let kinds = extensions.joined(separator: ", ")
         for folder in skipped.emptyDirectories {
@@ -51,13 +51,6 @@ extension IngestRun {
             FileHandle.standardError.write(Data((Format.wrapLines("funnel \(command): note: left out \(count) not named as logs (\(kinds)): \(shown)\(more); give a file by name to read it") + "\n").utf8))
         }
         return sources
-    }
-
-    /// The file name endings of a source's export: its own, and JSON lines plain or gzip.
-    static func exportExtensions(_ source: SourceDefinition) -> [String] {
-        var out = ["." + source.exportFiles.fileExtension]
-        for e in [".json", ".json.gz", ".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz"] where !out.contains(e) { out.append(e) }
-        return out
     }
 }
 

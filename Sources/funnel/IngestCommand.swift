@@ -69,7 +69,7 @@ struct IngestCommand: ParsableCommand {
               funnel ingest sample-data/glp1
               funnel ingest --store edge.sqlite sample-data/edge
               zcat sample-data/trendy/*.gz | funnel ingest --store trendy.sqlite -
-              funnel ingest --store posthog.sqlite --source posthog sample-data/sources/posthog
+              funnel ingest --store ph.sqlite --source posthog sample-data/sources/posthog
             With --source, the inputs are a vendor's export read through the source (a preset \
             or a source definition file; docs/sources.md): a directory gives the source's \
             export files, and --flow names the flow of events whose line has none.

@@ -72,6 +72,7 @@ final class WidthTests: XCTestCase {
         "funnel ingest sample-data/glp1": "  accepted           15,726\n  duplicates            139\n",
         "funnel ingest --store edge.sqlite sample-data/edge": "  duplicates              3\n  conflicts               1\n",
         "zcat sample-data/trendy/*.gz | funnel ingest --store trendy.sqlite -": "  accepted            2,913\n",
+        "funnel ingest --store ph.sqlite --source posthog sample-data/sources/posthog": "  accepted            2,727\n  duplicates             32\n",
         "funnel report --flow glp1 --cohort glp1 sample-data/glp1": "users    started 173 · completed 117 · in progress 4 · abandoned 52\n",
         "funnel report --cohort glp1 --by flag:trackingStyleQuestion": "\noff               53        37  69.8%  6m 08s  5h 21m        15    +3.1    0.684\n",
         "funnel report --flow glp1 --by app_version --by flag:trackingStyleQuestion": "\n3.1.0       on                30        22  73.3%",
@@ -99,6 +100,7 @@ final class WidthTests: XCTestCase {
         "funnel flows drift --flow glp1": "flow glp1 agrees with the logs: no drift in 393 started users",
         "funnel flows drift --flow glp1 --flows my-flows --format json": "\"value\" : \"already_on_glp1\"",
         "funnel sample --flow trendy --users 500 --out trendy-logs": "trendy: 500 users, 500 started, 433 completed\n",
+        "funnel sample --flow trendy --users 500 --as segment --out trendy-segment": "9 files in trendy-segment\n",
     ]
 
     /// Examples whose answer is no, by their exit status (flows drift finding drift: 1).

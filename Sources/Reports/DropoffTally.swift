@@ -122,9 +122,7 @@ public struct DropoffTally: Sendable {
 
     /// Counts a journey when the query selects it and the step's rows count its lane.
     public mutating func add(_ g: JourneyGlance) {
-        guard let started = g.startedAt, query.inWindow(started),
-              query.passesFilters(g.conditionContext(request, flagDefaults: scope.flagDefaults)),
-              scope.counts(lane: g.lane) else { return }
+        guard query.selects(g, request: request, flagDefaults: scope.flagDefaults), scope.counts(lane: g.lane) else { return }
         counted += 1
         let state = g.state(asOf: query.asOf, idleSeconds: query.idleSeconds)
         let atStep = g.currentStep == scope.step

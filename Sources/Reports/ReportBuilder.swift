@@ -113,6 +113,13 @@ public struct ReportQuery: Sendable, Hashable {
         return passesFilters(j, definition: definition)
     }
 
+    /// Whether a journey given by its glance is in the selection, as `selects` says of the
+    /// whole journey (`request` asked for the answers the cohort and filters name).
+    public func selects(_ g: JourneyGlance, request: JourneyGlance.Request, flagDefaults: [String: Bool]) -> Bool {
+        guard let started = g.startedAt, inWindow(started) else { return false }
+        return passesFilters(g.conditionContext(request, flagDefaults: flagDefaults))
+    }
+
     /// Whether a start (or first event) time is in the selection's window: not after as-of,
     /// from `since`, before `until`.
     public func inWindow(_ micros: Int64) -> Bool {

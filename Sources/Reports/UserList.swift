@@ -71,8 +71,7 @@ public struct UserList: Sendable, Hashable, Codable {
         var rows: [Row] = []
 
         mutating func add(_ g: JourneyGlance) {
-            guard let started = g.startedAt, query.inWindow(started),
-                  query.passesFilters(g.conditionContext(request, flagDefaults: flagDefaults)) else { return }
+            guard query.selects(g, request: request, flagDefaults: flagDefaults), let started = g.startedAt else { return }
             let s = g.state(asOf: query.asOf, idleSeconds: query.idleSeconds)
             if let state, s != state { return }
             if let step, g.currentStep != step { return }

@@ -68,7 +68,7 @@ struct ClickHouseInputWriter {
                 throw ClickHouseError(server: nil, doing: "reading \(label) line \(line.number)",
                                       reason: "the parser's user \(user) is out of order")
             }
-            if user == users.count { users.append(Self.text(env.userID, in: b)) }
+            if user == users.count { users.append(env.userID.string(in: b)) }
         }
         try locateUsers()
         try waitForInserts()
@@ -79,7 +79,7 @@ struct ClickHouseInputWriter {
                 quarantine(line, lineBytes)
                 return
             }
-            let id = UnsafeBufferPointer(rebasing: b[Int(env.eventID.start)..<Int(env.eventID.end)])
+            let id = env.eventID.bytes(in: b)
             switch verdict {
             case .event:
                 accepted.append(line: line.number, seq: Int64(nextSeq))
@@ -123,10 +123,6 @@ struct ClickHouseInputWriter {
             shardRows[shard].removeAll()
         }
         if duplicates.bytes.count + conflicts.bytes.count + quarantined.bytes.count >= Tuning.sideRowBytes { try writeSideRows() }
-    }
-
-    private static func text(_ r: StringRef, in b: UnsafeBufferPointer<UInt8>) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)]), as: UTF8.self)
     }
 
     private mutating func quarantine(_ line: ParsedLine, _ lineBytes: UnsafeBufferPointer<UInt8>) {

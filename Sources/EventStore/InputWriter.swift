@@ -127,14 +127,14 @@ struct InputWriter {
                      body: encoder.body)
             if rows.isFull { try flushRows() }
         case .duplicate:
-            insertDuplicate.text(1, ref(env.eventID, in: b))
+            insertDuplicate.text(1, env.eventID.bytes(in: b))
             insertDuplicate.int(2, inputID)
             insertDuplicate.int(3, Int64(line.number))
             insertDuplicate.int(4, arrived)
             try insertDuplicate.step("recording a duplicate at \(label) line \(line.number)")
             insertDuplicate.reset()
         case .conflict:
-            insertConflict.text(1, ref(env.eventID, in: b))
+            insertConflict.text(1, env.eventID.bytes(in: b))
             insertConflict.int(2, inputID)
             insertConflict.int(3, Int64(line.number))
             insertConflict.int(4, arrived)
@@ -144,11 +144,6 @@ struct InputWriter {
         case .quarantined:
             throw StoreError(doing: "appending \(label) line \(line.number)", reason: "a line with an event is decided quarantined")
         }
-    }
-
-    @inline(__always)
-    private func ref(_ r: StringRef, in b: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)])
     }
 
     private func outOfOrder(_ what: String, _ n: Int32, line: ParsedLine) -> StoreError {
@@ -174,8 +169,8 @@ struct InputWriter {
         let id = Int(line.keys.key)
         guard id >= 0 && id <= keyAtoms.count else { throw outOfOrder("key", line.keys.key, line: line) }
         if id == keyAtoms.count {
-            keyAtoms.append((flow: try atoms.id(ref(env.flow, in: b)).id, name: try atoms.id(ref(env.name, in: b)).id,
-                             step: try env.step.map { try atoms.id(ref($0, in: b)).id } ?? 0))
+            keyAtoms.append((flow: try atoms.id(env.flow.bytes(in: b)).id, name: try atoms.id(env.name.bytes(in: b)).id,
+                             step: try env.step.map { try atoms.id($0.bytes(in: b)).id } ?? 0))
         }
         return keyAtoms[id]
     }
@@ -185,10 +180,10 @@ struct InputWriter {
         let u = Int(line.keys.user)
         guard u >= 0 && u <= userAtoms.count else { throw outOfOrder("user", line.keys.user, line: line) }
         if u == userAtoms.count {
-            let user = try atoms.id(ref(env.userID, in: b))
+            let user = try atoms.id(env.userID.bytes(in: b))
             userAtoms.append(user.id)
             if user.first && user.id > atomWatermark && observed {
-                newUsers.insert(String(decoding: ref(env.userID, in: b), as: UTF8.self))
+                newUsers.insert(String(decoding: env.userID.bytes(in: b), as: UTF8.self))
             }
         }
         return userAtoms[u]

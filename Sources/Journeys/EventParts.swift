@@ -39,9 +39,9 @@ package struct EventParts: Sendable {
         let k = Int(key)
         if k < byKey.count, byKey[k] >= 0 { return byKey[k] }
         if k >= byKey.count { byKey.append(contentsOf: repeatElement(-1, count: k + 1 - byKey.count)) }
-        let rawName = EventParts.string(env.name, in: b)
-        names.append(Names(rawName: rawName, step: env.step.map { EventParts.string($0, in: b) },
-                           flow: EventParts.string(env.flow, in: b), known: EventName(normalizing: rawName)))
+        let rawName = env.name.string(in: b)
+        names.append(Names(rawName: rawName, step: env.step?.string(in: b), flow: env.flow.string(in: b),
+                           known: EventName(normalizing: rawName)))
         byKey[k] = Int32(names.count - 1)
         return byKey[k]
     }
@@ -62,11 +62,6 @@ package struct EventParts: Sendable {
             properties = Int32(id + 1)
         }
         return HeldEvent(seq: seq, time: env.time, names: names, context: context, properties: properties)
-    }
-
-    /// The string a ref (into `b`, the batch the parser rebased it into) names.
-    private static func string(_ r: StringRef, in b: UnsafeBufferPointer<UInt8>) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)]), as: UTF8.self)
     }
 
     /// Positions of `held` in fold order (time, then seq).

@@ -46,8 +46,7 @@ package final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
         if u >= 0, u < byUser.count, byUser[u] >= 0, order[Int(byUser[u])].flow == flow {
             k = Int(byUser[u])
         } else {
-            let key = JourneyKey(flow: flow, user: String(decoding: UnsafeBufferPointer(rebasing: b[Int(env.userID.start)..<Int(env.userID.end)]),
-                                                          as: UTF8.self))
+            let key = JourneyKey(flow: flow, user: env.userID.string(in: b))
             if u >= byUser.count { byUser.append(contentsOf: repeatElement(-1, count: u + 1 - byUser.count)) }
             if let known = index[key] {
                 k = known

@@ -21,19 +21,16 @@ struct LineKeyer {
     /// its shape's number when `match` found it.
     mutating func keys(_ env: Envelope, start: Int, end: Int, in b: UnsafeBufferPointer<UInt8>,
                        shape known: Int32? = nil) -> LineKeys {
-        func ref(_ r: StringRef) -> UnsafeBufferPointer<UInt8> {
-            UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)])
-        }
         var out = LineKeys()
-        out.idHash = EventIdentity.idHash(ref(env.eventID))
+        out.idHash = EventIdentity.idHash(env.eventID.bytes(in: b))
         key.removeAll(keepingCapacity: true)
-        key.append(contentsOf: ref(env.flow))
+        key.append(contentsOf: env.flow.bytes(in: b))
         key.append(0xFF)
-        if let s = env.step { key.append(contentsOf: ref(s)) } else { key.append(0xFE) }
+        if let s = env.step { key.append(contentsOf: s.bytes(in: b)) } else { key.append(0xFE) }
         key.append(0xFF)
-        key.append(contentsOf: ref(env.name))
+        key.append(contentsOf: env.name.bytes(in: b))
         out.key = Int32(key.withUnsafeBufferPointer { keys.intern($0).id })
-        out.user = Int32(users.intern(ref(env.userID)).id)
+        out.user = Int32(users.intern(env.userID.bytes(in: b)).id)
         if let known {
             out.shape = known
             return out

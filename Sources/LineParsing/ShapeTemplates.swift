@@ -116,7 +116,7 @@ package struct ShapeTemplates {
         }
         guard let eventID = ref(.eventID), eventID.count > 0, let name = ref(.name), let userID = ref(.user),
               userID.count > 0, let ts = ref(.ts), ts.count > 10, let flow = ref(.flow),
-              let time = Timestamp.parse(bytes: UnsafeBufferPointer(rebasing: b[Int(ts.start)..<Int(ts.end)]))
+              let time = Timestamp.parse(bytes: ts.bytes(in: b))
         else { return nil }
         let p = Int(LineShape.Field.properties.rawValue)
         let properties = valueStart[p] < 0 ? nil : Int(valueStart[p])..<Int(valueEnd[p])

@@ -19,6 +19,18 @@ public struct StringRef: Sendable, Hashable {
         self.end = end
         self.inScratch = inScratch
     }
+
+    /// The ref's bytes in `b`, the buffer it points into (a line, or a batch it was rebased
+    /// into; not a decoder's scratch: `EventDecoder.withBytes` reads those).
+    @inlinable @inline(__always)
+    public func bytes(in b: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: b[Int(start)..<Int(end)])
+    }
+
+    /// The ref's text in `b`, as `bytes(in:)` reads it.
+    public func string(in b: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: bytes(in: b), as: UTF8.self)
+    }
 }
 
 /// The envelope of one valid event line: where its string fields are, and its time.
@@ -297,7 +309,7 @@ public struct EventDecoder {
         if ref.inScratch {
             return try scratch.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[Int(ref.start)..<Int(ref.end)])) }
         }
-        return try body(UnsafeBufferPointer(rebasing: b[Int(ref.start)..<Int(ref.end)]))
+        return try body(ref.bytes(in: b))
     }
 
     public func string(_ ref: StringRef, in b: UnsafeBufferPointer<UInt8>) -> String {

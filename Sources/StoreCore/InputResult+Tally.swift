@@ -8,10 +8,9 @@ import Foundation
 extension IngestKey {
     /// The key of a line's envelope (refs into `b`), classified against `flowSteps`.
     package init(_ env: Envelope, in b: UnsafeBufferPointer<UInt8>, flowSteps: [String: Set<String>]) {
-        func text(_ r: StringRef) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[Int(r.start)..<Int(r.end)]), as: UTF8.self) }
-        let raw = text(env.name)
-        let flow = text(env.flow)
-        let step = env.step.map(text)
+        let raw = env.name.string(in: b)
+        let flow = env.flow.string(in: b)
+        let step = env.step?.string(in: b)
         let normalized = EventName.normalized(raw)
         self.init(flow: flow, step: step, rawName: raw, normalized: normalized,
                   planned: IngestKey.isPlanned(name: normalized, flow: flow, step: step, flows: flowSteps))

@@ -75,7 +75,7 @@ package struct LineClassifier {
                     throw StoreError(doing: "reading \(label) line \(line.number)", reason: "the parser's key \(key) is out of order")
                 }
                 if key == keys.count { keys.append(IngestKey(env, in: b, flowSteps: flowSteps)) }
-                pending.ids.append(UnsafeBufferPointer(rebasing: b[Int(env.eventID.start)..<Int(env.eventID.end)]), hash: line.keys.idHash)
+                pending.ids.append(env.eventID.bytes(in: b), hash: line.keys.idHash)
             }
         }
         pending.batches.append(batch)

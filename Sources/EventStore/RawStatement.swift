@@ -53,6 +53,9 @@ package struct RawStatement {
     }
     @inlinable @inline(__always) package func int(_ i: Int32, _ v: Int64) { _ = sqlite3_bind_int64(handle, i, v) }
     @inlinable @inline(__always) package func null(_ i: Int32) { _ = sqlite3_bind_null(handle, i) }
+    /// An optional value: NULL for nil.
+    @inlinable @inline(__always) package func int(_ i: Int32, _ v: Int64?) { if let v { int(i, v) } else { null(i) } }
+    @inlinable @inline(__always) package func text(_ i: Int32, _ s: String?) { if let s { text(i, s) } else { null(i) } }
 
     // MARK: stepping
 

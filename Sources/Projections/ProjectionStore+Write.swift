@@ -49,11 +49,11 @@ extension ProjectionStore {
         let doing = "writing the journey of \(e.userID) in \(e.flow)"
         journey.text(1, e.flow)
         journey.text(2, e.userID)
-        bind(e.startedUs, 3, journey)
-        bind(e.completedUs, 4, journey)
+        journey.int(3, e.startedUs)
+        journey.int(4, e.completedUs)
         journey.int(5, e.lastUs)
-        bind(e.currentStep, 6, journey)
-        bind(e.lane, 7, journey)
+        journey.text(6, e.currentStep)
+        journey.text(7, e.lane)
         journey.text(8, context.fingerprint)
         try e.data.withUnsafeBytes { data in
             journey.staticBlob(9, data.bindMemory(to: UInt8.self))
@@ -77,14 +77,6 @@ extension ProjectionStore {
             try facts.step(doing)
         }
         facts.reset()
-    }
-
-    private static func bind(_ v: Int64?, _ i: Int32, _ statement: RawStatement) {
-        if let v { statement.int(i, v) } else { statement.null(i) }
-    }
-
-    private static func bind(_ v: String?, _ i: Int32, _ statement: RawStatement) {
-        if let v { statement.text(i, v) } else { statement.null(i) }
     }
 
     /// Removes a journey (the log has no events for it).

@@ -30,8 +30,14 @@ extension SourceDefinition.TimeFormat {
         let digits = ms ? 3 : 6
         let kept = String(fraction.prefix(digits)).padding(toLength: digits, withPad: "0", startingAt: 0)
         let part = Int64(kept) ?? 0
-        return Timestamp(micros: ms ? units * 1000 + part : units * 1_000_000 + part)
+        let micros = ms ? units * 1000 + part : units * 1_000_000 + part
+        // RFC 3339 writes four-digit years: a later time is no time (a digit lost from milliseconds).
+        guard micros <= Self.lastUnixMicros else { return nil }
+        return Timestamp(micros: micros)
     }
+
+    /// 9999-12-31T23:59:59.999999Z in microseconds.
+    static let lastUnixMicros: Int64 = 253_402_300_799_999_999
 
     /// The time as this format writes it: ISO 8601 in its own offset, SQL in UTC with
     /// microseconds, Unix in milliseconds (a fraction only for microseconds).

@@ -315,8 +315,10 @@ public struct SourceCutter: Sendable {
             out.append(0x22)
         case .unix:
             guard t.kind == 0x2D || (0x30...0x39).contains(t.kind),
-                  let time = SourceDefinition.TimeFormat.unixTime(String(decoding: text, as: UTF8.self)) else { return false }
-            JSONValue.writeString(time.rfc3339(), into: &out)
+                  let time = SourceDefinition.TimeFormat.unixTime(bytes: text) else { return false }
+            out.append(0x22)
+            time.appendRFC3339(into: &out)
+            out.append(0x22)
         }
         return true
     }

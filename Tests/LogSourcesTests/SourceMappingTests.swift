@@ -159,6 +159,9 @@ final class SourceMappingTests: XCTestCase {
         XCTAssertEqual(lost.failureValue?.text, "mixpanel: properties.time 790875014529 is not a time (expected Unix seconds or milliseconds)")
         XCTAssertEqual(try mapped("mixpanel", #"{"event":"x","properties":{"time":253402300799,"distinct_id":"u","$insert_id":"i","flow":"f"}}"#).event.time,
                        try time("9999-12-31T23:59:59Z"))
+        // Sixteen digits of milliseconds: past the year 9999, not an overflow.
+        XCTAssertEqual(SourceMapping(preset("mixpanel")).map(bytes: Array(#"{"event":"x","properties":{"time":9999999999999999,"distinct_id":"u","$insert_id":"i","flow":"f"}}"#.utf8)).failureValue?.code,
+                       .badTimestamp)
     }
 
     // MARK: rejections

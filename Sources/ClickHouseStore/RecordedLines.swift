@@ -8,24 +8,24 @@ import StoreCore
 public struct RecordedLines {
     private var decoder = EventDecoder()
     private var cache = EventCache()
-    /// The source of each input read through one, by input id.
-    private let sources: [Int64: SourceMapping]
+    /// The cutter of each input read through a source, by input id.
+    private var cutters: [Int64: SourceCutter]
 
     /// The event of a stored line; a line that no longer decodes is a store fault.
     public init(sources: [Int64: SourceMapping] = [:]) {
-        self.sources = sources
+        cutters = sources.mapValues(SourceCutter.init)
     }
 
     /// `input`: the input the line came from (its `input_id`); `keepLine`: whether the event
     /// carries its line's text (a fold does not read it).
     public mutating func event(seq: Int64, input: Int64, line: ArraySlice<UInt8>, keepLine: Bool = true) throws -> RecordedEvent {
-        guard let mapping = sources[input] else { return try decoded(seq: seq, line, shown: nil, keepLine: keepLine) }
-        switch mapping.map(bytes: Array(line)) {
-        case .success(let mapped):
-            return try decoded(seq: seq, mapped.nativeLine[...], shown: line, keepLine: keepLine)
-        case .failure(let r):
+        guard cutters[input] != nil else { return try decoded(seq: seq, line, shown: nil, keepLine: keepLine) }
+        // Mapped in place: the cutter keeps its buffers from line to line.
+        let rejection = line.withUnsafeBufferPointer { cutters[input]?.map($0) }
+        if let r = rejection ?? nil {
             throw StoreError(doing: "reading event seq \(seq)", reason: "the stored vendor line no longer maps: \(r)", kind: .corrupt)
         }
+        return try decoded(seq: seq, (cutters[input]?.line ?? [])[...], shown: line, keepLine: keepLine)
     }
 
     /// The event of `line`, with `shown` (else `line`) as its text.

@@ -10,7 +10,9 @@ final class InputSources {
     private let db: Database
     /// Whether any input was read through a source (or may be: the store's own ingest).
     private let any: Bool
-    private var mappings: [Int64: SourceMapping?] = [:]
+    /// The cutter of each input read through a source; the ids of those read natively.
+    private var cutters: [Int64: SourceCutter] = [:]
+    private var native: Set<Int64> = []
     private var inputOfSeq: RawStatement?
 
     init(_ db: Database) throws {
@@ -22,12 +24,15 @@ final class InputSources {
     /// The line to decode for the stored line of `seq`: itself, or the native line its
     /// input's source maps it to.
     func nativeLine(_ stored: [UInt8], seq: Int64) throws -> [UInt8] {
-        guard any, let mapping = try mapping(input: inputID(seq: seq)) else { return stored }
-        switch mapping.map(bytes: stored) {
-        case .success(let mapped): return mapped.nativeLine
-        case .failure(let r):
+        guard any else { return stored }
+        let input = try inputID(seq: seq)
+        guard try hasSource(input: input) else { return stored }
+        // Mapped in place: the cutter keeps its buffers from line to line.
+        let rejection = stored.withUnsafeBufferPointer { cutters[input]?.map($0) }
+        if let r = rejection ?? nil {
             throw StoreError(doing: "reading event seq \(seq)", reason: "the stored vendor line no longer maps: \(r)", kind: .corrupt)
         }
+        return cutters[input]?.line ?? stored
     }
 
     private func inputID(seq: Int64) throws -> Int64 {
@@ -42,17 +47,19 @@ final class InputSources {
         return statement.int64(0)
     }
 
-    private func mapping(input: Int64) throws -> SourceMapping? {
-        if let known = mappings[input] { return known }
+    /// Whether `input` was read through a source (its cutter then made).
+    private func hasSource(input: Int64) throws -> Bool {
+        if cutters[input] != nil { return true }
+        if native.contains(input) { return false }
         let row = try Row.fetchOne(db, sql: "SELECT source, source_flow FROM inputs WHERE id = ?", arguments: [input])
-        var found: SourceMapping?
-        if let json: String = row?[0] {
-            guard let m = InputSourceRecord(definitionJSON: json, defaultFlow: row?[1]).mapping else {
-                throw StoreError(doing: "reading input \(input)", reason: "its recorded source definition does not read", kind: .corrupt)
-            }
-            found = m
+        guard let json: String = row?[0] else {
+            native.insert(input)
+            return false
         }
-        mappings[input] = found
-        return found
+        guard let m = InputSourceRecord(definitionJSON: json, defaultFlow: row?[1]).mapping else {
+            throw StoreError(doing: "reading input \(input)", reason: "its recorded source definition does not read", kind: .corrupt)
+        }
+        cutters[input] = SourceCutter(m)
+        return true
     }
 }

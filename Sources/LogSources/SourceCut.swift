@@ -55,6 +55,14 @@ struct SourceCut: Sendable {
         return node
     }
 
+    /// The index among `node`'s keys of the key whose bytes are `r`, or -1.
+    func find(_ r: Range<Int>, node: Int, in b: UnsafeBufferPointer<UInt8>) -> Int {
+        let count = nodes[node].keys.count
+        for k in 0..<count where nodes[node].keys[k].count == r.count
+            && SourceCutter.equal(nodes[node].keys[k], r, b) { return k }
+        return -1
+    }
+
     /// The slot of `path`, added with the nodes on its way when new.
     func slotIndex(_ path: SourcePath) -> Int? { paths.firstIndex(of: path) }
 

@@ -81,7 +81,8 @@ public struct SourceCutter: Sendable {
     /// Reads the object at the cursor as `node`: wanted values to their slots, members to
     /// the node's list. False when a key is escaped or a wanted key repeats.
     private mutating func object(_ node: Int, _ sc: inout JSONScanner) throws(JSONSyntaxError) -> Bool {
-        let here = cut.nodes[node]
+        // Read in place: a copy of the node would retain its arrays for every object.
+        let wide = cut.nodes[node].wide, list = cut.nodes[node].members
         sc.depth += 1
         sc.i += 1
         sc.skipWhitespace()
@@ -95,11 +96,11 @@ public struct SourceCutter: Sendable {
             try sc.expect(0x3A, .colon)
             sc.skipWhitespace()
             let start = sc.i
-            let k = Self.find(key.start..<key.end, in: here.keys, sc.b)
+            let k = cut.find(key.start..<key.end, node: node, in: sc.b)
             if k >= 0 {
                 guard k < 64, seen & (1 << k) == 0 else { return false }
                 seen |= 1 << k
-                let child = here.children[k], slot = here.slots[k]
+                let child = cut.nodes[node].children[k], slot = cut.nodes[node].slots[k]
                 let c = sc.peek ?? 0
                 if c == 0x22 {
                     let s = try sc.scanString(decodeInto: nil)
@@ -113,10 +114,10 @@ public struct SourceCutter: Sendable {
                     if slot >= 0 { values[slot] = Value(start: start, end: sc.i, kind: c) }
                 }
             } else {
-                if here.wide, Self.isWide(key.start..<key.end, sc.b) { return false }
+                if wide, Self.isWide(key.start..<key.end, sc.b) { return false }
                 try sc.skipValue()
             }
-            if here.members >= 0 { members[here.members].append(Member(key: key.start..<key.end, value: start..<sc.i)) }
+            if list >= 0 { members[list].append(Member(key: key.start..<key.end, value: start..<sc.i)) }
             sc.skipWhitespace()
             if sc.peek == 0x2C { sc.i += 1; continue }
             try sc.expect(0x7D, .commaOrObjectEnd)
@@ -125,13 +126,7 @@ public struct SourceCutter: Sendable {
         }
     }
 
-    /// The index of the key whose bytes are `r`, or -1.
-    private static func find(_ r: Range<Int>, in keys: [[UInt8]], _ b: UnsafeBufferPointer<UInt8>) -> Int {
-        for (k, key) in keys.enumerated() where key.count == r.count && Self.equal(key, r, b) { return k }
-        return -1
-    }
-
-    private static func equal(_ key: [UInt8], _ r: Range<Int>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func equal(_ key: [UInt8], _ r: Range<Int>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = r.lowerBound
         for c in key {
             if b[i] != c { return false }
@@ -141,6 +136,11 @@ public struct SourceCutter: Sendable {
     }
 
     // MARK: the native line
+
+    /// The value at `slot`, when present.
+    private func present(_ slot: Int) -> Value? {
+        values[slot].present ? values[slot] : nil
+    }
 
     /// The first present value of `slots`.
     private func first(_ slots: [Int]) -> Value? {
@@ -198,7 +198,7 @@ public struct SourceCutter: Sendable {
 
     /// The native name, as `SourceMapping`'s naming gives it; a step view's step to `step`.
     private func naming(_ b: UnsafeBufferPointer<UInt8>, step: inout Value?) -> Name? {
-        if let view = plan.stepView, let v = first([view.match]), v.isString {
+        if let view = plan.stepView, let v = present(view.match), v.isString {
             guard !v.escaped else { return nil }
             if v.end - v.start != view.equals.count || !Self.equal(view.equals, v.start..<v.end, b) {
                 if Self.isWide(v.start..<v.end, b) { return nil }
@@ -207,7 +207,7 @@ public struct SourceCutter: Sendable {
             }
         }
         if let types = plan.eventTypes {
-            guard let t = first([types.slot]), t.isString, !t.escaped else { return nil }
+            guard let t = present(types.slot), t.isString, !t.escaped else { return nil }
             if !types.carryEvent.contains(where: { $0.count == t.end - t.start && Self.equal($0, t.start..<t.end, b) }) {
                 return Self.isWide(t.start..<t.end, b) ? nil : .raw(t)
             }

@@ -66,8 +66,8 @@ final class ZipEntryInput: RawInput {
     private let reader: ZipEntryReader
     private var seeker: ZipEntryReader?
     private let chunk: Int
-    /// The seeker's last chunk, and its offset in the entry.
-    private var kept: UnsafeMutableRawBufferPointer
+    /// The seeker's last chunk (made with the seeker), and its offset in the entry.
+    private var kept: UnsafeMutableRawBufferPointer?
     private var keptOffset: Int64 = 0
     private var keptCount = 0
 
@@ -76,10 +76,9 @@ final class ZipEntryInput: RawInput {
         self.chunk = chunk
         file = try ZipFile(path: member.archive)
         reader = try ZipEntryReader(file: file, entry: member.entry, chunk: chunk)
-        kept = .allocate(byteCount: chunk, alignment: 16)
     }
 
-    deinit { kept.deallocate() }
+    deinit { kept?.deallocate() }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         try reader.read(into: buffer)
@@ -95,7 +94,8 @@ final class ZipEntryInput: RawInput {
             keptOffset = 0
             keptCount = 0
         }
-        guard let seeker else { return 0 }
+        if kept == nil { kept = .allocate(byteCount: chunk, alignment: 16) }
+        guard let seeker, let kept else { return 0 }
         while offset >= keptOffset + Int64(keptCount) {
             keptOffset += Int64(keptCount)
             keptCount = try seeker.read(into: kept)

@@ -50,8 +50,8 @@ public struct ZipArchive: Sendable, Hashable {
     public static func read(path: String) throws -> ZipArchive {
         let file = try ZipFile(path: path)
         let end = try file.endOfDirectory()
-        guard end.directoryOffset >= 0, end.directorySize >= 0,
-              end.directoryOffset + end.directorySize <= end.recordOffset else {
+        guard end.directoryOffset >= 0, end.directorySize >= 0, end.directoryOffset <= end.recordOffset,
+              end.directorySize <= end.recordOffset - end.directoryOffset else {
             throw file.fault(.corrupt, at: end.recordOffset,
                              "the central directory (\(end.directorySize) bytes at byte \(end.directoryOffset)) does not lie before its end record")
         }
@@ -206,7 +206,7 @@ final class ZipFile {
         guard disks <= 1 else {
             throw fault(.unsupported, at: locatorOffset + 16, "the archive is split across \(disks) disks: join its parts first")
         }
-        guard offset >= 0, offset + 56 <= locatorOffset else {
+        guard offset >= 0, offset <= locatorOffset - 56 else {
             throw fault(.corrupt, at: locatorOffset + 8, "the ZIP64 end record's offset \(offset) is not before its locator")
         }
         let b = try bytes(at: offset, count: 56)

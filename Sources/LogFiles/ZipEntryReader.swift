@@ -67,7 +67,7 @@ final class ZipEntryReader {
             let name = methodNames[entry.method].map { "\($0) (method \(entry.method))" } ?? "method \(entry.method)"
             throw fault(.unsupported, at: entry.headerOffset, "compressed with \(name); funnel reads stored and deflate entries: unzip it first")
         }
-        guard entry.headerOffset >= 0, entry.headerOffset + 30 <= file.size else {
+        guard entry.headerOffset >= 0, entry.headerOffset <= file.size - 30 else {
             throw fault(.truncated, at: file.size, "its local header (at byte \(entry.headerOffset)) is past the end of the file")
         }
         let header = try file.bytes(at: entry.headerOffset, count: 30)
@@ -75,7 +75,7 @@ final class ZipEntryReader {
             throw fault(.corrupt, at: entry.headerOffset, "no local header where the central directory says")
         }
         let start = entry.headerOffset + 30 + Int64(le16(header, 26)) + Int64(le16(header, 28))
-        guard entry.compressedSize >= 0, start + entry.compressedSize <= file.size else {
+        guard entry.compressedSize >= 0, entry.compressedSize <= file.size - start else {
             throw fault(.truncated, at: file.size, "its \(entry.compressedSize) bytes of data (from byte \(start)) run past the end of the file")
         }
         return start

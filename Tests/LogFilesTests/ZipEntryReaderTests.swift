@@ -138,6 +138,43 @@ final class ZipEntryReaderTests: XCTestCase {
         XCTAssertEqual(header?.reason, "entry h/0.json: no local header where the central directory says")
     }
 
+    /// Bytes set at random over a ZIP64 archive (its headers and sizes too): every read ends
+    /// in the entry's bytes or an `InputError`, never a crash or another error.
+    func testArchivesDamagedAtRandomFailWithInputErrors() throws {
+        let hour = Array(try Data(contentsOf: sampleData.appendingPathComponent("sources/amplitude/events-2026-10-01-01.json.gz")))
+        let good = ZipFixture.archive([ZipFixture.Entry("p/", [], method: .stored), ZipFixture.Entry("p/0.json.gz", hour),
+                                       ZipFixture.Entry("p/1.json.gz", hour, method: .stored)], zip64: true).bytes
+        var seed: UInt64 = 43
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((seed >> 33) % UInt64(bound))
+        }
+        var faults = 0, whole = 0
+        for round in 0..<300 {
+            var bytes = good
+            for _ in 0..<(1 + next(4)) { bytes[next(bytes.count)] = UInt8(next(256)) }
+            // Some rounds damage only the directory and its end, where the sizes are.
+            if round % 3 == 0 { bytes[bytes.count - 1 - next(200)] = UInt8(next(256)) }
+            let path = try write(bytes, "random-\(round).zip")
+            do {
+                for entry in try ZipArchive.read(path: path).entries where !entry.isDirectory {
+                    var n = 0
+                    try ZipMember(archive: path, entry: entry).forEachChunk { n += $0.count }
+                    XCTAssertEqual(Int64(n), entry.size)
+                    let (_, error) = drain(try ByteStream(input: InputSource(zip: ZipMember(archive: path, entry: entry)), memberLimit: 0))
+                    if error != nil { faults += 1 }
+                }
+                whole += 1
+            } catch is InputError {
+                faults += 1
+            } catch {
+                XCTFail("round \(round): \(error)")
+            }
+        }
+        XCTAssertGreaterThan(faults, 100)
+        XCTAssertGreaterThan(whole, 0)
+    }
+
     func testAnEntryInAnotherCompressorIsRefusedByNameAsAFileIs() throws {
         let xz = packageRoot.appendingPathComponent("Tests/Fixtures/compressed/xz-named.ndjson.gz").path
         let archive = try write(ZipFixture.archive([ZipFixture.Entry("x.json.gz", Array(try Data(contentsOf: URL(fileURLWithPath: xz))))]).bytes, "xz.zip")

@@ -138,6 +138,9 @@ extension IngestSourceTests {
         XCTAssertTrue(messages[2].hasPrefix("\(crc): byte \(30 + 11 + hour.count): corrupt zip archive: entry h/0.json.gz: CRC-32 mismatch: its data gives "), messages[2])
         XCTAssertTrue(messages[2].hasSuffix(", the directory says 00000007"), messages[2])
         XCTAssertEqual(messages[3], "\(method): entry h/0.json.gz: compressed with bzip2 (method 12); funnel reads stored and deflate entries: unzip it first")
+        // Found before anything of the entry was read: nothing stored, as the run says.
+        XCTAssertTrue(unwrapped(r.stderr).contains("funnel ingest: not read: \(messages[2]) (nothing stored)"), r.stderr)
+        XCTAssertTrue(unwrapped(r.stderr).contains("funnel ingest: partial: \(messages[4]) (kept "), r.stderr)
         // The inner gzip's fault is the unzipped file's, named by the entry.
         let unzipped = tmp.appendingPathComponent("1.json.gz")
         try Data(corruptGzip).write(to: unzipped)

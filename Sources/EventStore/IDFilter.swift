@@ -28,6 +28,10 @@ struct IDFilter {
         self.blocks = UInt64(blocks)
     }
 
+    /// A filter of no blocks, holding no storage: what a writer keeps once it handed its own
+    /// on (never tested or filled).
+    static var handedOn: IDFilter { IDFilter(blocks: 0) }
+
     /// The smallest filter, in blocks (32 KiB).
     private static let minBlocks = Tuning.filterMinBlocks
 

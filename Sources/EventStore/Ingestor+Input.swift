@@ -92,14 +92,17 @@ extension Ingestor: IngestBackend {
                                          input.source?.definitionJSON, input.source?.defaultFlow])
                 }
                 let inputID = resume?.inputID ?? db.lastInsertedRowID
-                let writer = try InputWriter(db, label: label, inputID: inputID, arrived: startedAt.micros,
-                                             filter: try takeIDFilter(room: max(Tuning.filterRoomIDs, Int(content.size / Tuning.filterRoomBytesPerID)),
-                                                                      maxBlocks: filterBlocks, in: db),
-                                             heldIDs: heldIDs, observed: observer != nil, resume: resume)
-                let session = InputSession(writer, db: db, store: store, observer: observer, now: now)
+                // The writer goes straight into the session: no second copy of it holds the id
+                // filter, which is then filled in place rather than copied.
+                let session = InputSession(
+                    try InputWriter(db, label: label, inputID: inputID, arrived: startedAt.micros,
+                                    filter: try takeIDFilter(room: max(Tuning.filterRoomIDs, Int(content.size / Tuning.filterRoomBytesPerID)),
+                                                             maxBlocks: filterBlocks, in: db),
+                                    heldIDs: heldIDs, observed: observer != nil, resume: resume),
+                    db: db, store: store, observer: observer, now: now)
                 let read = try drive(resume?.counts.lines ?? 0, session)
                 try session.writer.finish(read, isLast: input.isLast, finishedAt: now(), logger: logger)
-                idFilter = session.writer.filter
+                idFilter = session.writer.handOnFilter()
                 let committed = session.eventSink.map {
                     CommittedInput(seqs: session.writer.rows.seqs, accepted: session.writer.accepted, newUsers: session.writer.newUsers,
                                    events: $0, more: !input.isLast)

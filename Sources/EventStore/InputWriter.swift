@@ -277,6 +277,14 @@ struct InputWriter {
         return segment
     }
 
+    /// The filter, moved out for the next input once this one is written: held once, it is
+    /// filled in place, never copied.
+    mutating func handOnFilter() -> IDFilter {
+        var taken = IDFilter.handedOn
+        swap(&taken, &filter)
+        return taken
+    }
+
     /// Writes the input's ledger row (complete, or partial with why), its flows' summary and
     /// the ids and runs still held. The last input of an ingest saves the id filter for the
     /// next one.

@@ -25,23 +25,55 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// RFC 3339; in the original offset unless `utc` is set. Milliseconds are always written;
     /// microseconds only when they are not zero.
     public func rfc3339(utc: Bool = false) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(32)
+        appendRFC3339(utc: utc, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `rfc3339(utc:)`'s text, appended to `out` as UTF-8.
+    public func appendRFC3339(utc: Bool = false, into out: inout [UInt8]) {
         let offset = utc ? 0 : Int64(offsetSeconds)
         let (days, rem, frac) = Timestamp.wallClock(micros: micros, offsetSeconds: offset)
         let (y, m, d) = Timestamp.civil(fromDays: days)
-        func pad(_ v: Int64, _ w: Int) -> String {
-            let s = String(v)
-            return s.count >= w ? s : String(repeating: "0", count: w - s.count) + s
-        }
-        var out = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(rem / 3600, 2)):\(pad(rem / 60 % 60, 2)):\(pad(rem % 60, 2))"
-        if frac % 1000 == 0 { out += "." + pad(frac / 1000, 3) } else { out += "." + pad(frac, 6) }
+        Self.append(y, width: 4, &out); out.append(0x2D)
+        Self.append(m, width: 2, &out); out.append(0x2D)
+        Self.append(d, width: 2, &out); out.append(0x54)
+        Self.append(rem / 3600, width: 2, &out); out.append(0x3A)
+        Self.append(rem / 60 % 60, width: 2, &out); out.append(0x3A)
+        Self.append(rem % 60, width: 2, &out); out.append(0x2E)
+        if frac % 1000 == 0 { Self.append(frac / 1000, width: 3, &out) } else { Self.append(frac, width: 6, &out) }
         if offset == 0 {
-            out += "Z"
+            out.append(0x5A)
         } else {
-            let sign = offset < 0 ? "-" : "+"
+            out.append(offset < 0 ? 0x2D : 0x2B)
             let a = abs(offset)
-            out += "\(sign)\(pad(a / 3600, 2)):\(pad(a / 60 % 60, 2))"
+            Self.append(a / 3600, width: 2, &out); out.append(0x3A)
+            Self.append(a / 60 % 60, width: 2, &out)
         }
-        return out
+    }
+
+    /// `v` in decimal, zeros in front up to `width` digits.
+    private static func append(_ v: Int64, width: Int, _ out: inout [UInt8]) {
+        var text = v
+        var digits = 1
+        while text >= 10 { text /= 10; digits += 1 }
+        guard v >= 0 else {
+            // Only out-of-range dates: as `String(v)` with zeros in front.
+            let s = Array(String(v).utf8)
+            out.append(contentsOf: repeatElement(0x30, count: max(0, width - s.count)))
+            out.append(contentsOf: s)
+            return
+        }
+        out.append(contentsOf: repeatElement(0x30, count: max(0, width - digits)))
+        let end = out.count + digits
+        out.append(contentsOf: repeatElement(0x30, count: digits))
+        var x = v, i = end - 1
+        repeat {
+            out[i] = UInt8(48 + x % 10)
+            x /= 10
+            i -= 1
+        } while x > 0
     }
 
     /// The wall-clock reading at a UTC offset: days since 1970-01-01, seconds into that day

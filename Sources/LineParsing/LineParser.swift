@@ -85,6 +85,7 @@ package enum LineParser {
         let reader = LineReader(stream: stream)
         var decoder = EventDecoder()
         var keyer = LineKeyer()
+        var cutter = source.map(SourceCutter.init)
         var batch = LineBatch()
         batch.bytes.reserveCapacity(batchBytes + LineReader.maxLineLength)
         batch.lines.reserveCapacity(batchLines)
@@ -121,13 +122,15 @@ package enum LineParser {
                 if info.number <= skipLines { return }
                 // A vendor line is mapped to its native line, which is decoded; a native line of
                 // a shape the input had is matched against it; any other is parsed.
-                var native: [UInt8]?
+                var vendor = false
                 var matched: ShapeTemplates.Match?
                 let decoded: Result<Envelope, Rejection>?
                 if info.isOversized {
                     decoded = nil
-                } else if let source {
-                    (native, decoded) = VendorLine.decode(bytes, source: source, decoder: &decoder)
+                } else if var c = cutter.take() {
+                    vendor = true
+                    decoded = VendorLine.decode(bytes, cutter: &c, decoder: &decoder)
+                    cutter = c
                 } else {
                     matched = keyer.match(bytes)
                     decoded = matched.map { .success($0.envelope) } ?? decoder.envelope(bytes)
@@ -153,8 +156,8 @@ package enum LineParser {
                 case .success(var env)?:
                     // A vendor line's envelope is its native line's, kept as scratch after it.
                     let decodedStart = batch.bytes.count
-                    if let native { batch.bytes.append(contentsOf: native) }
-                    let base = native == nil ? lineStart : decodedStart
+                    if vendor, let native = cutter?.line { batch.bytes.append(contentsOf: native) }
+                    let base = vendor ? decodedStart : lineStart
                     let scratchStart = batch.bytes.count
                     if matched == nil, !decoder.scratch.isEmpty { batch.bytes.append(contentsOf: decoder.scratch) }
                     env.eventID = rebase(env.eventID, line: base, scratch: scratchStart)
@@ -169,7 +172,7 @@ package enum LineParser {
                     // A vendor line has no shape of its own: it is stored verbatim.
                     parsed.keys = batch.bytes.withUnsafeBufferPointer { b in
                         keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b,
-                                   shape: native != nil ? VendorLine.verbatimShape : matched?.shape)
+                                   shape: vendor ? VendorLine.verbatimShape : matched?.shape)
                     }
                     // Handed over as parsed, its refs into the batch: the sink builds what it
                     // keeps (once per distinct value), not an event per line.

@@ -9,16 +9,11 @@ enum VendorLine {
     /// The shape of a line kept verbatim (`LineKeys.shape`).
     static let verbatimShape: Int32 = -1
 
-    /// The native line and its envelope (refs into it and `decoder.scratch`), or why the
-    /// line is rejected, in the vendor's words.
-    static func decode(_ line: UnsafeBufferPointer<UInt8>, source: SourceMapping,
-                       decoder: inout EventDecoder) -> ([UInt8]?, Result<Envelope, Rejection>) {
-        switch source.map(line) {
-        case .failure(let r):
-            return (nil, .failure(.vendor(code: r.code, text: r.text, offset: r.offset)))
-        case .success(let mapped):
-            let native = mapped.nativeLine
-            return (native, native.withUnsafeBufferPointer { decoder.envelope($0) })
-        }
+    /// The envelope of the line's native line (`cutter.line`; refs into it and
+    /// `decoder.scratch`), or why the line is rejected, in the vendor's words.
+    static func decode(_ line: UnsafeBufferPointer<UInt8>, cutter: inout SourceCutter,
+                       decoder: inout EventDecoder) -> Result<Envelope, Rejection> {
+        if let r = cutter.map(line) { return .failure(.vendor(code: r.code, text: r.text, offset: r.offset)) }
+        return cutter.line.withUnsafeBufferPointer { decoder.envelope($0) }
     }
 }

@@ -45,8 +45,9 @@ public final class LineReader {
         self.maxLineLength = maxLineLength
         self.chunk = chunk
         capacity = max(chunk, 64) * 2 + maxLineLength
+        // Left uninitialized: only bytes read into it are read, so pages a small input never
+        // reaches are never touched.
         storage = .allocate(capacity: capacity)
-        storage.initialize(repeating: 0, count: capacity)
     }
 
     deinit { storage.deallocate() }

@@ -191,7 +191,7 @@ public struct SourceMapping: Sendable {
 
     /// Keys of the properties objects that other fields read: each path one key below a
     /// properties path (`properties.flow` when properties is `properties`).
-    private static func consumedKeys(_ d: SourceDefinition) -> Set<String> {
+    static func consumedKeys(_ d: SourceDefinition) -> Set<String> {
         var paths = SourceDefinition.Field.allCases.filter { $0 != .properties }.flatMap(d.paths)
         if let view = d.stepView { paths += view.step + [view.match] }
         if let types = d.eventTypes { paths.append(types.path) }

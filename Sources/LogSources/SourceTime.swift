@@ -21,17 +21,30 @@ extension SourceDefinition.TimeFormat {
 
     /// A non-negative decimal literal (no exponent) as seconds, or milliseconds over 10^12.
     static func unixTime(_ literal: String) -> Timestamp? {
-        let parts = literal.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let whole = parts.first, !whole.isEmpty, whole.count <= 16, whole.allSatisfy(\.isASCIIDigit),
-              let units = Int64(whole) else { return nil }
-        let fraction = parts.count > 1 ? parts[1] : ""
-        guard parts.count == 1 || (!fraction.isEmpty && fraction.allSatisfy(\.isASCIIDigit)) else { return nil }
+        var literal = literal
+        return literal.withUTF8 { unixTime(bytes: $0) }
+    }
+
+    /// `unixTime` of a literal's bytes.
+    static func unixTime(bytes b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+        let dot = b.firstIndex(of: 0x2E) ?? b.count
+        guard dot > 0, dot <= 16, b[..<dot].allSatisfy(isDigit) else { return nil }
+        let fraction = b[min(dot + 1, b.count)...]
+        guard dot == b.count || (!fraction.isEmpty && fraction.allSatisfy(isDigit)) else { return nil }
+        let units = b[..<dot].reduce(Int64(0)) { $0 * 10 + Int64($1 - 0x30) }
         let ms = units > 1_000_000_000_000
-        let digits = ms ? 3 : 6
-        let kept = String(fraction.prefix(digits)).padding(toLength: digits, withPad: "0", startingAt: 0)
-        let part = Int64(kept) ?? 0
+        // RFC 3339 writes four-digit years: a later time is no time (a digit lost from milliseconds).
+        guard units <= Self.lastUnixMicros / (ms ? 1000 : 1_000_000) else { return nil }
+        var part: Int64 = 0
+        var taken = 0
+        for c in fraction.prefix(ms ? 3 : 6) { part = part * 10 + Int64(c - 0x30); taken += 1 }
+        for _ in taken..<(ms ? 3 : 6) { part *= 10 }
         return Timestamp(micros: ms ? units * 1000 + part : units * 1_000_000 + part)
     }
+
+    /// 9999-12-31T23:59:59.999999Z in microseconds.
+    static let lastUnixMicros: Int64 = 253_402_300_799_999_999
 
     /// The time as this format writes it: ISO 8601 in its own offset, SQL in UTC with
     /// microseconds, Unix in milliseconds (a fraction only for microseconds).

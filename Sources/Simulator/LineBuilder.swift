@@ -53,35 +53,6 @@ enum LineBuilder {
         }
     }
 
-    /// RFC 3339 with milliseconds in the given UTC offset (`Z` for 0), the format
-    /// `Timestamp.rfc3339()` writes for a whole-millisecond time.
-    static func appendTimestamp(micros: Int64, offsetSeconds: Int32, into buf: inout [UInt8]) {
-        let (days, rem, frac) = Timestamp.wallClock(micros: micros, offsetSeconds: Int64(offsetSeconds))
-        let (y, m, d) = Timestamp.civil(fromDays: days)
-        appendDigits(y, width: 4, into: &buf)
-        buf.append(45)
-        appendDigits(m, width: 2, into: &buf)
-        buf.append(45)
-        appendDigits(d, width: 2, into: &buf)
-        buf.append(84)
-        appendDigits(rem / 3600, width: 2, into: &buf)
-        buf.append(58)
-        appendDigits(rem / 60 % 60, width: 2, into: &buf)
-        buf.append(58)
-        appendDigits(rem % 60, width: 2, into: &buf)
-        buf.append(46)
-        appendDigits(frac / 1000, width: 3, into: &buf)
-        if offsetSeconds == 0 {
-            buf.append(90)
-        } else {
-            buf.append(offsetSeconds < 0 ? 45 : 43)
-            let a = Int64(abs(offsetSeconds))
-            appendDigits(a / 3600, width: 2, into: &buf)
-            buf.append(58)
-            appendDigits(a / 60 % 60, width: 2, into: &buf)
-        }
-    }
-
     /// `YYYY-MM-DD` for a day number (days since 1970-01-01).
     static func day(_ dayNumber: Int64) -> String {
         let (y, m, d) = Timestamp.civil(fromDays: dayNumber)

@@ -498,7 +498,8 @@ struct Emitter {
         out.bytes += Emitter.userKey
         out.bytes += quotedUser
         out.bytes += Emitter.tsKey
-        LineBuilder.appendTimestamp(micros: t, offsetSeconds: offset, into: &out.bytes)
+        // Whole milliseconds: written as `Timestamp.rfc3339()` writes them.
+        Timestamp(micros: t, offsetSeconds: offset).appendRFC3339(into: &out.bytes)
         out.bytes += Emitter.flowKey
         out.bytes += quotedFlow
         out.bytes += Emitter.stepKey

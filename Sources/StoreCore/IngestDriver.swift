@@ -27,6 +27,8 @@ package struct IngestDriver<Backend: IngestBackend> {
         var unplanned: [UnplannedKey: Int] = [:]
         // The next input's parse, started while this one is written and committed.
         var ahead: (index: Int, content: InputContent.Hash, run: ParseRun)?
+        // Input bytes read since freed memory was last given back.
+        var readSinceRelease: Int64 = 0
         defer { ahead?.run.cancel() }
         for (index, input) in inputs.enumerated() {
             var spooled: String?
@@ -67,7 +69,11 @@ package struct IngestDriver<Backend: IngestBackend> {
                 writer.eventSink = if let run { run.eventSink } else { backend.makeEventSink() }
                 return try parse(plan, skipLines: skipLines, run: run, into: writer, progress: progress)
             }
-            Allocator.releaseFreeMemory()
+            readSinceRelease += content.size
+            if readSinceRelease >= Tuning.releaseAfterBytes {
+                Allocator.releaseFreeMemory()
+                readSinceRelease = 0
+            }
             switch outcome {
             case .skipped(let s): summary.skipped.append(s)
             case .read(let r): summary.add(r, unplanned: &unplanned)

@@ -23,16 +23,18 @@ package enum InputContent {
         guard fd >= 0 else { throw InputError(kind: .unreadable, path: path, offset: 0, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var hasher = SHA256()
-        var buffer = [UInt8](repeating: 0, count: Tuning.readBuffer)
+        // Uninitialized: a small input touches only the pages it is read into.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Tuning.readBuffer, alignment: 16)
+        defer { buffer.deallocate() }
         var size: Int64 = 0
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let n = read(fd, buffer.baseAddress, buffer.count)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw InputError(kind: .unreadable, path: path, offset: size, reason: String(cString: strerror(errno)))
             }
             if n == 0 { break }
-            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             size += Int64(n)
         }
         return Hash(sha256: hex(hasher.finalize()), size: size)

@@ -153,6 +153,15 @@ final class SourceMappingTests: XCTestCase {
         XCTAssertEqual(ms.event.time, try time("2026-10-01T08:00:00.123Z"))
         let fraction = try mapped("mixpanel", #"{"event":"Signed Up","properties":{"time":1790841600.25,"distinct_id":"u-5","$insert_id":"mp-3","flow":"shieldai"}}"#)
         XCTAssertEqual(fraction.event.time, try time("2026-10-01T08:00:00.250Z"))
+        // Milliseconds with a digit lost read as seconds past the year 9999: not a time.
+        let lost = SourceMapping(preset("mixpanel")).map(bytes: Array(#"{"event":"Signed Up","properties":{"time":790875014529,"distinct_id":"u-5","$insert_id":"mp-4","flow":"shieldai"}}"#.utf8))
+        XCTAssertEqual(lost.failureValue?.code, .badTimestamp)
+        XCTAssertEqual(lost.failureValue?.text, "mixpanel: properties.time 790875014529 is not a time (expected Unix seconds or milliseconds)")
+        XCTAssertEqual(try mapped("mixpanel", #"{"event":"x","properties":{"time":253402300799,"distinct_id":"u","$insert_id":"i","flow":"f"}}"#).event.time,
+                       try time("9999-12-31T23:59:59Z"))
+        // Sixteen digits of milliseconds: past the year 9999, not an overflow.
+        XCTAssertEqual(SourceMapping(preset("mixpanel")).map(bytes: Array(#"{"event":"x","properties":{"time":9999999999999999,"distinct_id":"u","$insert_id":"i","flow":"f"}}"#.utf8)).failureValue?.code,
+                       .badTimestamp)
     }
 
     // MARK: rejections

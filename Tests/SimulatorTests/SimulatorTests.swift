@@ -105,17 +105,6 @@ final class SimulatorTests: XCTestCase {
         }
     }
 
-    func testTimestampWriterMatchesFunnelModel() {
-        var rng = SplitMix64(seed: 3)
-        for _ in 0..<2000 {
-            let micros = Int64(rng.int(0...4_000_000_000_000)) * 1000
-            let offset = Simulation.offsets[rng.int(0...(Simulation.offsets.count - 1))]
-            var buf: [UInt8] = []
-            LineBuilder.appendTimestamp(micros: micros, offsetSeconds: offset, into: &buf)
-            XCTAssertEqual(String(decoding: buf, as: UTF8.self), Timestamp(micros: micros, offsetSeconds: offset).rfc3339())
-        }
-    }
-
     // MARK: the journey follows the flow
 
     /// Users' events grouped by user in event order.

@@ -1,0 +1,355 @@
+import FunnelModel
+
+/// Writes a vendor line's native line straight from the line's bytes in one scan: values are
+/// copied as written (strings with their escapes, objects with their spacing), so it decodes
+/// to the event `SourceMapping.map` gives. A line off that common path (an escaped or
+/// repeated key where values are read, a value of the wrong kind, anything rejected) goes
+/// through `SourceMapping.map`, which names any fault. One per thread: it keeps its buffers.
+public struct SourceCutter: Sendable {
+    public let mapping: SourceMapping
+    /// The native line of the last line mapped.
+    public private(set) var line: [UInt8] = []
+
+    private let cut: SourceCut
+    private let plan: Plan
+    /// The value at each slot on the line read last.
+    private var values: [Value]
+    /// The members of each member slot's object on the line read last.
+    private var members: [[Member]]
+
+    /// Where a slot's value is in the line: a string's content (between its quotes), any
+    /// other value whole. `start < 0`: absent.
+    struct Value: Sendable {
+        var start = -1
+        var end = -1
+        var kind: UInt8 = 0
+        var escaped = false
+        var present: Bool { start >= 0 && kind != 0x6E }
+        var isString: Bool { kind == 0x22 }
+    }
+
+    /// One member of an object whose members are kept.
+    struct Member: Sendable {
+        var key: Range<Int>
+        var value: Range<Int>
+    }
+
+    public init(_ mapping: SourceMapping) {
+        self.mapping = mapping
+        cut = SourceCut(mapping.definition)
+        plan = Plan(mapping.definition, cut: cut, defaultFlow: mapping.defaultFlow)
+        values = Array(repeating: Value(), count: cut.paths.count)
+        members = Array(repeating: [], count: cut.memberSlots.count)
+        line.reserveCapacity(512)
+    }
+
+    /// Maps one vendor line (without its newline); on success its native line is `line`.
+    public mutating func map(_ b: UnsafeBufferPointer<UInt8>) -> SourceRejection? {
+        if cutLine(b) { return nil }
+        switch mapping.map(b) {
+        case .failure(let r):
+            return r
+        case .success(let mapped):
+            line = mapped.nativeLine
+            return nil
+        }
+    }
+
+    /// The one scan: true when the line's native line is written to `line`; false when the
+    /// line is off the common path.
+    mutating func cutLine(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard UTF8Check.firstInvalid(b) == nil, scan(b) else { return false }
+        return write(b)
+    }
+
+    // MARK: the scan
+
+    private mutating func scan(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        for s in values.indices { values[s].start = -1 }
+        for m in members.indices { members[m].removeAll(keepingCapacity: true) }
+        var sc = JSONScanner(b)
+        do throws(JSONSyntaxError) {
+            sc.skipWhitespace()
+            guard sc.peek == 0x7B, try object(0, &sc) else { return false }
+            sc.skipWhitespace()
+            return sc.i == b.count
+        } catch {
+            return false
+        }
+    }
+
+    /// Reads the object at the cursor as `node`: wanted values to their slots, members to
+    /// the node's list. False when a key is escaped or a wanted key repeats.
+    private mutating func object(_ node: Int, _ sc: inout JSONScanner) throws(JSONSyntaxError) -> Bool {
+        let here = cut.nodes[node]
+        sc.depth += 1
+        sc.i += 1
+        sc.skipWhitespace()
+        if sc.peek == 0x7D { sc.i += 1; sc.depth -= 1; return true }
+        var seen: UInt64 = 0
+        while true {
+            sc.skipWhitespace()
+            let key = try sc.scanString(decodeInto: nil)
+            if key.escaped { return false }
+            sc.skipWhitespace()
+            try sc.expect(0x3A, .colon)
+            sc.skipWhitespace()
+            let start = sc.i
+            let k = Self.find(key.start..<key.end, in: here.keys, sc.b)
+            if k >= 0 {
+                guard k < 64, seen & (1 << k) == 0 else { return false }
+                seen |= 1 << k
+                let child = here.children[k], slot = here.slots[k]
+                let c = sc.peek ?? 0
+                if c == 0x22 {
+                    let s = try sc.scanString(decodeInto: nil)
+                    if slot >= 0 { values[slot] = Value(start: s.start, end: s.end, kind: c, escaped: s.escaped) }
+                } else {
+                    if child >= 0, c == 0x7B {
+                        guard try object(child, &sc) else { return false }
+                    } else {
+                        try sc.skipValue()
+                    }
+                    if slot >= 0 { values[slot] = Value(start: start, end: sc.i, kind: c) }
+                }
+            } else {
+                if here.wide, Self.isWide(key.start..<key.end, sc.b) { return false }
+                try sc.skipValue()
+            }
+            if here.members >= 0 { members[here.members].append(Member(key: key.start..<key.end, value: start..<sc.i)) }
+            sc.skipWhitespace()
+            if sc.peek == 0x2C { sc.i += 1; continue }
+            try sc.expect(0x7D, .commaOrObjectEnd)
+            sc.depth -= 1
+            return true
+        }
+    }
+
+    /// The index of the key whose bytes are `r`, or -1.
+    private static func find(_ r: Range<Int>, in keys: [[UInt8]], _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        for (k, key) in keys.enumerated() where key.count == r.count && Self.equal(key, r, b) { return k }
+        return -1
+    }
+
+    private static func equal(_ key: [UInt8], _ r: Range<Int>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = r.lowerBound
+        for c in key {
+            if b[i] != c { return false }
+            i += 1
+        }
+        return true
+    }
+
+    // MARK: the native line
+
+    /// The first present value of `slots`.
+    private func first(_ slots: [Int]) -> Value? {
+        for s in slots where values[s].present { return values[s] }
+        return nil
+    }
+
+    /// The first present value of `slots` when it is a string (nil when none is present);
+    /// false when it is of another kind.
+    private func string(_ slots: [Int], _ out: inout Value?) -> Bool {
+        out = first(slots)
+        return out.map(\.isString) ?? true
+    }
+
+    /// Writes the native line: keys sorted (context, event, event_id, flow, properties, step,
+    /// ts, user_id), as `MappedEvent.nativeLine` does.
+    private mutating func write(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        var id: Value?, user: Value?, flow: Value?, step: Value?, appVersion: Value?, platform: Value?
+        guard string(plan.eventID, &id), let id, id.end > id.start,
+              string(plan.userID, &user), let user, user.end > user.start,
+              string(plan.flow, &flow), flow != nil || plan.defaultFlow != nil,
+              string(plan.step, &step),
+              string(plan.appVersion, &appVersion), string(plan.platform, &platform),
+              let name = naming(b, step: &step) else { return false }
+        // The buffer is moved out and back, so it is never shared while written.
+        var out: [UInt8] = []
+        swap(&out, &line)
+        out.removeAll(keepingCapacity: true)
+        defer { line = out }
+        out.append(0x7B)
+        let flagsAt = out.count
+        guard writeContext(b, appVersion: appVersion, platform: platform, into: &out) else { return false }
+        if out.count > flagsAt { out.append(0x2C) }
+        Self.key("event", &out)
+        switch name {
+        case .raw(let v): Self.raw(v, b, &out)
+        case .quoted(let q): out.append(contentsOf: q)
+        }
+        out.append(0x2C); Self.key("event_id", &out); Self.raw(id, b, &out)
+        out.append(0x2C); Self.key("flow", &out)
+        if let flow { Self.raw(flow, b, &out) } else { out.append(contentsOf: plan.defaultFlow ?? []) }
+        guard writeProperties(b, into: &out) else { return false }
+        if let step { out.append(0x2C); Self.key("step", &out); Self.raw(step, b, &out) }
+        out.append(0x2C); Self.key("ts", &out)
+        guard writeTime(b, into: &out) else { return false }
+        out.append(0x2C); Self.key("user_id", &out); Self.raw(user, b, &out)
+        out.append(0x7D)
+        return true
+    }
+
+    enum Name {
+        case raw(Value)
+        case quoted([UInt8])
+    }
+
+    /// The native name, as `SourceMapping`'s naming gives it; a step view's step to `step`.
+    private func naming(_ b: UnsafeBufferPointer<UInt8>, step: inout Value?) -> Name? {
+        if let view = plan.stepView, let v = first([view.match]), v.isString {
+            guard !v.escaped else { return nil }
+            if v.end - v.start != view.equals.count || !Self.equal(view.equals, v.start..<v.end, b) {
+                if Self.isWide(v.start..<v.end, b) { return nil }
+            } else {
+                return viewed(view, &step)
+            }
+        }
+        if let types = plan.eventTypes {
+            guard let t = first([types.slot]), t.isString, !t.escaped else { return nil }
+            if !types.carryEvent.contains(where: { $0.count == t.end - t.start && Self.equal($0, t.start..<t.end, b) }) {
+                return Self.isWide(t.start..<t.end, b) ? nil : .raw(t)
+            }
+        }
+        var vendor: Value?
+        guard string(plan.event, &vendor), let vendor, !vendor.escaped else { return nil }
+        for (name, native) in plan.events where name.count == vendor.end - vendor.start && Self.equal(name, vendor.start..<vendor.end, b) {
+            return .quoted(native)
+        }
+        return Self.isWide(vendor.start..<vendor.end, b) ? nil : .raw(vendor)
+    }
+
+    /// A step view's name, its step (when its line has one) to `step`.
+    private func viewed(_ view: Plan.StepView, _ step: inout Value?) -> Name? {
+        var viewed: Value?
+        guard string(view.step, &viewed) else { return nil }
+        if let viewed { step = viewed }
+        return .quoted(plan.stepViewed)
+    }
+
+    private func writeContext(_ b: UnsafeBufferPointer<UInt8>, appVersion: Value?, platform: Value?,
+                              into out: inout [UInt8]) -> Bool {
+        let start = out.count
+        Self.key("context", &out)
+        out.append(0x7B)
+        let open = out.count
+        if let appVersion { Self.key("app_version", &out); Self.raw(appVersion, b, &out) }
+        let beforeFlags = out.count
+        if out.count > open { out.append(0x2C) }
+        Self.key("flags", &out)
+        let flagsStart = out.count
+        switch plan.flags {
+        case nil: break
+        case .object(let slots):
+            if let f = first(slots) {
+                guard f.kind == 0x7B else { return false }
+                if !Self.isEmptyObject(f, b) { out.append(contentsOf: UnsafeBufferPointer(rebasing: b[f.start..<f.end])) }
+            }
+        case .prefix(let list, let prefix):
+            out.append(0x7B)
+            for m in members[list] where m.key.count > prefix.count {
+                guard let flag = Self.hasPrefix(prefix, m.key, b) else { return false }
+                if !flag { continue }
+                if out.count > flagsStart + 1 { out.append(0x2C) }
+                out.append(0x22)
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[(m.key.lowerBound + prefix.count)..<m.key.upperBound]))
+                out.append(contentsOf: [0x22, 0x3A])
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[m.value]))
+            }
+            if out.count == flagsStart + 1 { out.removeLast() } else { out.append(0x7D) }
+        }
+        if out.count == flagsStart { out.removeSubrange(beforeFlags...) }
+        if let platform {
+            if out.count > open { out.append(0x2C) }
+            Self.key("platform", &out)
+            Self.raw(platform, b, &out)
+        }
+        if out.count == open { out.removeSubrange(start...) } else { out.append(0x7D) }
+        return true
+    }
+
+    /// The properties object's members but those other fields read (and flags by prefix).
+    private func writeProperties(_ b: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> Bool {
+        guard let chosen = plan.properties.first(where: { values[$0.slot].present }) else { return true }
+        let slot = chosen.slot, list = chosen.list
+        guard values[slot].kind == 0x7B else { return false }
+        let start = out.count
+        out.append(0x2C)
+        Self.key("properties", &out)
+        out.append(0x7B)
+        let open = out.count
+        for m in members[list] {
+            if plan.consumed.contains(where: { $0.count == m.key.count && Self.equal($0, m.key, b) }) { continue }
+            if let prefix = plan.propertiesPrefix[slot] {
+                guard let flag = Self.hasPrefix(prefix, m.key, b) else { return false }
+                if flag { continue }
+            }
+            if out.count > open { out.append(0x2C) }
+            out.append(0x22)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[m.key]))
+            out.append(contentsOf: [0x22, 0x3A])
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[m.value]))
+        }
+        if out.count == open { out.removeSubrange(start...) } else { out.append(0x7D) }
+        return true
+    }
+
+    /// The time as the native line's `ts`, checked as `SourceDefinition.TimeFormat.time` does.
+    private func writeTime(_ b: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> Bool {
+        guard let t = first(plan.ts) else { return false }
+        let text = UnsafeBufferPointer(rebasing: b[t.start..<t.end])
+        switch plan.timeFormat {
+        case .iso8601:
+            guard t.isString, !t.escaped, text.count > 10, Timestamp.parse(bytes: text) != nil else { return false }
+            out.append(0x22); out.append(contentsOf: text); out.append(0x22)
+        case .sqlUTC:
+            guard t.isString, !t.escaped, text.count >= 19, text[10] == 0x20,
+                  text[19...].allSatisfy({ $0 == 0x2E || (0x30...0x39).contains($0) }) else { return false }
+            out.append(0x22)
+            let start = out.count
+            out.append(contentsOf: text)
+            out.append(0x5A)
+            let parsed = out.withUnsafeBufferPointer { Timestamp.parse(bytes: UnsafeBufferPointer(rebasing: $0[start...])) }
+            guard parsed != nil else { return false }
+            out.append(0x22)
+        case .unix:
+            guard t.kind == 0x2D || (0x30...0x39).contains(t.kind),
+                  let time = SourceDefinition.TimeFormat.unixTime(bytes: text) else { return false }
+            out.append(0x22)
+            time.appendRFC3339(into: &out)
+            out.append(0x22)
+        }
+        return true
+    }
+
+    private static func key(_ name: StaticString, _ out: inout [UInt8]) {
+        out.append(0x22)
+        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        out.append(contentsOf: [0x22, 0x3A])
+    }
+
+    /// A string value as written, quotes around its content.
+    private static func raw(_ v: Value, _ b: UnsafeBufferPointer<UInt8>, _ out: inout [UInt8]) {
+        out.append(0x22)
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: b[v.start..<v.end]))
+        out.append(0x22)
+    }
+
+    /// Whether the key at `r` starts with `prefix`, as `String.hasPrefix` says; nil when bytes
+    /// cannot tell (a byte past ASCII in the prefix, or right after it).
+    private static func hasPrefix(_ prefix: [UInt8], _ r: Range<Int>, _ b: UnsafeBufferPointer<UInt8>) -> Bool? {
+        if prefix.contains(where: { $0 >= 0x80 }) { return nil }
+        guard r.count >= prefix.count, equal(prefix, r.lowerBound..<(r.lowerBound + prefix.count), b) else { return false }
+        if r.count > prefix.count, b[r.lowerBound + prefix.count] >= 0x80 { return nil }
+        return true
+    }
+
+    static func isWide(_ r: Range<Int>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        b[r].contains { $0 >= 0x80 }
+    }
+
+    private static func isEmptyObject(_ v: Value, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        b[(v.start + 1)..<(v.end - 1)].allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+    }
+}

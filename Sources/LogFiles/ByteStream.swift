@@ -5,9 +5,10 @@ import Glibc
 import Darwin
 #endif
 
-/// Reads a file (or standard input) as a stream of bytes, decompressing gzip or zstd when
-/// the data starts with that format's magic number (every member or frame of the file is
-/// read), and refusing the compressed formats funnel does not read. Memory stays bounded by
+/// Reads a file (or standard input, or an entry of a zip archive: `RawInput`) as a stream of
+/// bytes, decompressing gzip or zstd when the data starts with that format's magic number
+/// (every member or frame of the file is read), and refusing the compressed formats funnel
+/// does not read. Memory stays bounded by
 /// the chunk size and the member limit, whatever the file size.
 ///
 /// No byte of a member that fails its checks is handed on: a gzip member that lies whole in

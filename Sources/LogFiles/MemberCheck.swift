@@ -6,8 +6,8 @@ import Darwin
 
 /// Decompresses one member of a file to nowhere, from its first byte to its end, so that a
 /// member which fails its checks (deflate data, CRC-32, length, header CRC, zstd checksum)
-/// is known before any of its bytes are handed on. Reads the file with `pread`, beside the
-/// stream that reads it for real.
+/// is known before any of its bytes are handed on. Reads the input at offsets (`pread` for a
+/// file), beside the stream that reads it for real.
 final class MemberCheck {
     enum Result: Equatable {
         /// The member ends and passes its checks.

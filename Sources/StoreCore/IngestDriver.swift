@@ -42,6 +42,9 @@ package struct IngestDriver<Backend: IngestBackend> {
                     prefetched = a.run
                     ahead = nil
                 } else {
+                    // An input not read ahead (the first) starts parsing before it is hashed, so
+                    // the hash of a large file runs beside its parse, not before it.
+                    if options.parallel, !input.isStandardInput { prefetched = startParse(input, skipLines: 0) }
                     let read = try InputContent.of(input)
                     content = read.0
                     spooled = read.spooled

@@ -81,7 +81,7 @@ let package = Package(
         // What the test targets share: scratch folders (removed when the test process exits),
         // ClickHouse servers, fixtures and sample stores, and the in-memory backend.
         .target(name: "TestSupport", dependencies: ["FunnelModel", "Workers", "LogFiles", "Flows", "LineParsing", "StoreCore", "Journeys", "EventStore", "Projections",
-                                                 "ClickHouseStore", "Simulator"], path: "Tests/TestSupport"),
+                                                 "ClickHouseStore", "Simulator", "CZlib"], path: "Tests/TestSupport"),
         .testTarget(name: "FunnelModelTests", dependencies: ["FunnelModel"]),
         .testTarget(name: "WorkersTests", dependencies: ["Workers"]),
         .testTarget(name: "LogFilesTests", dependencies: ["TestSupport", "LogFiles", "FunnelModel", "CZlib", "CZstd"]),

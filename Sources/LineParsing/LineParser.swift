@@ -69,9 +69,19 @@ package enum LineParser {
                     source: SourceMapping? = nil,
                     spare: () -> LineBatch? = { nil },
                     sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
+        try run(input: InputSource(path: path), batchLines: batchLines, batchBytes: batchBytes, eventSink: firstSink,
+                skipLines: skipLines, source: source, spare: spare, sink: sink)
+    }
+
+    /// `run` over any input: a file, standard input, or an entry of a zip archive.
+    package static func run(input: InputSource, batchLines: Int, batchBytes: Int,
+                    eventSink firstSink: (any ParsedEventSink)? = nil, skipLines: Int = 0,
+                    source: SourceMapping? = nil,
+                    spare: () -> LineBatch? = { nil },
+                    sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
         var eventSink = firstSink
         let stream: ByteStream
-        do { stream = try ByteStream(path: path) } catch let e as InputError { return ParseEnd(error: e) }
+        do { stream = try ByteStream(input: input) } catch let e as InputError { return ParseEnd(error: e) }
         let reader = LineReader(stream: stream)
         var decoder = EventDecoder()
         var keyer = LineKeyer()

@@ -10,7 +10,7 @@ import LogSources
 /// delivers the batches in order on the calling thread; `cancel` drops a run that will not be
 /// used.
 package final class ParseRun: Sendable {
-    let path: String
+    let input: InputSource
     /// Where this input's decoded events go (`IngestBackend.makeEventSink`).
     package let eventSink: (any ParsedEventSink)?
     /// Parsed batches on their way to the writer (at most `Tuning.waitingBatches` wait).
@@ -19,16 +19,16 @@ package final class ParseRun: Sendable {
     private let done = BoundedQueue<Bool>(capacity: 1)
 
     /// `skipLines`, `source`: as `LineParser.run` takes them.
-    package init(path: String, batchLines: Int, batchBytes: Int = Tuning.batchBytes,
+    package init(input: InputSource, batchLines: Int, batchBytes: Int = Tuning.batchBytes,
          eventSink: (any ParsedEventSink)? = nil, skipLines: Int = 0, source: SourceMapping? = nil) {
-        self.path = path
+        self.input = input
         self.eventSink = eventSink
         let queue = self.queue, done = self.done
         WorkerThread.parsing.run {
             defer { done.push(true, waitForRoom: false) }
             if queue.isCancelled { return }
             do {
-                let end = try LineParser.run(path: path, batchLines: batchLines, batchBytes: batchBytes,
+                let end = try LineParser.run(input: input, batchLines: batchLines, batchBytes: batchBytes,
                                              eventSink: eventSink, skipLines: skipLines, source: source,
                                              spare: { queue.spare() }) { batch in
                     queue.push(.batch(batch))

@@ -5,9 +5,10 @@ import Glibc
 import Darwin
 #endif
 
-/// Reads a file (or standard input) as a stream of bytes, decompressing gzip or zstd when
-/// the data starts with that format's magic number (every member or frame of the file is
-/// read), and refusing the compressed formats funnel does not read. Memory stays bounded by
+/// Reads a file (or standard input, or an entry of a zip archive: `RawInput`) as a stream of
+/// bytes, decompressing gzip or zstd when the data starts with that format's magic number
+/// (every member or frame of the file is read), and refusing the compressed formats funnel
+/// does not read. Memory stays bounded by
 /// the chunk size and the member limit, whatever the file size.
 ///
 /// No byte of a member that fails its checks is handed on: a gzip member that lies whole in
@@ -22,8 +23,7 @@ import Darwin
 /// them; other bytes there are `corrupt`, at their offset.
 public final class ByteStream {
     public let path: String
-    private let fd: Int32
-    private let ownsFD: Bool
+    private let raw: any RawInput
     private var input: [UInt8]
     private var inputStart = 0
     private var inputEnd = 0
@@ -59,29 +59,30 @@ public final class ByteStream {
 
     /// Opens `path`; `-` is standard input. `memberLimit` is the largest gzip member
     /// (uncompressed) decompressed in one call; 0 streams every member.
-    public init(path: String, chunkSize: Int = Tuning.readChunk, memberLimit: Int = Tuning.wholeMemberBytes) throws {
+    public convenience init(path: String, chunkSize: Int = Tuning.readChunk, memberLimit: Int = Tuning.wholeMemberBytes) throws {
+        try self.init(path: path, raw: FileInput(path: path), chunkSize: chunkSize, memberLimit: memberLimit)
+    }
+
+    /// Opens an input: a file, standard input, or an entry of a zip archive, read as the
+    /// unzipped file would be (its faults name it by its label, at offsets in its bytes).
+    public convenience init(input: InputSource, chunkSize: Int = Tuning.readChunk, memberLimit: Int = Tuning.wholeMemberBytes) throws {
+        if let fault = input.fault { throw fault }
+        let raw: any RawInput = try input.zip.map { try ZipEntryInput($0) } ?? FileInput(path: input.path)
+        try self.init(path: input.path, raw: raw, chunkSize: chunkSize, memberLimit: memberLimit)
+    }
+
+    private init(path: String, raw: any RawInput, chunkSize: Int, memberLimit: Int) throws {
         self.path = path
+        self.raw = raw
         self.chunkSize = chunkSize
         self.memberLimit = memberLimit
         wholeMembers = memberLimit > 0
         self.input = [UInt8](repeating: 0, count: chunkSize)
-        if path == "-" {
-            fd = 0
-            ownsFD = false
-        } else {
-            let f = open(path, O_RDONLY)
-            guard f >= 0 else {
-                throw InputError(kind: .unreadable, path: path, offset: 0, reason: String(cString: strerror(errno)))
-            }
-            fd = f
-            ownsFD = true
-        }
     }
 
     deinit {
         if let decompressor { libdeflate_free_decompressor(decompressor) }
         staged?.deallocate()
-        if ownsFD { close(fd) }
     }
 
     private var position: Int64 { fileOffset + Int64(inputStart) }
@@ -105,15 +106,14 @@ public final class ByteStream {
             inputEnd = remaining
         }
         guard !sawEOF, inputEnd < input.count else { return }
-        let n = input.withUnsafeMutableBufferPointer { buf -> Int in
-            guard let base = buf.baseAddress else { return 0 }
-            var r: Int
-            repeat { r = Glibc.read(fd, base + inputEnd, buf.count - inputEnd) } while r < 0 && errno == EINTR
-            return r
-        }
-        if n < 0 {
-            throw InputError(kind: .unreadable, path: path, offset: fileOffset + Int64(inputEnd),
-                             reason: String(cString: strerror(errno)))
+        let n: Int
+        do {
+            n = try input.withUnsafeMutableBytes { buf in
+                try raw.read(into: UnsafeMutableRawBufferPointer(rebasing: buf[inputEnd...]))
+            }
+        } catch {
+            finished = true
+            throw error
         }
         if n == 0 { sawEOF = true }
         inputEnd += n
@@ -157,7 +157,9 @@ public final class ByteStream {
 
     /// Checks the member starting here before any of its bytes are streamed (see the type).
     private func checkMember() throws {
-        switch checker.check(fd: fd, at: position) {
+        let result: MemberCheck.Result
+        do { result = try checker.check(raw, at: position) } catch { finished = true; throw error }
+        switch result {
         case .good, .unseekable: return
         case .failed(let offset, let reason):
             throw fault(.corrupt, at: offset, "\(reason) in \(format.memberName) \(members + 1)")

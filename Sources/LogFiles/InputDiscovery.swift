@@ -4,12 +4,28 @@ import Glibc
 import Darwin
 #endif
 
-/// One input to ingest: a file path, or `-` for standard input.
+/// One input to ingest: a file path, `-` for standard input, or an entry of a zip archive.
 public struct InputSource: Sendable, Hashable {
+    /// The input's name in the summary, the ledger and messages: the file's path, `-`, or
+    /// for an entry of a zip archive `ARCHIVE:ENTRY` (`ZipMember.label`).
     public var path: String
-    public var isStandardInput: Bool { path == "-" }
+    /// Set for an entry of a zip archive: the input is the entry's bytes.
+    public var zip: ZipMember?
+    /// Set for a zip archive whose directory cannot be read: the input fails with it.
+    public var fault: InputError?
+    public var isStandardInput: Bool { path == "-" && zip == nil && fault == nil }
 
     public init(path: String) { self.path = path }
+
+    public init(zip member: ZipMember) {
+        path = member.label
+        zip = member
+    }
+
+    init(path: String, fault: InputError) {
+        self.path = path
+        self.fault = fault
+    }
 
     /// The file name extensions collected from directories.
     public static let logExtensions = [".ndjson", ".jsonl", ".ndjson.gz", ".jsonl.gz", ".ndjson.zst", ".jsonl.zst"]
@@ -22,14 +38,18 @@ public struct InputSource: Sendable, Hashable {
     public struct Skipped: Sendable, Hashable {
         /// Files left out for their names (hidden ones are not counted), in walk order.
         public var files: [String] = []
-        /// Directories given that hold no log at all (at any depth).
+        /// Directories and zip archives given that hold no log at all (at any depth).
         public var emptyDirectories: [String] = []
+        /// Entries of zip archives left out for their names, as `ARCHIVE:ENTRY` (folders are
+        /// not counted), in name order.
+        public var entries: [String] = []
         public init() {}
     }
 
     /// Expands command-line arguments into inputs: files as given (any name), directories
     /// recursively (only `.ndjson`/`.jsonl` files and their `.gz` and `.zst` forms, in name order, hidden
-    /// entries skipped), `-` for standard input. A path that does not exist throws
+    /// entries skipped), `-` for standard input, and each zip archive among the files (named
+    /// `.zip`, or starting as one) into its entries named as logs, in name order (`expandZip`). A path that does not exist throws
     /// `InputError.unreadable`. The same path twice is read once.
     public static func discover(_ arguments: [String]) throws -> [InputSource] {
         var skipped = Skipped()
@@ -42,12 +62,16 @@ public struct InputSource: Sendable, Hashable {
     public static func discover(_ arguments: [String], extensions: [String] = logExtensions,
                                 skipped: inout Skipped) throws -> [InputSource] {
         var out: [InputSource] = []
-        var seen = Set<String>()
+        var seen = Set<InputSource>()
+        func add(_ input: InputSource) {
+            if seen.insert(input).inserted { out.append(input) }
+        }
         func add(_ p: String) {
-            if seen.insert(p).inserted { out.append(InputSource(path: p)) }
+            guard isZipArchive(p) else { return add(InputSource(path: p)) }
+            for input in expandZip(p, extensions: extensions, skipped: &skipped) { add(input) }
         }
         for arg in arguments {
-            if arg == "-" { add("-"); continue }
+            if arg == "-" { add(InputSource(path: "-")); continue }
             var st = stat()
             guard stat(arg, &st) == 0 else {
                 throw InputError(kind: .unreadable, path: arg, offset: 0, reason: String(cString: strerror(errno)))

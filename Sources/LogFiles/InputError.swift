@@ -18,7 +18,8 @@ public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Offset in the file (compressed bytes) where the fault was found.
     public var offset: Int64
     public var reason: String
-    /// The compressed stream's format, as messages name it: gzip or zstd.
+    /// The compressed stream's format, as messages name it: gzip, zstd, or zip for a fault
+    /// of a zip archive (its directory or an entry's data; the offset is then in the archive).
     public var stream: String
 
     public init(kind: Kind, path: String, offset: Int64, reason: String, stream: String = "gzip") {
@@ -33,7 +34,9 @@ public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
         switch kind {
         case .unreadable: return "\(path): cannot read: \(reason)"
         case .unsupported: return "\(path): \(reason)"
-        case .truncated, .corrupt: return "\(path): byte \(offset): \(kind.rawValue) \(stream) stream: \(reason)"
+        case .truncated, .corrupt:
+            let what = stream == "zip" ? "zip archive" : "\(stream) stream"
+            return "\(path): byte \(offset): \(kind.rawValue) \(what): \(reason)"
         }
     }
 }

@@ -6,8 +6,8 @@ import Darwin
 
 /// Decompresses one member of a file to nowhere, from its first byte to its end, so that a
 /// member which fails its checks (deflate data, CRC-32, length, header CRC, zstd checksum)
-/// is known before any of its bytes are handed on. Reads the file with `pread`, beside the
-/// stream that reads it for real.
+/// is known before any of its bytes are handed on. Reads the input at offsets (`pread` for a
+/// file), beside the stream that reads it for real.
 final class MemberCheck {
     enum Result: Equatable {
         /// The member ends and passes its checks.
@@ -36,16 +36,20 @@ final class MemberCheck {
         output.deallocate()
     }
 
-    /// Checks the member of `fd` that starts at `offset`.
-    func check(fd: Int32, at offset: Int64) -> Result {
+    /// Checks the member of `input` that starts at `offset`. Throws the input's own faults
+    /// (an entry of a zip archive that cannot be read).
+    func check(_ source: any RawInput, at offset: Int64) throws -> Result {
         guard decoder.reset() else { return .failed(offset: offset, reason: "cannot start decompressing") }
         var position = offset
         var start = 0
         var end = 0
         while true {
             if start == end {
-                let n = readAt(fd, position)
-                if n < 0 { return errno == ESPIPE ? .unseekable : .failed(offset: position, reason: String(cString: strerror(errno))) }
+                let read: Int?
+                do { read = try source.read(at: position, into: input) } catch let e as InputError where e.kind == .unreadable {
+                    return .failed(offset: position, reason: e.reason)
+                }
+                guard let n = read else { return .unseekable }
                 if n == 0 { return .truncated(offset: position) }
                 start = 0
                 end = n
@@ -59,11 +63,5 @@ final class MemberCheck {
             case .more: continue
             }
         }
-    }
-
-    private func readAt(_ fd: Int32, _ position: Int64) -> Int {
-        var n: Int
-        repeat { n = pread(fd, input.baseAddress, input.count, off_t(position)) } while n < 0 && errno == EINTR
-        return n
     }
 }

@@ -108,10 +108,11 @@ public struct SourceDefinition: Sendable, Hashable {
 
 extension SourceDefinition {
     /// The file name endings `ingest --source` collects from a directory: the export's own
-    /// (`export_files`), and JSON lines, plain or gzip.
+    /// (`export_files`), JSON lines, plain or gzip, and zip archives of them (Amplitude's
+    /// export as downloaded).
     public var inputExtensions: [String] {
         var out = ["." + exportFiles.fileExtension]
-        for e in [".json", ".json.gz", ".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz"] where !out.contains(e) { out.append(e) }
+        for e in [".json", ".json.gz", ".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz", ".zip"] where !out.contains(e) { out.append(e) }
         return out
     }
 }

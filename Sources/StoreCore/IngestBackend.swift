@@ -4,8 +4,9 @@ import LineParsing
 /// One input as the driver hands it to a store: the file to read, the name the ledger and the
 /// summary give it, its content hash, and its place in the run.
 package struct InputPlan: Sendable {
-    /// The file to read (for standard input, its spooled copy).
-    package var path: String
+    /// What to read: the input (a file, or an entry of a zip archive), or for standard input
+    /// its spooled copy.
+    package var read: InputSource
     package var label: String
     package var content: InputContent.Hash
     package var index: Int

@@ -44,7 +44,7 @@ package struct IngestDriver<Backend: IngestBackend> {
                 } else {
                     // An input not read ahead (the first) starts parsing before it is hashed, so
                     // the hash of a large file runs beside its parse, not before it.
-                    if options.parallel, !input.isStandardInput { prefetched = startParse(path: input.path, skipLines: 0) }
+                    if options.parallel, !input.isStandardInput { prefetched = startParse(input, skipLines: 0) }
                     let read = try InputContent.of(input)
                     content = read.0
                     spooled = read.spooled
@@ -53,7 +53,7 @@ package struct IngestDriver<Backend: IngestBackend> {
                 summary.failures.append(.unreadable(input.path, e))
                 continue
             }
-            let plan = InputPlan(path: spooled ?? input.path, label: input.path, content: content, index: index, count: inputs.count,
+            let plan = InputPlan(read: spooled.map(InputSource.init(path:)) ?? input, label: input.path, content: content, index: index, count: inputs.count,
                                  source: options.source.map(InputSourceRecord.init))
             let outcome = try backend.ingest(plan) { skipLines, writer in
                 var run: ParseRun?
@@ -63,7 +63,7 @@ package struct IngestDriver<Backend: IngestBackend> {
                     } else {
                         // A parse read ahead from the first line is of no use to a resumed input.
                         prefetched?.cancel()
-                        run = startParse(path: plan.path, skipLines: skipLines)
+                        run = startParse(plan.read, skipLines: skipLines)
                     }
                 }
                 // Whatever ends this input, the parsing thread stops waiting for it.
@@ -109,7 +109,7 @@ package struct IngestDriver<Backend: IngestBackend> {
         if let run {
             end = try run.forEach(idle: { try writer.idle() }, handle)
         } else {
-            end = try LineParser.run(path: plan.path, batchLines: options.batchLines, batchBytes: LineParser.defaultBatchBytes,
+            end = try LineParser.run(input: plan.read, batchLines: options.batchLines, batchBytes: LineParser.defaultBatchBytes,
                                      eventSink: writer.eventSink, skipLines: skipLines, source: options.source) {
                 try handle($0)
                 return true
@@ -120,10 +120,10 @@ package struct IngestDriver<Backend: IngestBackend> {
         return InputRead(end: end, result: classifier.result, error: error, flows: classifier.takeFlowTotals())
     }
 
-    /// Starts parsing `path` on the parsing thread (behind any input parsed before it), from
+    /// Starts parsing `input` on the parsing thread (behind any input parsed before it), from
     /// the line after `skipLines`.
-    private func startParse(path: String, skipLines: Int) -> ParseRun {
-        ParseRun(path: path, batchLines: options.batchLines, eventSink: backend.makeEventSink(), skipLines: skipLines,
+    private func startParse(_ input: InputSource, skipLines: Int) -> ParseRun {
+        ParseRun(input: input, batchLines: options.batchLines, eventSink: backend.makeEventSink(), skipLines: skipLines,
                  source: options.source)
     }
 
@@ -134,6 +134,6 @@ package struct IngestDriver<Backend: IngestBackend> {
         let next = index + 1
         guard options.parallel, next < inputs.count, !inputs[next].isStandardInput,
               let hash = try? InputContent.of(inputs[next]).0 else { return nil }
-        return (next, hash, startParse(path: inputs[next].path, skipLines: 0))
+        return (next, hash, startParse(inputs[next], skipLines: 0))
     }
 }

@@ -98,6 +98,9 @@ public struct IngestSummary: Sendable, Hashable {
         public var message: String
         /// Lines read and kept before the fault (0 when unreadable).
         public var linesKept: Int
+        /// Found before any line was read (the input's content hash, a zip archive's checks):
+        /// nothing of the input is stored, nor in the ledger.
+        public var beforeReading = false
 
         package init(path: String, kind: InputError.Kind, offset: Int64, message: String, linesKept: Int) {
             self.path = path
@@ -109,7 +112,9 @@ public struct IngestSummary: Sendable, Hashable {
 
         /// An input that could not be read at all.
         package static func unreadable(_ path: String, _ e: InputError) -> Failure {
-            Failure(path: path, kind: e.kind, offset: e.offset, message: e.description, linesKept: 0)
+            var failure = Failure(path: path, kind: e.kind, offset: e.offset, message: e.description, linesKept: 0)
+            failure.beforeReading = true
+            return failure
         }
     }
 

@@ -40,11 +40,26 @@ package enum InputContent {
         return Hash(sha256: hex(hasher.finalize()), size: size)
     }
 
+    /// SHA-256 and size of an entry of a zip archive: of its bytes as the unzipped file holds
+    /// them, so the entry and that file are one content to the ledger. Reading it checks it
+    /// whole (its CRC-32 too) before anything of it is written.
+    package static func hash(_ zip: ZipMember) throws -> Hash {
+        var hasher = SHA256()
+        var size: Int64 = 0
+        try zip.forEachChunk { chunk in
+            hasher.update(bufferPointer: chunk)
+            size += Int64(chunk.count)
+        }
+        return Hash(sha256: hex(hasher.finalize()), size: size)
+    }
+
     /// An input's content hash; standard input is spooled to a temporary file first, whose
     /// path is returned for the caller to read and remove. Throws for an input compressed in
     /// a format funnel does not read (`InputError.Kind.unsupported`), before anything of it
     /// is written.
     package static func of(_ input: InputSource) throws -> (Hash, spooled: String?) {
+        if let fault = input.fault { throw fault }
+        if let zip = input.zip { return (try hash(zip), nil) }
         guard input.isStandardInput else {
             _ = try InputFormat.check(path: input.path)
             return (try hash(path: input.path), nil)

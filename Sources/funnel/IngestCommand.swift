@@ -50,6 +50,12 @@ extension IngestRun {
             let count = skipped.files.count == 1 ? "1 file" : "\(skipped.files.count) files"
             FileHandle.standardError.write(Data((Format.wrapLines("funnel \(command): note: left out \(count) not named as logs (\(kinds)): \(shown)\(more); give a file by name to read it") + "\n").utf8))
         }
+        if !skipped.entries.isEmpty {
+            let shown = skipped.entries.prefix(Tuning.skippedFilesShown).joined(separator: ", ")
+            let more = skipped.entries.count > Tuning.skippedFilesShown ? " and \(skipped.entries.count - Tuning.skippedFilesShown) more" : ""
+            let count = skipped.entries.count == 1 ? "1 zip entry" : "\(skipped.entries.count) zip entries"
+            FileHandle.standardError.write(Data((Format.wrapLines("funnel \(command): warning: left out \(count) not named as logs (\(extensions.filter { $0 != ".zip" }.joined(separator: ", "))): \(TerminalText.escape(shown))\(more); unzip the archive and give a file by name to read it") + "\n").utf8))
+        }
         return sources
     }
 }
@@ -61,8 +67,9 @@ struct IngestCommand: ParsableCommand {
         usage: "funnel ingest [<options>] <inputs> ...",
         discussion: """
             INPUT: .ndjson/.jsonl files (plain, gzip or zstd, told by their first bytes), \
-            directories (recursively, in name order) or - for standard input. xz, bzip2, zlib, \
-            lz4 and zip data are refused by name, with nothing stored. Exit status: 0 when every \
+            directories (recursively, in name order), zip archives (their log entries, in name \
+            order, each as ARCHIVE:ENTRY) or - for standard input. xz, bzip2, zlib and lz4 \
+            data are refused by name, with nothing stored. Exit status: 0 when every \
             line is accounted for, 1 with --strict when a line was quarantined, 2 when an input \
             is unreadable, refused or partial.
             Examples:

@@ -127,6 +127,33 @@ final class ClickHouseBackendTests: XCTestCase {
         }
     }
 
+    /// Amplitude's export as downloaded (a zip of the hourly files), on one server and two
+    /// shards, gives what the files unzipped give on SQLite; the same zip again is skipped.
+    func testAmplitudesZipGivesWhatItsFilesGiveOnSQLite() throws {
+        let servers = try servers()
+        let folder = sampleData.appendingPathComponent("sources/amplitude")
+        let zip = tempDir().appendingPathComponent("export.zip").path
+        try Data(try ZipFixture.archive(folder: folder, prefix: "123456")).write(to: URL(fileURLWithPath: zip))
+        let reference = tempDir().appendingPathComponent("amplitude.sqlite").path
+        _ = try run(["ingest", "--source", "amplitude", folder.path], store: reference)
+        let stores = [servers.single(ClickHouseServers.database("zip_amplitude")), servers.cluster(ClickHouseServers.database("zip_amplitude"))]
+        for store in stores {
+            let ingested = try run(["ingest", "--format", "json", "--source", "amplitude", zip], store: store)
+            let summary = try jsonObject(String(ingested.prefix { $0 != "\n" }))
+            XCTAssertEqual(summary["files"] as? Int, 101, store)
+            XCTAssertEqual(summary["accepted"] as? Int, 2_727, store)
+            var commands: [[String]] = [["export"], ["quarantine"], ["users", "--flow", "shieldai", "--format", "csv"]]
+            for format in ["text", "json"] { commands.append(["report", "--flow", "shieldai", "--format", format]) }
+            for args in commands {
+                let got = try run(args, store: store), expected = try run(args, store: reference)
+                XCTAssertTrue(got == expected, "\(args) differs on \(store):\n\(firstDifference(got, expected))")
+            }
+            let again = try jsonObject(String(try run(["ingest", "--format", "json", "--source", "amplitude", zip], store: store).prefix { $0 != "\n" }))
+            XCTAssertEqual(again["lines"] as? Int, 0, store)
+            XCTAssertEqual((again["skipped"] as? [Any])?.count, 101, store)
+        }
+    }
+
     func testAKilledIngestRunAgainGivesTheUninterruptedStore() throws {
         let servers = try servers()
         let binary = try funnelBinary()

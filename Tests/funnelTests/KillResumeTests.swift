@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import GRDB
+import TestSupport
 
 /// Kills `funnel ingest` with SIGKILL in the middle of a run, runs it again, and checks that
 /// the store is exactly what one uninterrupted run leaves.
@@ -43,15 +44,32 @@ final class KillResumeTests: XCTestCase {
     }
 
     func testKilledIngestResumesToTheSameStore() throws {
-        let binary = try funnelBinary()
         let dir = tempDir()
         let logs = dir.appendingPathComponent("logs")
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
         try makeLogs(in: logs)
+        try assertKilledRunsResume(logs.path, in: dir)
+    }
 
+    /// The same logs as entries of a zip archive (deflate): an entry an ingest left
+    /// unfinished goes on after its last committed line.
+    func testKilledIngestOfAZipResumesToTheSameStore() throws {
+        let dir = tempDir()
+        let logs = dir.appendingPathComponent("logs")
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        try makeLogs(in: logs)
+        let zip = dir.appendingPathComponent("logs.zip")
+        try Data(try ZipFixture.archive(folder: logs, prefix: "logs")).write(to: zip)
+        try assertKilledRunsResume(zip.path, in: dir)
+    }
+
+    /// `funnel ingest INPUT` killed at three moments, then run again, leaves the store one
+    /// uninterrupted run leaves.
+    func assertKilledRunsResume(_ input: String, in dir: URL) throws {
+        let binary = try funnelBinary()
         let reference = dir.appendingPathComponent("reference.sqlite").path
         let start = Date()
-        let full = try runFunnel(["ingest", "--store", reference, "--format", "json", logs.path])
+        let full = try runFunnel(["ingest", "--store", reference, "--format", "json", input])
         let elapsed = Date().timeIntervalSince(start)
         XCTAssertEqual(full.status, 0, full.stderr)
         let summary = try jsonObject(full.stdout)
@@ -66,7 +84,7 @@ final class KillResumeTests: XCTestCase {
         for fraction in [0.15, 0.45, 0.75] {
             let p = Process()
             p.executableURL = binary
-            p.arguments = ["ingest", "--store", store, logs.path]
+            p.arguments = ["ingest", "--store", store, input]
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
             try p.run()
@@ -76,7 +94,7 @@ final class KillResumeTests: XCTestCase {
             if p.terminationReason == .uncaughtSignal { kills += 1 }
         }
         XCTAssertGreaterThan(kills, 0, "no run was killed mid-ingest (the reference run took \(elapsed) s)")
-        let resumed = try runFunnel(["ingest", "--store", store, "--format", "json", logs.path])
+        let resumed = try runFunnel(["ingest", "--store", store, "--format", "json", input])
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
         let got = try dump(store)
         XCTAssertEqual(got.count, expected.count)

@@ -123,16 +123,19 @@ package enum LineParser {
                 // A vendor line is mapped to its native line, which is decoded; a native line of
                 // a shape the input had is matched against it; any other is parsed.
                 var vendor = false
+                // Whether the decoder read this line (its scratch is this line's).
+                var decodedHere = false
                 var matched: ShapeTemplates.Match?
                 let decoded: Result<Envelope, Rejection>?
                 if info.isOversized {
                     decoded = nil
                 } else if var c = cutter.take() {
                     vendor = true
-                    decoded = VendorLine.decode(bytes, cutter: &c, decoder: &decoder)
+                    (decoded, decodedHere) = VendorLine.decode(bytes, cutter: &c, decoder: &decoder)
                     cutter = c
                 } else {
                     matched = keyer.match(bytes)
+                    decodedHere = matched == nil
                     decoded = matched.map { .success($0.envelope) } ?? decoder.envelope(bytes)
                 }
                 // The first event of a new day, once the sink is half full, starts a segment:
@@ -159,7 +162,7 @@ package enum LineParser {
                     if vendor, let native = cutter?.line { batch.bytes.append(contentsOf: native) }
                     let base = vendor ? decodedStart : lineStart
                     let scratchStart = batch.bytes.count
-                    if matched == nil, !decoder.scratch.isEmpty { batch.bytes.append(contentsOf: decoder.scratch) }
+                    if decodedHere, !decoder.scratch.isEmpty { batch.bytes.append(contentsOf: decoder.scratch) }
                     env.eventID = rebase(env.eventID, line: base, scratch: scratchStart)
                     env.name = rebase(env.name, line: base, scratch: scratchStart)
                     env.userID = rebase(env.userID, line: base, scratch: scratchStart)

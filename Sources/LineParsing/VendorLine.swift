@@ -9,11 +9,20 @@ enum VendorLine {
     /// The shape of a line kept verbatim (`LineKeys.shape`).
     static let verbatimShape: Int32 = -1
 
-    /// The envelope of the line's native line (`cutter.line`; refs into it and
-    /// `decoder.scratch`), or why the line is rejected, in the vendor's words.
+    /// The envelope of the line's native line (`cutter.line`; refs into it and, when
+    /// `decoded`, `decoder.scratch`), or why the line is rejected, in the vendor's words. A
+    /// line the cutter wrote without escapes in its envelope takes the cutter's ranges, as the
+    /// decoder would find them; any other is decoded.
     static func decode(_ line: UnsafeBufferPointer<UInt8>, cutter: inout SourceCutter,
-                       decoder: inout EventDecoder) -> Result<Envelope, Rejection> {
-        if let r = cutter.map(line) { return .failure(.vendor(code: r.code, text: r.text, offset: r.offset)) }
-        return cutter.line.withUnsafeBufferPointer { decoder.envelope($0) }
+                       decoder: inout EventDecoder) -> (Result<Envelope, Rejection>, decoded: Bool) {
+        if let r = cutter.map(line) { return (.failure(.vendor(code: r.code, text: r.text, offset: r.offset)), false) }
+        if let f = cutter.fields { return (.success(envelope(f)), false) }
+        return (cutter.line.withUnsafeBufferPointer { decoder.envelope($0) }, true)
+    }
+
+    static func envelope(_ f: SourceCutter.NativeFields) -> Envelope {
+        func ref(_ r: Range<Int>) -> StringRef { StringRef(start: Int32(r.lowerBound), end: Int32(r.upperBound), inScratch: false) }
+        return Envelope(eventID: ref(f.eventID), name: ref(f.name), userID: ref(f.userID), flow: ref(f.flow), step: f.step.map(ref),
+                        time: f.time, timeText: ref(f.timeText), properties: f.properties, context: f.context)
     }
 }

@@ -9,6 +9,22 @@ public struct SourceCutter: Sendable {
     public let mapping: SourceMapping
     /// The native line of the last line mapped.
     public private(set) var line: [UInt8] = []
+    /// Where the native line's values are, when the scan wrote it and no string of the
+    /// envelope holds an escape: what a decoder of `line` would find, without decoding it.
+    public private(set) var fields: NativeFields?
+
+    /// Byte ranges in `line`: strings between their quotes, objects whole.
+    public struct NativeFields: Sendable, Hashable {
+        public var eventID: Range<Int>
+        public var name: Range<Int>
+        public var userID: Range<Int>
+        public var flow: Range<Int>
+        public var step: Range<Int>?
+        public var timeText: Range<Int>
+        public var time: Timestamp
+        public var properties: Range<Int>?
+        public var context: Range<Int>?
+    }
 
     private let cut: SourceCut
     private let plan: Plan
@@ -45,7 +61,9 @@ public struct SourceCutter: Sendable {
 
     /// Maps one vendor line (without its newline); on success its native line is `line`.
     public mutating func map(_ b: UnsafeBufferPointer<UInt8>) -> SourceRejection? {
+        fields = nil
         if cutLine(b) { return nil }
+        fields = nil
         switch mapping.map(b) {
         case .failure(let r):
             return r
@@ -171,23 +189,39 @@ public struct SourceCutter: Sendable {
         out.removeAll(keepingCapacity: true)
         defer { line = out }
         out.append(0x7B)
-        let flagsAt = out.count
+        let contextAt = out.count
         guard writeContext(b, appVersion: appVersion, platform: platform, into: &out) else { return false }
-        if out.count > flagsAt { out.append(0x2C) }
+        // `"context":` is 10 bytes; the object follows it.
+        let context = out.count > contextAt ? (contextAt + 10)..<out.count : nil
+        if out.count > contextAt { out.append(0x2C) }
         Self.key("event", &out)
+        var escaped = false
+        let nameRange: Range<Int>
         switch name {
-        case .raw(let v): Self.raw(v, b, &out)
-        case .quoted(let q): out.append(contentsOf: q)
+        case .raw(let v): nameRange = Self.raw(v, b, &out); escaped = escaped || v.escaped
+        case .quoted(let q): nameRange = Self.quoted(q, &out, escaped: &escaped)
         }
-        out.append(0x2C); Self.key("event_id", &out); Self.raw(id, b, &out)
+        out.append(0x2C); Self.key("event_id", &out)
+        let idRange = Self.raw(id, b, &out)
         out.append(0x2C); Self.key("flow", &out)
-        if let flow { Self.raw(flow, b, &out) } else { out.append(contentsOf: plan.defaultFlow ?? []) }
+        let flowRange = flow.map { Self.raw($0, b, &out) } ?? Self.quoted(plan.defaultFlow ?? [], &out, escaped: &escaped)
+        let propertiesAt = out.count
         guard writeProperties(b, into: &out) else { return false }
-        if let step { out.append(0x2C); Self.key("step", &out); Self.raw(step, b, &out) }
+        // `,"properties":` is 14 bytes; the object follows it.
+        let properties = out.count > propertiesAt ? (propertiesAt + 14)..<out.count : nil
+        var stepRange: Range<Int>?
+        if let step { out.append(0x2C); Self.key("step", &out); stepRange = Self.raw(step, b, &out) }
         out.append(0x2C); Self.key("ts", &out)
-        guard writeTime(b, into: &out) else { return false }
-        out.append(0x2C); Self.key("user_id", &out); Self.raw(user, b, &out)
+        guard let (time, timeText) = writeTime(b, into: &out) else { return false }
+        out.append(0x2C); Self.key("user_id", &out)
+        let userRange = Self.raw(user, b, &out)
         out.append(0x7D)
+        escaped = escaped || id.escaped || user.escaped || (flow?.escaped ?? false) || (step?.escaped ?? false)
+        if !escaped {
+            fields = NativeFields(eventID: idRange, name: nameRange, userID: userRange, flow: flowRange, step: stepRange,
+                                  timeText: timeText, time: time,
+                                  properties: properties, context: context)
+        }
         return true
     }
 
@@ -295,32 +329,35 @@ public struct SourceCutter: Sendable {
         return true
     }
 
-    /// The time as the native line's `ts`, checked as `SourceDefinition.TimeFormat.time` does.
-    private func writeTime(_ b: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> Bool {
-        guard let t = first(plan.ts) else { return false }
+    /// The time as the native line's `ts`, checked as `SourceDefinition.TimeFormat.time` does:
+    /// the time, and where its text went (between the quotes).
+    private func writeTime(_ b: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> (Timestamp, Range<Int>)? {
+        guard let t = first(plan.ts) else { return nil }
         let text = UnsafeBufferPointer(rebasing: b[t.start..<t.end])
+        out.append(0x22)
+        let start = out.count
+        let time: Timestamp
         switch plan.timeFormat {
         case .iso8601:
-            guard t.isString, !t.escaped, text.count > 10, Timestamp.parse(bytes: text) != nil else { return false }
-            out.append(0x22); out.append(contentsOf: text); out.append(0x22)
+            guard t.isString, !t.escaped, text.count > 10, let parsed = Timestamp.parse(bytes: text) else { return nil }
+            out.append(contentsOf: text)
+            time = parsed
         case .sqlUTC:
             guard t.isString, !t.escaped, text.count >= 19, text[10] == 0x20,
-                  text[19...].allSatisfy({ $0 == 0x2E || (0x30...0x39).contains($0) }) else { return false }
-            out.append(0x22)
-            let start = out.count
+                  text[19...].allSatisfy({ $0 == 0x2E || (0x30...0x39).contains($0) }) else { return nil }
             out.append(contentsOf: text)
             out.append(0x5A)
-            let parsed = out.withUnsafeBufferPointer { Timestamp.parse(bytes: UnsafeBufferPointer(rebasing: $0[start...])) }
-            guard parsed != nil else { return false }
-            out.append(0x22)
+            guard let parsed = out.withUnsafeBufferPointer({ Timestamp.parse(bytes: UnsafeBufferPointer(rebasing: $0[start...])) }) else { return nil }
+            time = parsed
         case .unix:
             guard t.kind == 0x2D || (0x30...0x39).contains(t.kind),
-                  let time = SourceDefinition.TimeFormat.unixTime(bytes: text) else { return false }
-            out.append(0x22)
-            time.appendRFC3339(into: &out)
-            out.append(0x22)
+                  let parsed = SourceDefinition.TimeFormat.unixTime(bytes: text) else { return nil }
+            parsed.appendRFC3339(into: &out)
+            time = parsed
         }
-        return true
+        let end = out.count
+        out.append(0x22)
+        return (time, start..<end)
     }
 
     private static func key(_ name: StaticString, _ out: inout [UInt8]) {
@@ -329,11 +366,24 @@ public struct SourceCutter: Sendable {
         out.append(contentsOf: [0x22, 0x3A])
     }
 
-    /// A string value as written, quotes around its content.
-    private static func raw(_ v: Value, _ b: UnsafeBufferPointer<UInt8>, _ out: inout [UInt8]) {
+    /// A string value as written, quotes around its content; returns where the content went.
+    @discardableResult
+    private static func raw(_ v: Value, _ b: UnsafeBufferPointer<UInt8>, _ out: inout [UInt8]) -> Range<Int> {
         out.append(0x22)
+        let start = out.count
         out.append(contentsOf: UnsafeBufferPointer(rebasing: b[v.start..<v.end]))
+        let end = out.count
         out.append(0x22)
+        return start..<end
+    }
+
+    /// A quoted string (quotes included); returns where its content went, and notes whether
+    /// it holds an escape.
+    private static func quoted(_ q: [UInt8], _ out: inout [UInt8], escaped: inout Bool) -> Range<Int> {
+        let start = out.count + 1
+        out.append(contentsOf: q)
+        if q.contains(0x5C) { escaped = true }
+        return start..<max(start, out.count - 1)
     }
 
     /// Whether the key at `r` starts with `prefix`, as `String.hasPrefix` says; nil when bytes

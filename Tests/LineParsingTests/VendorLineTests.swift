@@ -61,4 +61,39 @@ final class VendorLineTests: XCTestCase {
         XCTAssertEqual(lines[2].event?.name, "$pageview")
         XCTAssertEqual(lines[2].event?.flow, "glp1")
     }
+
+    /// The envelope taken from the cutter's ranges is the one `EventDecoder` finds in the
+    /// native line, for every line of every vendor sample and the native samples written as
+    /// each preset (offsets, flags, step views, Unix and UTC times); a line with an escape in
+    /// its envelope is decoded.
+    func testTheCuttersEnvelopeIsTheDecodersForEveryPresetLine() throws {
+        var native: [[UInt8]] = []
+        for flow in ["glp1", "shieldai"] {
+            let folder = sampleData.appendingPathComponent(flow)
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() {
+                let reader = LineReader(stream: try ByteStream(path: folder.appendingPathComponent(name).path))
+                try reader.forEachLine { _, bytes in native.append(Array(bytes)) }
+            }
+        }
+        let events = try native.map { try EventDecoder.decode(bytes: $0).get() }
+        XCTAssertGreaterThan(events.count, 18_000)
+        for name in ["posthog", "segment", "rudderstack", "amplitude", "mixpanel"] {
+            let source = try XCTUnwrap(SourcePresets.named(name))
+            let writer = SourceWriter(source)
+            var cutter = SourceCutter(SourceMapping(source))
+            var decoder = EventDecoder()
+            var direct = 0
+            var lines = try events.map { try writer.line(for: $0) }
+            lines.append(Array(#"{"uuid":"e\"1","event":"x","distinct_id":"u","timestamp":"2026-10-01T10:00:00Z","properties":{"flow":"f"}}"#.utf8))
+            for line in lines {
+                let (got, decoded) = line.withUnsafeBufferPointer { VendorLine.decode($0, cutter: &cutter, decoder: &decoder) }
+                var reference = EventDecoder()
+                let want = cutter.line.withUnsafeBufferPointer { reference.envelope($0) }
+                if case .failure = got { continue }
+                XCTAssertEqual(got, want, "\(name): \(String(decoding: line, as: UTF8.self))")
+                if !decoded { direct += 1 }
+            }
+            XCTAssertEqual(direct, events.count, "\(name): every plain line takes the cutter's ranges")
+        }
+    }
 }

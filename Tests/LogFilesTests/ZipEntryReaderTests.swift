@@ -10,9 +10,7 @@ final class ZipEntryReaderTests: XCTestCase {
     let folder = Scratch.directory("funnel-zip-entry")
 
     func write(_ bytes: [UInt8], _ name: String) throws -> String {
-        let path = folder.appendingPathComponent(name).path
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return path
+        try Scratch.file(bytes, named: name, in: folder)
     }
 
     /// Every byte `stream` gives, and the fault that ended it.

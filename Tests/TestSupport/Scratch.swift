@@ -20,6 +20,13 @@ public enum Scratch {
         return root
     }()
 
+    /// Writes `bytes` to the file `name` in `folder`; returns its path.
+    public static func file(_ bytes: [UInt8], named name: String, in folder: URL) throws -> String {
+        let path = folder.appendingPathComponent(name).path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
     /// A new empty folder under `root`, named `prefix-UUID`.
     public static func directory(_ prefix: String) -> URL {
         let dir = root.appendingPathComponent("\(prefix)-\(UUID().uuidString)")

@@ -58,8 +58,7 @@ struct SourceCut: Sendable {
     /// The index among `node`'s keys of the key whose bytes are `r`, or -1.
     func find(_ r: Range<Int>, node: Int, in b: UnsafeBufferPointer<UInt8>) -> Int {
         let count = nodes[node].keys.count
-        for k in 0..<count where nodes[node].keys[k].count == r.count
-            && SourceCutter.equal(nodes[node].keys[k], r, b) { return k }
+        for k in 0..<count where SourceCutter.equal(nodes[node].keys[k], r, b) { return k }
         return -1
     }
 

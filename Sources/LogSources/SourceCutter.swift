@@ -144,7 +144,9 @@ public struct SourceCutter: Sendable {
         }
     }
 
+    /// Whether the bytes at `r` are `key`'s.
     static func equal(_ key: [UInt8], _ r: Range<Int>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard key.count == r.count else { return false }
         var i = r.lowerBound
         for c in key {
             if b[i] != c { return false }
@@ -234,7 +236,7 @@ public struct SourceCutter: Sendable {
     private func naming(_ b: UnsafeBufferPointer<UInt8>, step: inout Value?) -> Name? {
         if let view = plan.stepView, let v = present(view.match), v.isString {
             guard !v.escaped else { return nil }
-            if v.end - v.start != view.equals.count || !Self.equal(view.equals, v.start..<v.end, b) {
+            if !Self.equal(view.equals, v.start..<v.end, b) {
                 if Self.isWide(v.start..<v.end, b) { return nil }
             } else {
                 return viewed(view, &step)
@@ -242,13 +244,13 @@ public struct SourceCutter: Sendable {
         }
         if let types = plan.eventTypes {
             guard let t = present(types.slot), t.isString, !t.escaped else { return nil }
-            if !types.carryEvent.contains(where: { $0.count == t.end - t.start && Self.equal($0, t.start..<t.end, b) }) {
+            if !types.carryEvent.contains(where: { Self.equal($0, t.start..<t.end, b) }) {
                 return Self.isWide(t.start..<t.end, b) ? nil : .raw(t)
             }
         }
         var vendor: Value?
         guard string(plan.event, &vendor), let vendor, !vendor.escaped else { return nil }
-        for (name, native) in plan.events where name.count == vendor.end - vendor.start && Self.equal(name, vendor.start..<vendor.end, b) {
+        for (name, native) in plan.events where Self.equal(name, vendor.start..<vendor.end, b) {
             return .quoted(native)
         }
         return Self.isWide(vendor.start..<vendor.end, b) ? nil : .raw(vendor)
@@ -314,7 +316,7 @@ public struct SourceCutter: Sendable {
         out.append(0x7B)
         let open = out.count
         for m in members[list] {
-            if plan.consumed.contains(where: { $0.count == m.key.count && Self.equal($0, m.key, b) }) { continue }
+            if plan.consumed.contains(where: { Self.equal($0, m.key, b) }) { continue }
             if let prefix = plan.propertiesPrefix[slot] {
                 guard let flag = Self.hasPrefix(prefix, m.key, b) else { return false }
                 if flag { continue }

@@ -36,6 +36,8 @@ public final class EventStore: Sendable {
         var config = Configuration()
         config.readonly = access != .readWrite
         config.busyMode = .timeout(30)
+        // Ingest leaves its write transaction open between small inputs (`Ingestor.InputGroup`).
+        config.allowsUnsafeTransactions = true
         config.prepareDatabase { db in
             // WAL + NORMAL: a killed process never loses a committed transaction.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")

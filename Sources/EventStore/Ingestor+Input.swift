@@ -35,31 +35,49 @@ extension Ingestor: IngestBackend {
 
     package func finish(_ summary: IngestSummary) throws { try observer?.finish(summary, store: store) }
 
-    /// Ingests one input: in one transaction, or (when its events outgrow what the observer
-    /// holds) in one per segment, its ledger row saying after which line an ingest that
-    /// stopped in between goes on. An input already in the ledger is skipped, or resumed
-    /// when it was left unfinished.
+    /// Commits the inputs of the open group, if any.
+    package func flush() throws {
+        try store.writer.writeWithoutTransaction { db in
+            do {
+                try group.commit(db, observer: observer, store: store)
+            } catch {
+                rollbackGroup(db)
+                throw error
+            }
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
+        }
+    }
+
+    /// Ingests one input: in one transaction, shared with the small inputs before and after
+    /// it until they reach `Limits.groupBytes` (`InputGroup`), or (when its events outgrow
+    /// what the observer holds) in one per segment, its ledger row saying after which line an
+    /// ingest that stopped in between goes on. An input already in the ledger is skipped, or
+    /// resumed when it was left unfinished. A store error rolls back the open group.
     package func ingest(_ input: InputPlan, drive: (_ skipLines: Int, _ writer: InputSession) throws -> InputRead) throws -> InputOutcome {
         let startedAt = options.now()
         let label = input.label, content = input.content
         let observer = self.observer
         let logger = self.logger
         let now = options.now
+        let group = self.group
 
         let cachePages = -limits.cacheMiB * 1024
         let heldIDs = max(1, limits.heldIDs)
         let filterBlocks = limits.idFilterBytes / 64
         return try store.writer.writeWithoutTransaction { db -> InputOutcome in
-            // The page cache: the writer mostly appends, so a small one serves.
-            try db.execute(sql: "PRAGMA cache_size = \(cachePages)")
-            // No foreign key checks while the log is written: this writer interns every atom
-            // and its input row before any line names them, and the checks cost three lookups
-            // a row and make each multi-row INSERT keep a statement journal (as does the other
-            // cause, removed by `OR FAIL`); any error still rolls the whole input back. Set
-            // outside the transaction: SQLite ignores it inside one.
-            try db.execute(sql: "PRAGMA foreign_keys = OFF")
-            defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
-            try db.beginTransaction(.immediate)
+            if !db.isInsideTransaction {
+                // The page cache: the writer mostly appends, so a small one serves.
+                try db.execute(sql: "PRAGMA cache_size = \(cachePages)")
+                // No foreign key checks while the log is written: this writer interns every atom
+                // and its input row before any line names them, and the checks cost three lookups
+                // a row and make each multi-row INSERT keep a statement journal (as does the other
+                // cause, removed by `OR FAIL`); any error still rolls the whole group back. Set
+                // outside the transaction: SQLite ignores it inside one.
+                try db.execute(sql: "PRAGMA foreign_keys = OFF")
+                try db.beginTransaction(.immediate)
+            }
+            // Back on once the transaction is over (ignored while the group stays open).
+            defer { if !db.isInsideTransaction { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
             do {
                 var resume: Resume?
                 if let row = try Row.fetchOne(db, sql: """
@@ -68,14 +86,16 @@ extension Ingestor: IngestBackend {
                     FROM inputs WHERE sha256 = ?
                     """, arguments: [content.sha256]) {
                     guard let line: Int = row[3] else {
-                        try db.rollback()
+                        // The group goes on with the next input; alone, the transaction ends.
+                        if group.isEmpty { try db.rollback() }
                         return .skipped(.init(path: label, sha256: content.sha256, previousPath: row[1],
                                               previousOutcome: LedgerEntry.Outcome(rawValue: row[2]) ?? .partial))
                     }
                     // An unfinished input goes on only as it was begun: through the same source.
                     let begun = (row[10] as String?).map { InputSourceRecord(definitionJSON: $0, defaultFlow: row[11]) }
                     if begun != input.source {
-                        try db.rollback()
+                        // The inputs before it in the group are whole: they stay.
+                        try group.commit(db, observer: observer, store: store)
                         throw StoreError(doing: "resuming \(label) after line \(line)",
                                          reason: Self.sourceMismatch(begun: begun, now: input.source))
                     }
@@ -99,23 +119,34 @@ extension Ingestor: IngestBackend {
                                     filter: try takeIDFilter(room: max(Tuning.filterRoomIDs, Int(content.size / Tuning.filterRoomBytesPerID)),
                                                              maxBlocks: filterBlocks, in: db),
                                     heldIDs: heldIDs, observed: observer != nil, resume: resume),
-                    db: db, store: store, observer: observer, now: now)
+                    db: db, store: store, observer: observer, group: group, now: now)
                 let read = try drive(resume?.counts.lines ?? 0, session)
                 try session.writer.finish(read, isLast: input.isLast, finishedAt: now(), logger: logger)
                 idFilter = session.writer.handOnFilter()
+                // Whether this input's commit is the transaction's: if not, the observer does
+                // its work now, in the transaction, rather than after a commit that is not yet.
+                let commits = input.isLast || group.closes(adding: content.size, limit: limits.groupBytes)
                 let committed = session.eventSink.map {
                     CommittedInput(seqs: session.writer.rows.seqs, accepted: session.writer.accepted, newUsers: session.writer.newUsers,
-                                   events: $0, more: !input.isLast)
+                                   events: $0, more: commits && !input.isLast)
                 }
                 if let observer, let committed { try observer.willCommit(committed, in: db) }
-                try db.commit()
-                if let observer, let committed { observer.didCommit(committed, store: store) }
+                group.add(content.size, committed: committed)
+                if commits { try group.commit(db, observer: observer, store: store) }
                 return .read(read.result)
             } catch {
-                if db.isInsideTransaction { try? db.rollback() }
+                rollbackGroup(db)
                 throw error
             }
         }
+    }
+
+    /// Rolls back the open group; the id filter kept from its inputs may hold their ids, and
+    /// is loaded anew.
+    func rollbackGroup(_ db: Database) {
+        group.rollback(db)
+        idFilter = nil
+        idFilterVersion = -1
     }
 }
 

@@ -6,21 +6,24 @@ import GRDB
 extension Ingestor {
     /// One input's writer inside its transaction, as the ingest driver drives it: each
     /// decided chunk (one batch) written, the observer given its turn between chunks, and a
-    /// segment committed when the events outgrow what the observer holds.
+    /// segment committed (with the inputs before it in the group) when the events outgrow
+    /// what the observer holds.
     package final class InputSession: InputWriting {
         var writer: InputWriter
         let db: Database
         let store: EventStore
         let observer: (any IngestObserver<Database, EventStore>)?
+        let group: InputGroup
         let now: @Sendable () -> Timestamp
         package var eventSink: (any ParsedEventSink)?
 
         init(_ writer: InputWriter, db: Database, store: EventStore, observer: (any IngestObserver<Database, EventStore>)?,
-             now: @escaping @Sendable () -> Timestamp) {
+             group: InputGroup, now: @escaping @Sendable () -> Timestamp) {
             self.writer = writer
             self.db = db
             self.store = store
             self.observer = observer
+            self.group = group
             self.now = now
         }
 
@@ -49,8 +52,9 @@ extension Ingestor {
             let input = CommittedInput(seqs: part.seqs, accepted: part.accepted, newUsers: part.newUsers, events: segment.ended,
                                        more: true)
             try observer?.willCommit(input, in: db)
-            try db.commit()
-            observer?.didCommit(input, store: store)
+            // The inputs before it in the group commit with the segment, and are told first.
+            group.add(0, committed: input)
+            try group.commit(db, observer: observer, store: store)
             try db.beginTransaction(.immediate)
             eventSink = segment.next
         }

@@ -13,6 +13,10 @@ extension Ingestor {
         /// share grows with the store, and each costs a lookup in every run of the index.
         /// Copies are caught either way.
         public var idFilterBytes = Tuning.idFilterBytes
+        /// Input bytes (as read: compressed for gzip) that small inputs commit together, at
+        /// least: an input that brings its group to this many commits the group. 0: each input
+        /// commits on its own.
+        public var groupBytes = Tuning.groupCommitBytes
 
         public init() {}
     }

@@ -5,9 +5,10 @@ import StoreCore
 import GRDB
 import Logging
 
-/// Reads inputs into an `EventStore`. Each input commits in one write transaction: its
-/// events, duplicates, conflicts, quarantined lines and its ledger row, or nothing. An input
-/// whose content (SHA-256) is already in the ledger is skipped.
+/// Reads inputs into an `EventStore`. Each input commits in one write transaction (small
+/// consecutive ones in one together, `InputGroup`): its events, duplicates, conflicts,
+/// quarantined lines and its ledger row, or nothing. An input whose content (SHA-256) is
+/// already in the ledger is skipped.
 public final class Ingestor {
     public let store: EventStore
     public let options: IngestOptions
@@ -18,6 +19,8 @@ public final class Ingestor {
     /// connection writes the store (`PRAGMA data_version` tells).
     var idFilter: IDFilter?
     var idFilterVersion: Int64 = -1
+    /// The inputs written into the transaction still open.
+    let group = InputGroup()
 
     public init(store: EventStore, options: IngestOptions = IngestOptions(), observer: (any IngestObserver<Database, EventStore>)? = nil,
                 limits: Limits = Limits()) {

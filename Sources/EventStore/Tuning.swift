@@ -13,6 +13,11 @@ enum Tuning {
     static let heldRunSeqs = 1 << 18
     /// SQLite page cache of the writing connection (MiB, `Ingestor.Limits.cacheMiB`).
     static let writerCacheMiB = 24
+    /// Input bytes (as read) consecutive inputs commit together in one transaction, each
+    /// with its own ledger row (`Ingestor.Limits.groupBytes`): a commit writes every journey
+    /// and index page it dirtied, and an hourly file dirties about as many as a daily one.
+    /// A daily file (several MiB) still commits alone.
+    static let groupCommitBytes: Int64 = 4 << 20
     /// Events a migration reads and rewrites at a time.
     static let migrationChunk = 65_536
 

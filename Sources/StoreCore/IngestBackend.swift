@@ -68,7 +68,8 @@ package struct InputRead {
 }
 
 /// What the one ingest driver (`IngestDriver`) asks of a store: the ledger, a writer per
-/// input, the commit, and a sink for what it derives from the events.
+/// input, the commit (of one input, or of several small ones at `flush` or when the store
+/// sees fit), and a sink for what it derives from the events.
 package protocol IngestBackend: AnyObject {
     associatedtype Writer: InputWriting
     /// A new sink for one input's decoded events; nil when the store keeps nothing derived.
@@ -78,6 +79,10 @@ package protocol IngestBackend: AnyObject {
     /// the store's writer from the line after `skipLines` and says what it read; then the
     /// store commits what the writer wrote, with the input's ledger row.
     func ingest(_ input: InputPlan, drive: (_ skipLines: Int, _ writer: Writer) throws -> InputRead) throws -> InputOutcome
+    /// Commits the inputs `ingest` returned but left uncommitted (a store may commit several
+    /// small ones together; each is then in its ledger, or none is, after a kill). The driver
+    /// calls it after the last input, before `finish`, and before it waits on standard input.
+    func flush() throws
     /// After the last input, with what the run did.
     func finish(_ summary: IngestSummary) throws
 }

@@ -42,6 +42,8 @@ package struct IngestDriver<Backend: IngestBackend> {
                     prefetched = a.run
                     ahead = nil
                 } else {
+                    // Inputs held uncommitted are not held while standard input is waited on.
+                    if input.isStandardInput { try backend.flush() }
                     // An input not read ahead (the first) starts parsing before it is hashed, so
                     // the hash of a large file runs beside its parse, not before it.
                     if options.parallel, !input.isStandardInput { prefetched = startParse(input, skipLines: 0) }
@@ -83,6 +85,7 @@ package struct IngestDriver<Backend: IngestBackend> {
             }
         }
         summary.unplannedBy = IngestSummary.sortedUnplanned(unplanned)
+        try backend.flush()
         try backend.finish(summary)
         summary.elapsedSeconds = Double(DispatchTime.now().uptimeNanoseconds - clockStart) / 1e9
         return summary

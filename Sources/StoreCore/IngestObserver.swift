@@ -24,7 +24,8 @@ public protocol IngestObserver<Transaction, Store>: AnyObject {
     /// `willCommit` or `finish` writes it), provided the store records what is left undone,
     /// so that a run killed in between is completed by the next one.
     func willCommit(_ input: CommittedInput, in transaction: Transaction) throws
-    /// Called after the input (or segment) committed (not for a skipped input).
+    /// Called after the input (or segment) committed (not for a skipped input); a store that
+    /// commits several inputs together calls it for each, in order, after that commit.
     func didCommit(_ input: CommittedInput, store: Store)
     /// Called once after the last input of an ingest, outside any transaction: the place to
     /// write work left for later.
@@ -50,7 +51,9 @@ public struct CommittedInput: Sendable {
     public var newUsers: Set<String>?
     /// The sink `IngestObserver.makeEventSink` gave for this input, holding its parsed events.
     public var events: any ParsedEventSink
-    /// Whether another input of the same ingest follows.
+    /// Whether the observer may leave its work for after the commit: another input of the
+    /// same ingest follows, and the store commits right after `willCommit` (false for an
+    /// input that shares its transaction with the inputs after it: its work is done in it).
     public var more: Bool
 
     package init(seqs: Range<Int64>, accepted: AcceptedLines, newUsers: Set<String>?, events: any ParsedEventSink, more: Bool) {

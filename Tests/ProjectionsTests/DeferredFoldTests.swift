@@ -20,10 +20,15 @@ final class DeferredFoldTests: DayFilesTestCase {
         try EventStore(path: dir.appendingPathComponent(name).path, migrations: ProjectionStore.migrations)
     }
 
-    func ingest(_ files: [String], into store: EventStore, observer: (any IngestObserver<Database, EventStore>)? = nil) throws -> IngestSummary {
+    /// Ingests `files`, each committed on its own unless `groupBytes` says otherwise (the
+    /// deferred fold runs between commits).
+    func ingest(_ files: [String], into store: EventStore, observer: (any IngestObserver<Database, EventStore>)? = nil,
+                groupBytes: Int64 = 0) throws -> IngestSummary {
         let definition = try glp1
+        var limits = Ingestor.Limits()
+        limits.groupBytes = groupBytes
         let ingestor = Ingestor(store: store, options: IngestOptions(flows: [definition]),
-                                observer: observer ?? ProjectionUpdater(definitions: [definition]))
+                                observer: observer ?? ProjectionUpdater(definitions: [definition]), limits: limits)
         return try ingestor.ingest(files.map { InputSource(path: $0) })
     }
 

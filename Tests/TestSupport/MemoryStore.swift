@@ -46,6 +46,8 @@ extension MemoryStore: IngestBackend {
     package func makeEventSink() -> (any ParsedEventSink)? { nil }
 
     package func finish(_ summary: IngestSummary) throws {}
+    /// Nothing held: each input is in the log once `ingest` returns.
+    package func flush() throws {}
 
     /// An input whose content the ledger holds is skipped; else its decided lines are written
     /// into a copy of the log, which replaces the log once the input is read: the commit.

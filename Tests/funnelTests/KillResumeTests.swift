@@ -6,13 +6,14 @@ import TestSupport
 /// Kills `funnel ingest` with SIGKILL in the middle of a run, runs it again, and checks that
 /// the store is exactly what one uninterrupted run leaves.
 final class KillResumeTests: XCTestCase {
-    /// 4 files × 50,000 lines with re-sent copies, conflicts and broken lines.
-    func makeLogs(in dir: URL) throws {
-        for file in 0..<4 {
+    /// `files` files × `lines` lines (200,000 in all) with re-sent copies, conflicts and
+    /// broken lines.
+    func makeLogs(in dir: URL, files: Int = 4, lines: Int = 50_000) throws {
+        for file in 0..<files {
             var text = ""
-            text.reserveCapacity(12_000_000)
-            for i in 0..<50_000 {
-                let n = file * 50_000 + i
+            text.reserveCapacity(lines * 240)
+            for i in 0..<lines {
+                let n = file * lines + i
                 if i % 1_000 == 999 { text += "{\"event_id\": broken \(n)\n"; continue }
                 let id = (i % 250 == 7 && n > 300) ? n - 300 : n        // re-sent (or conflicting) copies
                 let user = id % 4_000
@@ -20,7 +21,7 @@ final class KillResumeTests: XCTestCase {
                 let props = i % 500 == 7 ? "{\"v\":\(n)}" : "{\"v\":\(id)}"
                 text += "{\"event_id\":\"k-\(id)\",\"event\":\"onboarding.step_viewed\",\"user_id\":\"u-\(user)\",\"ts\":\"2026-10-0\(1 + id % 9)T\(10 + id % 12):\(10 + id % 50):00.\(100 + id % 900)Z\",\"flow\":\"glp1\",\"step\":\"\(step)\",\"properties\":\(props),\"context\":{\"app_version\":\"3.3.0\",\"platform\":\"ios\",\"flags\":{\"trackingStyleQuestion\":true}}}\n"
             }
-            try text.write(to: dir.appendingPathComponent("day-\(file).ndjson"), atomically: true, encoding: .utf8)
+            try text.write(to: dir.appendingPathComponent(String(format: "hour-%03d.ndjson", file)), atomically: true, encoding: .utf8)
         }
     }
 
@@ -51,6 +52,18 @@ final class KillResumeTests: XCTestCase {
         try assertKilledRunsResume(logs.path, in: dir)
     }
 
+    /// 200 small files (about 300 KB each), which commit several to a transaction: a kill
+    /// inside a group loses the group's inputs whole, and the next run reads them again.
+    func testKilledIngestOfManySmallInputsResumesToTheSameStore() throws {
+        let dir = tempDir()
+        let logs = dir.appendingPathComponent("logs")
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        try makeLogs(in: logs, files: 200, lines: 1_000)
+        let ledgers = try assertKilledRunsResume(logs.path, in: dir)
+        // A kill left some inputs in and others out (a group is open nearly all the run).
+        XCTAssertTrue(ledgers.contains { $0 > 0 && $0 < 200 }, "ledger rows after each kill: \(ledgers)")
+    }
+
     /// The same logs as entries of a zip archive (deflate): an entry an ingest left
     /// unfinished goes on after its last committed line.
     func testKilledIngestOfAZipResumesToTheSameStore() throws {
@@ -64,8 +77,9 @@ final class KillResumeTests: XCTestCase {
     }
 
     /// `funnel ingest INPUT` killed at three moments, then run again, leaves the store one
-    /// uninterrupted run leaves.
-    func assertKilledRunsResume(_ input: String, in dir: URL) throws {
+    /// uninterrupted run leaves. Returns the complete inputs in the ledger after each kill.
+    @discardableResult
+    func assertKilledRunsResume(_ input: String, in dir: URL) throws -> [Int] {
         let binary = try funnelBinary()
         let reference = dir.appendingPathComponent("reference.sqlite").path
         let start = Date()
@@ -81,6 +95,7 @@ final class KillResumeTests: XCTestCase {
 
         let store = dir.appendingPathComponent("killed.sqlite").path
         var kills = 0
+        var ledgers: [Int] = []
         for fraction in [0.15, 0.45, 0.75] {
             let p = Process()
             p.executableURL = binary
@@ -92,6 +107,9 @@ final class KillResumeTests: XCTestCase {
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
             if p.terminationReason == .uncaughtSignal { kills += 1 }
+            ledgers.append(!FileManager.default.fileExists(atPath: store) ? 0 : try DatabaseQueue(path: store).read { db in
+                try db.tableExists("inputs") ? Int.fetchOne(db, sql: "SELECT count(*) FROM inputs WHERE outcome = 'complete'") ?? 0 : 0
+            })
         }
         XCTAssertGreaterThan(kills, 0, "no run was killed mid-ingest (the reference run took \(elapsed) s)")
         let resumed = try runFunnel(["ingest", "--store", store, "--format", "json", input])
@@ -99,5 +117,6 @@ final class KillResumeTests: XCTestCase {
         let got = try dump(store)
         XCTAssertEqual(got.count, expected.count)
         XCTAssertTrue(got == expected, "the resumed store differs from an uninterrupted run: first difference \(zip(got, expected).first { $0 != $1 }.map { "\($0.0.prefix(120)) vs \($0.1.prefix(120))" } ?? "in length")")
+        return ledgers
     }
 }

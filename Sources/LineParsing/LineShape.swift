@@ -31,6 +31,25 @@ package struct LineShape {
     /// Picks the cuts of a line at `lineStart..<lineEnd` of `b` and builds its skeleton.
     package mutating func shape(_ env: Envelope, lineStart: Int, lineEnd: Int, in b: UnsafeBufferPointer<UInt8>) {
         pickCuts(env, lineStart: lineStart, lineEnd: lineEnd)
+        buildSkeleton(lineStart: lineStart, lineEnd: lineEnd, in: b)
+    }
+
+    /// Takes `given` (in line order, within the line) as the cuts of the line at
+    /// `lineStart..<lineEnd` of `b` and builds its skeleton: a line that is not funnel's own
+    /// (a vendor's) is cut where its parser says.
+    package mutating func shape(cuts given: ArraySlice<Cut>, lineStart: Int, lineEnd: Int, in b: UnsafeBufferPointer<UInt8>) {
+        take(given)
+        buildSkeleton(lineStart: lineStart, lineEnd: lineEnd, in: b)
+    }
+
+    /// Takes `given` as the line's cuts without building its skeleton.
+    package mutating func take(_ given: ArraySlice<Cut>) {
+        cuts.removeAll(keepingCapacity: true)
+        cuts.append(contentsOf: given)
+    }
+
+    /// The skeleton of the line at `lineStart..<lineEnd` of `b` for the cuts picked.
+    private mutating func buildSkeleton(lineStart: Int, lineEnd: Int, in b: UnsafeBufferPointer<UInt8>) {
         skeleton.removeAll(keepingCapacity: true)
         var pos = lineStart
         for c in cuts {
@@ -59,22 +78,30 @@ package struct LineShape {
         if let p = env.properties, p.lowerBound >= lineStart, p.upperBound <= lineEnd {
             cuts.append(Cut(start: p.lowerBound, end: p.upperBound, field: .properties))
         }
-        // Line order (insertion sort: at most seven cuts).
-        if cuts.count > 1 {
-            for i in 1..<cuts.count {
-                var j = i
-                while j > 0 && cuts[j - 1].start > cuts[j].start {
-                    cuts.swapAt(j - 1, j)
-                    j -= 1
-                }
-            }
-        }
+        sortCuts()
         // Overlapping cuts cannot happen for distinct top-level fields; if they ever did,
         // keep the line whole.
         var previousEnd = lineStart
         for c in cuts {
             if c.start < previousEnd { cuts.removeAll(keepingCapacity: true); break }
             previousEnd = c.end
+        }
+    }
+
+    /// Puts the cuts in line order (insertion sort: at most seven cuts).
+    private mutating func sortCuts() {
+        Self.sort(&cuts[...])
+    }
+
+    /// Puts `cuts` in line order (insertion sort: a line has few).
+    package static func sort(_ cuts: inout ArraySlice<Cut>) {
+        guard cuts.count > 1 else { return }
+        for i in (cuts.startIndex + 1)..<cuts.endIndex {
+            var j = i
+            while j > cuts.startIndex && cuts[j - 1].start > cuts[j].start {
+                cuts.swapAt(j - 1, j)
+                j -= 1
+            }
         }
     }
 }

@@ -25,4 +25,34 @@ enum VendorLine {
         return Envelope(eventID: ref(f.eventID), name: ref(f.name), userID: ref(f.userID), flow: ref(f.flow), step: f.step.map(ref),
                         time: f.time, timeText: ref(f.timeText), properties: f.properties, context: f.context)
     }
+
+    /// Appends to `cuts` where the line at `lineStart` of its batch is cut for its shape:
+    /// the values its native line copies as written (the store gives them back from the
+    /// row's atoms), its time and id as written, and the rest no field reads as a value a
+    /// shape could hold (`SourceCutter.otherValues`), in line order. False, with nothing
+    /// appended, when two would overlap.
+    static func appendCuts(_ f: SourceCutter.VendorFields, others: [Range<Int>], lineStart: Int,
+                           to cuts: inout [LineShape.Cut]) -> Bool {
+        let first = cuts.count
+        func add(_ r: Range<Int>?, _ field: LineShape.Field) {
+            if let r { cuts.append(LineShape.Cut(start: lineStart + r.lowerBound, end: lineStart + r.upperBound, field: field)) }
+        }
+        add(f.eventID, .eventID)
+        add(f.name, .name)
+        add(f.userID, .user)
+        add(f.time, .ts)
+        add(f.flow, .flow)
+        add(f.step, .step)
+        for r in others { add(r, .properties) }
+        LineShape.sort(&cuts[first...])
+        var previousEnd = Int.min
+        for c in cuts[first...] {
+            if c.start < previousEnd {
+                cuts.removeSubrange(first...)
+                return false
+            }
+            previousEnd = c.end
+        }
+        return true
+    }
 }

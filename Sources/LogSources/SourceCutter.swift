@@ -267,13 +267,20 @@ public struct SourceCutter: Sendable {
         guard let t = first(plan.ts) else { return nil }
         var passed: Range<Int>?
         if case .raw(let v) = name { passed = v.start..<v.end }
-        for slots in [plan.eventID, plan.userID, plan.ts] {
-            for s in slots.drop(while: { !values[$0].present }).dropFirst() where values[s].present {
-                otherValues.append(values[s].start..<values[s].end)
-            }
-        }
+        addLaterChoices(plan.eventID)
+        addLaterChoices(plan.userID)
+        addLaterChoices(plan.ts)
         return VendorFields(eventID: id.start..<id.end, name: passed, userID: user.start..<user.end, flow: flow.map { $0.start..<$0.end },
                             step: step.map { $0.start..<$0.end }, time: t.start..<t.end)
+    }
+
+    /// The present values of `slots` after the first, to `otherValues`.
+    private mutating func addLaterChoices(_ slots: [Int]) {
+        var chosen = false
+        for s in slots where values[s].present {
+            if chosen { otherValues.append(values[s].start..<values[s].end) }
+            chosen = true
+        }
     }
 
     enum Name {

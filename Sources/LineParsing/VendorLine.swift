@@ -33,26 +33,7 @@ enum VendorLine {
     /// appended, when two would overlap.
     static func appendCuts(_ f: SourceCutter.VendorFields, others: [Range<Int>], lineStart: Int,
                            to cuts: inout [LineShape.Cut]) -> Bool {
-        let first = cuts.count
-        func add(_ r: Range<Int>?, _ field: LineShape.Field) {
-            if let r { cuts.append(LineShape.Cut(start: lineStart + r.lowerBound, end: lineStart + r.upperBound, field: field)) }
-        }
-        add(f.eventID, .eventID)
-        add(f.name, .name)
-        add(f.userID, .user)
-        add(f.time, .ts)
-        add(f.flow, .flow)
-        add(f.step, .step)
-        for r in others { add(r, .properties) }
-        LineShape.sort(&cuts[first...])
-        var previousEnd = Int.min
-        for c in cuts[first...] {
-            if c.start < previousEnd {
-                cuts.removeSubrange(first...)
-                return false
-            }
-            previousEnd = c.end
-        }
-        return true
+        LineShape.append(eventID: f.eventID, name: f.name, user: f.userID, ts: f.time, flow: f.flow, step: f.step,
+                         properties: nil, runs: others, offset: lineStart, to: &cuts)
     }
 }

@@ -25,13 +25,15 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CDeflate", path: "Sources/CDeflate", pkgConfig: "libdeflate",
                        providers: [.apt(["libdeflate-dev"])]),
+        .systemLibrary(name: "CIsal", path: "Sources/CIsal", pkgConfig: "libisal",
+                       providers: [.apt(["libisal-dev"])]),
         .systemLibrary(name: "CZstd", path: "Sources/CZstd", pkgConfig: "libzstd",
                        providers: [.apt(["libzstd-dev"])]),
         // glibc's allocator knobs (Linux) and SQLite's variadic sqlite3_config, which Swift cannot call.
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "FunnelModel", dependencies: ["Workers"]),
-        .target(name: "LogFiles", dependencies: ["FunnelModel", "CZlib", "CDeflate", "CZstd"], swiftSettings: hotPath),
+        .target(name: "LogFiles", dependencies: ["FunnelModel", "CZlib", "CDeflate", "CIsal", "CZstd"], swiftSettings: hotPath),
         .target(name: "Flows", dependencies: ["FunnelModel"]),
         // Vendor exports (PostHog, Segment, …) read through source definitions: data, like flows.
         .target(name: "LogSources", dependencies: ["FunnelModel"]),

@@ -35,10 +35,11 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CZlib", path: "Library/CZlib", pkgConfig: "zlib"),
         .systemLibrary(name: "CDeflate", path: "Library/CDeflate", pkgConfig: "libdeflate"),
+        .systemLibrary(name: "CIsal", path: "Library/CIsal", pkgConfig: "libisal"),
         .systemLibrary(name: "CZstd", path: "Library/CZstd", pkgConfig: "libzstd"),
         .systemLibrary(name: "CMalloc", path: "Library/CMalloc"),
         .target(name: "FunnelModel", dependencies: ["Workers"], path: "Library/FunnelModel", swiftSettings: instrumented),
-        .target(name: "LogFiles", dependencies: ["FunnelModel", "CZlib", "CDeflate", "CZstd"], path: "Library/LogFiles",
+        .target(name: "LogFiles", dependencies: ["FunnelModel", "CZlib", "CDeflate", "CIsal", "CZstd"], path: "Library/LogFiles",
                 swiftSettings: instrumented),
         .target(name: "Flows", dependencies: ["FunnelModel"], path: "Library/Flows", swiftSettings: instrumented),
         .target(name: "Workers", path: "Library/Workers", swiftSettings: instrumented),

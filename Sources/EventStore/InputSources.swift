@@ -51,15 +51,15 @@ final class InputSources {
     private func hasSource(input: Int64) throws -> Bool {
         if cutters[input] != nil { return true }
         if native.contains(input) { return false }
-        let row = try Row.fetchOne(db, sql: "SELECT source, source_flow FROM inputs WHERE id = ?", arguments: [input])
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT source, source_flow FROM inputs WHERE id = ?"), arguments: [input])
         guard let json: String = row?[0] else {
             native.insert(input)
             return false
         }
-        guard let m = InputSourceRecord(definitionJSON: json, defaultFlow: row?[1]).mapping else {
+        guard let cutter = InputSourceRecord(definitionJSON: json, defaultFlow: row?[1]).cutter else {
             throw StoreError(doing: "reading input \(input)", reason: "its recorded source definition does not read", kind: .corrupt)
         }
-        cutters[input] = SourceCutter(m)
+        cutters[input] = cutter
         return true
     }
 }

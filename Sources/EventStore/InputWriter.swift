@@ -96,7 +96,7 @@ struct InputWriter {
 
     /// Writes every line of `chunk` as decided, then the rows still held.
     mutating func write(_ chunk: DecidedChunk) throws {
-        try chunk.forEachLine { line, b, verdict in try write(line, verdict, in: b) }
+        try chunk.forEachLine { line, b, verdict, cuts in try write(line, verdict, in: b, cuts: cuts) }
         try flushRows()
     }
 
@@ -110,7 +110,8 @@ struct InputWriter {
         }
     }
 
-    private mutating func write(_ line: ParsedLine, _ verdict: LineVerdict, in b: UnsafeBufferPointer<UInt8>) throws {
+    private mutating func write(_ line: ParsedLine, _ verdict: LineVerdict, in b: UnsafeBufferPointer<UInt8>,
+                                cuts: [LineShape.Cut]) throws {
         let bytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
         guard let env = line.envelope else {
             try quarantine(line, bytes)
@@ -118,7 +119,8 @@ struct InputWriter {
         }
         let atom = try keyAtoms(of: line, env, in: b)
         let userAtom = try user(of: line, env, in: b)
-        try encode(line, env, nameAtom: atom.name, stepAtom: atom.step, bytes: bytes, in: b)
+        try encode(line, env, nameAtom: atom.name, stepAtom: atom.step, bytes: bytes, in: b,
+                   vendorCuts: line.vendorCuts.map { cuts[Int($0.lowerBound)..<Int($0.upperBound)] })
         switch verdict {
         case .event:
             rows.add(PendingEvents.Row(line: line.number, hash: line.keys.idHash, user: userAtom,
@@ -190,20 +192,28 @@ struct InputWriter {
     }
 
     /// Encodes the line's stored body into `encoder.body`: its shape and cut values, or the
-    /// line verbatim (no shape, or none left in this input's budget).
+    /// line verbatim (no shape, or none left in this input's budget). A vendor line is cut
+    /// where its parser said (`vendorCuts`), any other where its envelope's values are.
     private mutating func encode(_ line: ParsedLine, _ env: Envelope, nameAtom: Int64, stepAtom: Int64,
-                                 bytes: UnsafeBufferPointer<UInt8>, in b: UnsafeBufferPointer<UInt8>) throws {
+                                 bytes: UnsafeBufferPointer<UInt8>, in b: UnsafeBufferPointer<UInt8>,
+                                 vendorCuts: ArraySlice<LineShape.Cut>?) throws {
         let lineEnd = line.start + line.count
         var shapeID: Int64?
         let shape = Int(line.keys.shape)
         if shape >= 0 {
             guard shape <= shapeIDs.count else { throw outOfOrder("shape", line.keys.shape, line: line) }
             if shape == shapeIDs.count {
-                encoder.shape(env, lineStart: line.start, lineEnd: lineEnd, in: b)
+                if let vendorCuts {
+                    encoder.shape(cuts: vendorCuts, lineStart: line.start, lineEnd: lineEnd, in: b)
+                } else {
+                    encoder.shape(env, lineStart: line.start, lineEnd: lineEnd, in: b)
+                }
                 let skeleton = encoder.skeleton
                 let found = try skeleton.withUnsafeBufferPointer { sk in try shapes.id(sk, create: newShapeBudget > 0) }
                 if found?.created == true { newShapeBudget -= 1 }
                 shapeIDs.append(found?.id)
+            } else if let vendorCuts {
+                encoder.take(vendorCuts)
             } else {
                 encoder.pickCuts(env, lineStart: line.start, lineEnd: lineEnd)
             }

@@ -23,6 +23,16 @@ struct LineEncoder {
         shaper.pickCuts(env, lineStart: lineStart, lineEnd: lineEnd)
     }
 
+    /// A vendor line's shape, cut where its parser said (`ParsedLine.vendorCuts`).
+    mutating func shape(cuts: ArraySlice<LineShape.Cut>, lineStart: Int, lineEnd: Int, in b: UnsafeBufferPointer<UInt8>) {
+        shaper.shape(cuts: cuts, lineStart: lineStart, lineEnd: lineEnd, in: b)
+    }
+
+    /// A vendor line's cuts, without building its shape.
+    mutating func take(_ cuts: ArraySlice<LineShape.Cut>) {
+        shaper.take(cuts)
+    }
+
     /// The body for the cuts picked by `shape`, given the shape id and the atom ids of the
     /// name and step values.
     mutating func body(shapeID: Int64, nameAtom: Int64, stepAtom: Int64, in b: UnsafeBufferPointer<UInt8>) {

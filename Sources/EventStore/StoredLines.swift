@@ -56,11 +56,6 @@ public struct StoredLines: Sendable {
 }
 
 extension EventStore {
-    /// One user's lines in one flow, as stored (not decoded).
-    public static func storedLines(user: String, flow: String, in db: Database) throws -> StoredLines {
-        guard let userAtom = try atomID(user, in: db), let flowAtom = try atomID(flow, in: db) else { return StoredLines() }
-        return try storedLines(seqs: UserRuns.seqs(user: userAtom, flow: flowAtom, in: db), reader: StoredLineReader(db), in: db)
-    }
 
     /// Every user's lines, one user and flow at a time (in atom order): what a rebuild folds.
     /// Memory holds one user's lines.

@@ -23,6 +23,7 @@ final class BatchQueue: Sendable {
         var b = batch
         b.bytes.removeAll(keepingCapacity: true)
         b.lines.removeAll(keepingCapacity: true)
+        b.cuts.removeAll(keepingCapacity: true)
         b.bytesRead = 0
         b.segmentEnd = nil
         spares.withLock { spares in

@@ -18,9 +18,10 @@ struct LineKeyer {
     mutating func match(_ line: UnsafeBufferPointer<UInt8>) -> ShapeTemplates.Match? { templates.match(line) }
 
     /// The keys of the line at `start..<end` of `b`, its envelope's refs into `b`; `shape`:
-    /// its shape's number when `match` found it.
+    /// its shape's number when `match` found it; `cuts`: a vendor line's cuts (its shape is
+    /// not learnt as a template, which reads funnel's own lines).
     mutating func keys(_ env: Envelope, start: Int, end: Int, in b: UnsafeBufferPointer<UInt8>,
-                       shape known: Int32? = nil) -> LineKeys {
+                       shape known: Int32? = nil, cuts: ArraySlice<LineShape.Cut>? = nil) -> LineKeys {
         var out = LineKeys()
         out.idHash = EventIdentity.idHash(env.eventID.bytes(in: b))
         key.removeAll(keepingCapacity: true)
@@ -35,11 +36,23 @@ struct LineKeyer {
             out.shape = known
             return out
         }
-        shaper.shape(env, lineStart: start, lineEnd: end, in: b)
-        if !shaper.cuts.isEmpty {
-            out.shape = Int32(shaper.skeleton.withUnsafeBufferPointer { shapes.intern($0).id })
-            templates.learn(shape: out.shape, cuts: shaper.cuts, env: env, line: start..<end, in: b)
+        if let cuts {
+            shaper.shape(cuts: cuts, lineStart: start, lineEnd: end, in: b)
+        } else {
+            shaper.shape(env, lineStart: start, lineEnd: end, in: b)
+        }
+        if !shaper.cuts.isEmpty, let shape = shaper.skeleton.withUnsafeBufferPointer({ number($0) }) {
+            out.shape = Int32(shape)
+            if cuts == nil { templates.learn(shape: out.shape, cuts: shaper.cuts, env: env, line: start..<end, in: b) }
         }
         return out
+    }
+
+    /// The shape's number, a new one while the input's shapes are within their bounds.
+    private mutating func number(_ skeleton: UnsafeBufferPointer<UInt8>) -> Int? {
+        if shapes.count < Tuning.inputShapes, shapes.byteCount + skeleton.count <= Tuning.inputShapeBytes {
+            return shapes.intern(skeleton).id
+        }
+        return shapes.lookup(skeleton)
     }
 }

@@ -14,6 +14,8 @@ package struct ParsedLine: Sendable {
     package var rejection: Rejection?
     /// Worked out on the parsing thread for a line with an envelope (see `LineKeys`).
     package var keys = LineKeys()
+    /// A vendor line's cuts for its shape, in its batch's `cuts` (nil: its envelope's).
+    package var vendorCuts: Range<Int32>?
 
     /// Why the line is quarantined (a line without an envelope always has a rejection).
     package var quarantineReason: Rejection { rejection ?? .notJSON(column: 1, detail: "unknown") }
@@ -35,6 +37,8 @@ package struct LineKeys: Sendable {
 package struct LineBatch: Sendable {
     package var bytes: [UInt8] = []
     package var lines: [ParsedLine] = []
+    /// Vendor lines' cuts (`ParsedLine.vendorCuts`), batch-absolute.
+    package var cuts: [LineShape.Cut] = []
     /// Compressed bytes read from the input so far.
     package var bytesRead: Int64 = 0
     /// Set on the batch after which the input's events go to another sink: the writer
@@ -172,10 +176,19 @@ package enum LineParser {
                     env.properties = env.properties.map { ($0.lowerBound + base)..<($0.upperBound + base) }
                     env.context = env.context.map { ($0.lowerBound + base)..<($0.upperBound + base) }
                     parsed.envelope = env
-                    // A vendor line has no shape of its own: it is stored verbatim.
+                    // A vendor line's shape leaves out the values the cutter found as written;
+                    // one the cutter did not write (mapped in full) is stored verbatim.
+                    // Read in place: a copy of the cutter would retain its buffers for every line.
+                    if vendor, let f = cutter?.vendorFields, let others = cutter?.otherValues {
+                        let first = batch.cuts.count
+                        if VendorLine.appendCuts(f, others: others, lineStart: lineStart, to: &batch.cuts) {
+                            parsed.vendorCuts = Int32(first)..<Int32(batch.cuts.count)
+                        }
+                    }
                     parsed.keys = batch.bytes.withUnsafeBufferPointer { b in
                         keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b,
-                                   shape: vendor ? VendorLine.verbatimShape : matched?.shape)
+                                   shape: vendor && parsed.vendorCuts == nil ? VendorLine.verbatimShape : matched?.shape,
+                                   cuts: parsed.vendorCuts.map { batch.cuts[Int($0.lowerBound)..<Int($0.upperBound)] })
                     }
                     // Handed over as parsed, its refs into the batch: the sink builds what it
                     // keeps (once per distinct value), not an event per line.

@@ -31,6 +31,25 @@ package struct LineShape {
     /// Picks the cuts of a line at `lineStart..<lineEnd` of `b` and builds its skeleton.
     package mutating func shape(_ env: Envelope, lineStart: Int, lineEnd: Int, in b: UnsafeBufferPointer<UInt8>) {
         pickCuts(env, lineStart: lineStart, lineEnd: lineEnd)
+        buildSkeleton(lineStart: lineStart, lineEnd: lineEnd, in: b)
+    }
+
+    /// Takes `given` (in line order, within the line) as the cuts of the line at
+    /// `lineStart..<lineEnd` of `b` and builds its skeleton: a line that is not funnel's own
+    /// (a vendor's) is cut where its parser says.
+    package mutating func shape(cuts given: ArraySlice<Cut>, lineStart: Int, lineEnd: Int, in b: UnsafeBufferPointer<UInt8>) {
+        take(given)
+        buildSkeleton(lineStart: lineStart, lineEnd: lineEnd, in: b)
+    }
+
+    /// Takes `given` as the line's cuts without building its skeleton.
+    package mutating func take(_ given: ArraySlice<Cut>) {
+        cuts.removeAll(keepingCapacity: true)
+        cuts.append(contentsOf: given)
+    }
+
+    /// The skeleton of the line at `lineStart..<lineEnd` of `b` for the cuts picked.
+    private mutating func buildSkeleton(lineStart: Int, lineEnd: Int, in b: UnsafeBufferPointer<UInt8>) {
         skeleton.removeAll(keepingCapacity: true)
         var pos = lineStart
         for c in cuts {
@@ -46,35 +65,57 @@ package struct LineShape {
     /// overlap), without building its skeleton.
     package mutating func pickCuts(_ env: Envelope, lineStart: Int, lineEnd: Int) {
         cuts.removeAll(keepingCapacity: true)
-        func add(_ r: StringRef?, _ f: Field) {
-            guard let r, Int(r.start) >= lineStart, Int(r.end) <= lineEnd else { return }
-            cuts.append(Cut(start: Int(r.start), end: Int(r.end), field: f))
+        func within(_ r: Range<Int>?) -> Range<Int>? {
+            guard let r, r.lowerBound >= lineStart, r.upperBound <= lineEnd else { return nil }
+            return r
         }
-        add(env.eventID, .eventID)
-        add(env.name, .name)
-        add(env.userID, .user)
-        add(env.timeText, .ts)
-        add(env.flow, .flow)
-        add(env.step, .step)
-        if let p = env.properties, p.lowerBound >= lineStart, p.upperBound <= lineEnd {
-            cuts.append(Cut(start: p.lowerBound, end: p.upperBound, field: .properties))
-        }
-        // Line order (insertion sort: at most seven cuts).
-        if cuts.count > 1 {
-            for i in 1..<cuts.count {
-                var j = i
-                while j > 0 && cuts[j - 1].start > cuts[j].start {
-                    cuts.swapAt(j - 1, j)
-                    j -= 1
-                }
-            }
-        }
+        func range(_ r: StringRef?) -> Range<Int>? { within(r.map { Int($0.start)..<Int($0.end) }) }
         // Overlapping cuts cannot happen for distinct top-level fields; if they ever did,
-        // keep the line whole.
-        var previousEnd = lineStart
-        for c in cuts {
-            if c.start < previousEnd { cuts.removeAll(keepingCapacity: true); break }
+        // the line is kept whole.
+        _ = Self.append(eventID: range(env.eventID), name: range(env.name), user: range(env.userID), ts: range(env.timeText),
+                        flow: range(env.flow), step: range(env.step), properties: within(env.properties),
+                        offset: 0, to: &cuts)
+    }
+
+    /// Appends to `cuts` the values' cuts (ranges moved by `offset`; `runs`: more bytes cut
+    /// as properties are), those appended put in line order; false, with none appended,
+    /// when two overlap.
+    package static func append(eventID: Range<Int>?, name: Range<Int>?, user: Range<Int>?, ts: Range<Int>?,
+                               flow: Range<Int>?, step: Range<Int>?, properties: Range<Int>?, runs: [Range<Int>] = [],
+                               offset: Int, to cuts: inout [Cut]) -> Bool {
+        let first = cuts.count
+        func add(_ r: Range<Int>?, _ f: Field) {
+            if let r { cuts.append(Cut(start: offset + r.lowerBound, end: offset + r.upperBound, field: f)) }
+        }
+        add(eventID, .eventID)
+        add(name, .name)
+        add(user, .user)
+        add(ts, .ts)
+        add(flow, .flow)
+        add(step, .step)
+        add(properties, .properties)
+        for r in runs { add(r, .properties) }
+        sort(&cuts[first...])
+        var previousEnd = Int.min
+        for c in cuts[first...] {
+            if c.start < previousEnd {
+                cuts.removeSubrange(first...)
+                return false
+            }
             previousEnd = c.end
+        }
+        return true
+    }
+
+    /// Puts `cuts` in line order (insertion sort: a line has few).
+    static func sort(_ cuts: inout ArraySlice<Cut>) {
+        guard cuts.count > 1 else { return }
+        for i in (cuts.startIndex + 1)..<cuts.endIndex {
+            var j = i
+            while j > cuts.startIndex && cuts[j - 1].start > cuts[j].start {
+                cuts.swapAt(j - 1, j)
+                j -= 1
+            }
         }
     }
 }

@@ -16,6 +16,11 @@ enum Tuning {
     /// Literal bytes the templates of one input hold, at most (a bound on memory whatever
     /// the lines' length).
     static let shapeTemplateBytes = 4 << 20
+    /// Distinct shapes an input numbers (`LineKeyer`), at most, and the bytes they hold:
+    /// past either, a line of a shape not yet seen is stored verbatim, so lines that never
+    /// repeat their shape (a per-line field left in it) cost bounded memory.
+    static let inputShapes = 16_384
+    static let inputShapeBytes = 16 << 20
     /// Literals tried after one cut, at most: a line is compared with each in turn, so a
     /// log whose shapes differ early does not make every line try thousands.
     static let shapeTemplateBranches = 16

@@ -25,4 +25,15 @@ enum VendorLine {
         return Envelope(eventID: ref(f.eventID), name: ref(f.name), userID: ref(f.userID), flow: ref(f.flow), step: f.step.map(ref),
                         time: f.time, timeText: ref(f.timeText), properties: f.properties, context: f.context)
     }
+
+    /// Appends to `cuts` where the line at `lineStart` of its batch is cut for its shape:
+    /// the values its native line copies as written (the store gives them back from the
+    /// row's atoms), its time and id as written, and the rest no field reads as a value a
+    /// shape could hold (`SourceCutter.otherValues`), in line order. False, with nothing
+    /// appended, when two would overlap.
+    static func appendCuts(_ f: SourceCutter.VendorFields, others: [Range<Int>], lineStart: Int,
+                           to cuts: inout [LineShape.Cut]) -> Bool {
+        LineShape.append(eventID: f.eventID, name: f.name, user: f.userID, ts: f.time, flow: f.flow, step: f.step,
+                         properties: nil, runs: others, offset: lineStart, to: &cuts)
+    }
 }

@@ -15,6 +15,9 @@ public struct ByteInterner: Sendable {
 
     public var count: Int { entries.count }
 
+    /// Bytes of the strings held.
+    public var byteCount: Int { arena.count }
+
     /// The table's own hash: eight bytes a step (in memory only).
     @inline(__always)
     static func tableHash(_ b: UnsafeBufferPointer<UInt8>) -> UInt64 {

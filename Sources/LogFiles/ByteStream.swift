@@ -16,11 +16,14 @@ import Darwin
 /// libdeflate (collectors write members of about 100 KiB); any other member (a larger one,
 /// one libdeflate rejects, one with a header CRC, which libdeflate does not check, and every
 /// zstd frame) is first decompressed to nowhere from the file (`MemberCheck`) and streamed
-/// only once it passes. A member cut short by the end of the file cannot pass: none of its
-/// bytes are handed on either, and the stream throws `truncated` at the end of the file
-/// (standard input read directly, which cannot be read twice, is streamed unchecked: ingest
-/// spools it to a file first). Zero bytes after the last member are padding, as gzip reads
-/// them; other bytes there are `corrupt`, at their offset.
+/// only once it passes. A streamed gzip member is checked and streamed by ISA-L's igzip
+/// (`IsalMemberDecoder`); one that igzip does not pass, or whose header it does not check, is
+/// checked again and streamed by zlib, whose verdict, reason and offset are the ones
+/// reported. A member cut short by the end of the file cannot pass: none of its bytes are
+/// handed on either, and the stream throws `truncated` at the end of the file (standard
+/// input read directly, which cannot be read twice, is streamed unchecked, through zlib:
+/// ingest spools it to a file first). Zero bytes after the last member are padding, as gzip
+/// reads them; other bytes there are `corrupt`, at their offset.
 public final class ByteStream {
     public let path: String
     private let raw: any RawInput
@@ -46,6 +49,14 @@ public final class ByteStream {
     /// checks each streamed member first, made when a member is first streamed.
     private var decoder: (any MemberDecoder)?
     private lazy var checker = MemberCheck(decoder: format.makeDecoder())
+    /// igzip's decoder and checker for gzip members (see the type's comment), made when a
+    /// gzip member is first streamed.
+    private lazy var fastDecoder = IsalMemberDecoder()
+    private lazy var fastChecker = MemberCheck(decoder: IsalMemberDecoder())
+    /// The decoder of the member being streamed: `fastDecoder` or `decoder`.
+    private var memberDecoder: (any MemberDecoder)?
+    /// False streams every member through zlib alone (the tests' reference).
+    var igzip = true
     /// Bytes read from the file so far (compressed size when compressed).
     public private(set) var bytesRead: Int64 = 0
     /// What the input holds, known after the first read.
@@ -56,6 +67,8 @@ public final class ByteStream {
     public private(set) var members = 0
     /// Of `members`, those decompressed whole by libdeflate.
     public private(set) var wholeMembersRead = 0
+    /// Of `members`, those checked and streamed by igzip.
+    public private(set) var igzipMembersRead = 0
 
     /// Opens `path`; `-` is standard input. `memberLimit` is the largest gzip member
     /// (uncompressed) decompressed in one call; 0 streams every member.
@@ -155,12 +168,18 @@ public final class ByteStream {
         }
     }
 
-    /// Checks the member starting here before any of its bytes are streamed (see the type).
-    private func checkMember() throws {
+    /// Checks the member starting here before any of its bytes are streamed (see the type);
+    /// returns the decoder to stream it with.
+    private func checkMember(_ decoder: any MemberDecoder) throws -> any MemberDecoder {
+        if format == .gzip, igzip, fastHandlesMember {
+            let fast: MemberCheck.Result
+            do { fast = try fastChecker.check(raw, at: position) } catch { finished = true; throw error }
+            if fast == .good { return fastDecoder }
+        }
         let result: MemberCheck.Result
         do { result = try checker.check(raw, at: position) } catch { finished = true; throw error }
         switch result {
-        case .good, .unseekable: return
+        case .good, .unseekable: return decoder
         case .failed(let offset, let reason):
             throw fault(.corrupt, at: offset, "\(reason) in \(format.memberName) \(members + 1)")
         case .truncated(let offset):
@@ -183,6 +202,11 @@ public final class ByteStream {
         }
         wholeMembers = false
         return false
+    }
+
+    /// True when igzip checks the header of the gzip member here as zlib does.
+    private var fastHandlesMember: Bool {
+        input.withUnsafeBytes { IsalMemberDecoder.handles(UnsafeRawBufferPointer(rebasing: $0[inputStart..<inputEnd])) }
     }
 
     /// True when the gzip member here has a header CRC (FLG.FHCRC), which libdeflate skips.
@@ -239,19 +263,22 @@ public final class ByteStream {
             if !memberOpen {
                 guard try nextMemberFollows() else { finished = true; return 0 }
                 if wholeMembers, !hasHeaderCRC, try decompressWholeMember() { continue }
-                try checkMember()
-                guard decoder.reset() else { throw fault(.corrupt, at: position, "cannot start decompressing") }
+                let streaming = try checkMember(decoder)
+                guard streaming.reset() else { throw fault(.corrupt, at: position, "cannot start decompressing") }
+                memberDecoder = streaming
                 memberOpen = true
             }
             if inputStart == inputEnd { try fill() }
+            let streaming = memberDecoder ?? decoder
             let step = input.withUnsafeBytes { src in
-                decoder.step(UnsafeRawBufferPointer(rebasing: src[inputStart..<inputEnd]), buffer)
+                streaming.step(UnsafeRawBufferPointer(rebasing: src[inputStart..<inputEnd]), buffer)
             }
             inputStart += step.consumed
             switch step.outcome {
             case .end:
                 memberOpen = false
                 members += 1
+                if streaming is IsalMemberDecoder { igzipMembersRead += 1 }
             case .more:
                 if step.produced == 0 && sawEOF && inputStart == inputEnd {
                     throw fault(.truncated, at: position, "the stream ends inside \(format.memberName) \(members + 1)")

@@ -12,6 +12,13 @@ public struct SourceCutter: Sendable {
     /// Where the native line's values are, when the scan wrote it and no string of the
     /// envelope holds an escape: what a decoder of `line` would find, without decoding it.
     public private(set) var fields: NativeFields?
+    /// Where the same values are in the vendor's line, set with `fields`.
+    public private(set) var vendorFields: VendorFields?
+    /// With `vendorFields`, the rest of the vendor's line that no field reads as a value a
+    /// line's shape could hold: runs of members no field reads (a properties object's own
+    /// ones among them), and the values of later choices of the id, user and time fields.
+    /// Byte ranges in the line, in no order.
+    public private(set) var otherValues: [Range<Int>] = []
 
     /// Byte ranges in `line`: strings between their quotes, objects whole.
     public struct NativeFields: Sendable, Hashable {
@@ -24,6 +31,19 @@ public struct SourceCutter: Sendable {
         public var time: Timestamp
         public var properties: Range<Int>?
         public var context: Range<Int>?
+    }
+
+    /// Byte ranges in the vendor's line (strings between their quotes, other values whole):
+    /// the values its native line copies as written (event id, user, flow, step, a name
+    /// passed through; nil: not in the line, or another name), and the time as the vendor
+    /// wrote it.
+    public struct VendorFields: Sendable, Hashable {
+        public var eventID: Range<Int>
+        public var name: Range<Int>?
+        public var userID: Range<Int>
+        public var flow: Range<Int>?
+        public var step: Range<Int>?
+        public var time: Range<Int>
     }
 
     private let cut: SourceCut
@@ -62,8 +82,10 @@ public struct SourceCutter: Sendable {
     /// Maps one vendor line (without its newline); on success its native line is `line`.
     public mutating func map(_ b: UnsafeBufferPointer<UInt8>) -> SourceRejection? {
         fields = nil
+        vendorFields = nil
         if cutLine(b) { return nil }
         fields = nil
+        vendorFields = nil
         switch mapping.map(b) {
         case .failure(let r):
             return r
@@ -85,6 +107,7 @@ public struct SourceCutter: Sendable {
     private mutating func scan(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         for s in values.indices { values[s].start = -1 }
         for m in members.indices { members[m].removeAll(keepingCapacity: true) }
+        otherValues.removeAll(keepingCapacity: true)
         var sc = JSONScanner(b)
         do throws(JSONSyntaxError) {
             sc.skipWhitespace()
@@ -97,7 +120,8 @@ public struct SourceCutter: Sendable {
     }
 
     /// Reads the object at the cursor as `node`: wanted values to their slots, members to
-    /// the node's list. False when a key is escaped or a wanted key repeats.
+    /// the node's list, runs of members no field reads to `otherValues`. False when a key is
+    /// escaped or a wanted key repeats.
     private mutating func object(_ node: Int, _ sc: inout JSONScanner) throws(JSONSyntaxError) -> Bool {
         // Read in place: a copy of the node would retain its arrays for every object.
         let wide = cut.nodes[node].wide, list = cut.nodes[node].members
@@ -106,6 +130,8 @@ public struct SourceCutter: Sendable {
         sc.skipWhitespace()
         if sc.peek == 0x7D { sc.i += 1; sc.depth -= 1; return true }
         var seen: UInt64 = 0
+        // The run of unread members going on (its first key's quote, its last value's end).
+        var run: Range<Int>?
         while true {
             sc.skipWhitespace()
             let key = try sc.scanString(decodeInto: nil)
@@ -131,14 +157,21 @@ public struct SourceCutter: Sendable {
                     }
                     if slot >= 0 { values[slot] = Value(start: start, end: sc.i, kind: c) }
                 }
+                if let r = run { otherValues.append(r); run = nil }
             } else {
                 if wide, Self.isWide(key.start..<key.end, sc.b) { return false }
                 try sc.skipValue()
+                if let prefix = cut.nodes[node].flagPrefix, Self.equal(prefix, key.start..<min(key.end, key.start + prefix.count), sc.b) {
+                    if let r = run { otherValues.append(r); run = nil }
+                } else {
+                    run = (run?.lowerBound ?? (key.start - 1))..<sc.i
+                }
             }
             if list >= 0 { members[list].append(Member(key: key.start..<key.end, value: start..<sc.i)) }
             sc.skipWhitespace()
             if sc.peek == 0x2C { sc.i += 1; continue }
             try sc.expect(0x7D, .commaOrObjectEnd)
+            if let r = run { otherValues.append(r) }
             sc.depth -= 1
             return true
         }
@@ -223,8 +256,31 @@ public struct SourceCutter: Sendable {
             fields = NativeFields(eventID: idRange, name: nameRange, userID: userRange, flow: flowRange, step: stepRange,
                                   timeText: timeText, time: time,
                                   properties: properties, context: context)
+            vendorFields = vendorFields(id: id, name: name, user: user, flow: flow, step: step)
         }
         return true
+    }
+
+    /// Where the values of the line just written are in the vendor's line `b`; the values of
+    /// the id, user and time fields' later choices to `otherValues`.
+    private mutating func vendorFields(id: Value, name: Name, user: Value, flow: Value?, step: Value?) -> VendorFields? {
+        guard let t = first(plan.ts) else { return nil }
+        var passed: Range<Int>?
+        if case .raw(let v) = name { passed = v.start..<v.end }
+        addLaterChoices(plan.eventID)
+        addLaterChoices(plan.userID)
+        addLaterChoices(plan.ts)
+        return VendorFields(eventID: id.start..<id.end, name: passed, userID: user.start..<user.end, flow: flow.map { $0.start..<$0.end },
+                            step: step.map { $0.start..<$0.end }, time: t.start..<t.end)
+    }
+
+    /// The present values of `slots` after the first, to `otherValues`.
+    private mutating func addLaterChoices(_ slots: [Int]) {
+        var chosen = false
+        for s in slots where values[s].present {
+            if chosen { otherValues.append(values[s].start..<values[s].end) }
+            chosen = true
+        }
     }
 
     enum Name {

@@ -24,6 +24,7 @@ struct FoldContext: Sendable {
               emit: ([FoldedRow]) throws -> Void) throws -> ProjectionUpdater.Counts {
         var counts = ProjectionUpdater.Counts()
         let load = try RawStatement(db, "SELECT definition, data FROM journeys WHERE flow = ? AND user_id = ?")
+        let logLines = try UsersLines(db)
         // A chunk of journeys at a time (so that resumed folds and encoded rows do not pile
         // up): 1. decide how each is folded (reads the store); 2. fold and encode them
         // (pure work; each worker writes only its own indices of the results); 3. emit.
@@ -64,7 +65,7 @@ struct FoldContext: Sendable {
                         continue
                     }
                 }
-                let stored = try EventStore.storedLines(user: key.user, flow: key.flow, in: db)
+                let stored = try logLines.lines(user: key.user, flow: key.flow)
                 logBytes += stored.byteCount
                 plans.append(.log(stored))
                 counts.fromLog += 1

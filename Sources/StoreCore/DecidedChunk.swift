@@ -13,11 +13,17 @@ package struct DecidedChunk {
 
     /// Calls `body` with each line, its batch's bytes and its verdict, in order.
     package func forEachLine(_ body: (ParsedLine, UnsafeBufferPointer<UInt8>, LineVerdict) throws -> Void) rethrows {
+        try forEachLine { line, b, verdict, _ in try body(line, b, verdict) }
+    }
+
+    /// Calls `body` with each line, its batch's bytes, its verdict and its batch's vendor
+    /// cuts (`ParsedLine.vendorCuts`), in order.
+    package func forEachLine(_ body: (ParsedLine, UnsafeBufferPointer<UInt8>, LineVerdict, _ cuts: [LineShape.Cut]) throws -> Void) rethrows {
         var v = 0
         for batch in batches {
             try batch.bytes.withUnsafeBufferPointer { b in
                 for line in batch.lines {
-                    try body(line, b, verdicts[v])
+                    try body(line, b, verdicts[v], batch.cuts)
                     v += 1
                 }
             }

@@ -23,3 +23,13 @@ public struct InputSourceRecord: Sendable, Hashable {
         SourceChecker.read(Array(definitionJSON.utf8)).definition.map { SourceMapping($0, defaultFlow: defaultFlow) }
     }
 }
+
+extension InputSourceRecord {
+    private static let cutters = BoundedCache<InputSourceRecord, SourceCutter?>(limit: Tuning.cachedSources)
+
+    /// A cutter of `mapping`, its definition read once a process: readers of stored lines
+    /// are made per user, and each maps the lines of the inputs it meets.
+    public var cutter: SourceCutter? {
+        Self.cutters.value(for: self) { mapping.map(SourceCutter.init) }
+    }
+}

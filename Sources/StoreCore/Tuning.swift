@@ -11,4 +11,7 @@ enum Tuning {
     /// while among many small ones, for which each release and the faults after it cost more
     /// than the pages they free.
     static let releaseAfterBytes: Int64 = 4 << 20
+    /// Source definitions kept read (`InputSourceRecord.cutter`): a store's inputs were read
+    /// through a few.
+    static let cachedSources = 64
 }

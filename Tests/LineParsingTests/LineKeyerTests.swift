@@ -41,4 +41,23 @@ final class LineKeyerTests: XCTestCase {
         XCTAssertEqual(got.map(\.shape), [0, 1, 0, 1, 2])
         XCTAssertEqual(Set(got.map(\.idHash)).count, 5)
     }
+
+    /// Lines whose shape never repeats (a value of their own left in it) are numbered until
+    /// the input's shapes reach their bound; past it, a new shape is stored verbatim (-1)
+    /// while a shape seen before keeps its number: memory stays bounded.
+    func testAnInputsShapesAreBounded() throws {
+        var decoder = EventDecoder()
+        var keyer = LineKeyer()
+        func shape(_ i: Int) throws -> Int32 {
+            let line = Array(#"{"event_id":"e\#(i)","event":"onboarding.started","user_id":"u","ts":"2026-10-01T10:00:00Z","flow":"glp1","received":"r\#(i)"}"#.utf8)
+            return try line.withUnsafeBufferPointer { b in
+                guard case .success(let env) = decoder.envelope(b) else { throw CocoaError(.coderReadCorrupt) }
+                return keyer.keys(env, start: 0, end: b.count, in: b).shape
+            }
+        }
+        for i in 0..<Tuning.inputShapes { XCTAssertEqual(try shape(i), Int32(i)) }
+        XCTAssertEqual(try shape(Tuning.inputShapes), -1)
+        XCTAssertEqual(try shape(Tuning.inputShapes + 1), -1)
+        XCTAssertEqual(try shape(7), 7)
+    }
 }

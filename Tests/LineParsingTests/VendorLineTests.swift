@@ -6,7 +6,7 @@ import LogSources
 @testable import LineParsing
 
 /// Vendor lines through `LineParser.run` with a source (`VendorLine`): the batch holds the
-/// vendor's line as the stored line, kept verbatim, and an envelope that reads as the event
+/// vendor's line as the stored line, with its shape and values, and an envelope that reads as the event
 /// the source maps the line to.
 final class VendorLineTests: XCTestCase {
     private let sampleData = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -27,16 +27,107 @@ final class VendorLineTests: XCTestCase {
         return out
     }
 
-    func testEveryLineOfAVendorFileReadsAsItsMappedEventAndIsKeptVerbatim() throws {
-        let mapping = SourceMapping(try XCTUnwrap(SourcePresets.named("posthog")))
-        let path = sampleData.appendingPathComponent("sources/posthog/events-2026-10-02.json.gz").path
-        let lines = try parse(path, mapping)
-        XCTAssertGreaterThan(lines.count, 400)
-        for (line, parsed, event) in lines {
-            guard case .success(let mapped) = mapping.map(bytes: line) else { return XCTFail(String(decoding: line, as: UTF8.self)) }
-            XCTAssertEqual(event, mapped.event)
-            XCTAssertEqual(parsed.keys.shape, -1)
-            XCTAssertNil(parsed.rejection)
+    /// Every line of each vendor's sample reads as the event its source maps it to, and is
+    /// kept as a shape and cut values from which the line comes back byte for byte, with the
+    /// user, flow, name and step taken from the envelope (as the store takes them from the
+    /// row's atoms). The shapes repeat: under one for every ten lines.
+    func testEveryLineOfAVendorFileReadsAsItsMappedEventAndIsKeptAsItsShape() throws {
+        for name in ["posthog", "segment", "rudderstack", "amplitude", "mixpanel"] {
+            let mapping = SourceMapping(try XCTUnwrap(SourcePresets.named(name)))
+            let folder = sampleData.appendingPathComponent("sources/\(name)")
+            var count = 0, skeletons = Set<[UInt8]>()
+            for file in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() {
+                let end = try LineParser.run(path: folder.appendingPathComponent(file).path, batchLines: 100, batchBytes: 1 << 16,
+                                             source: mapping) { batch in
+                    batch.bytes.withUnsafeBufferPointer { b in
+                        for parsed in batch.lines {
+                            let line = Array(b[parsed.start..<(parsed.start + parsed.count)])
+                            let text = "\(name): \(String(decoding: line, as: UTF8.self))"
+                            guard case .success(let mapped) = mapping.map(bytes: line), let env = parsed.envelope,
+                                  let cuts = parsed.vendorCuts else { return XCTFail(text) }
+                            XCTAssertEqual(EventDecoder().event(from: env, in: b), mapped.event, text)
+                            XCTAssertGreaterThanOrEqual(parsed.keys.shape, 0, text)
+                            let (skeleton, back) = rebuilt(parsed, batch.cuts[Int(cuts.lowerBound)..<Int(cuts.upperBound)], env, b)
+                            XCTAssertEqual(back, line, text)
+                            skeletons.insert(skeleton)
+                            count += 1
+                        }
+                    }
+                    return true
+                }
+                XCTAssertNil(end.error)
+            }
+            XCTAssertGreaterThan(count, 1_000, name)
+            XCTAssertLessThan(skeletons.count * 10, count, "\(name): shapes repeat")
+        }
+    }
+
+    /// The line from its shape and values as the store gives it back (`StoredLineReader`):
+    /// user, flow, name and step from the envelope (`b`: the batch), the rest as cut.
+    private func rebuilt(_ parsed: ParsedLine, _ cuts: ArraySlice<LineShape.Cut>, _ env: Envelope,
+                         _ b: UnsafeBufferPointer<UInt8>) -> (skeleton: [UInt8], line: [UInt8]) {
+        var shape = LineShape()
+        shape.shape(cuts: cuts, lineStart: parsed.start, lineEnd: parsed.start + parsed.count, in: b)
+        var out: [UInt8] = [], k = 0, cut = 0
+        let skeleton = shape.skeleton
+        while k < skeleton.count {
+            guard skeleton[k] == 0 else { out.append(skeleton[k]); k += 1; continue }
+            let c = shape.cuts[cut]
+            switch LineShape.Field(rawValue: skeleton[k + 1]) {
+            case .user: out += env.userID.bytes(in: b)
+            case .flow: out += env.flow.bytes(in: b)
+            case .name: out += env.name.bytes(in: b)
+            case .step: out += env.step.map { Array($0.bytes(in: b)) } ?? []
+            default: out += b[c.start..<c.end]
+            }
+            cut += 1
+            k += 2
+        }
+        return (skeleton, out)
+    }
+
+    /// Lines as the vendors' exports write them carry values of their own on every line
+    /// (receive and send times, device, session and person ids, IP addresses, a user's
+    /// traits) that no field reads: they are cut out with the event's values, so lines of
+    /// the same event, version and flags share one shape, and each comes back byte for byte.
+    func testValuesNoFieldReadsAreCutSoExportLinesShareTheirShape() throws {
+        func posthog(_ i: Int) -> String {
+            #"{"uuid":"0190-\#(i)","event":"Onboarding Started","properties":{"$os":"iOS","$app_version":"3.2.0","$lib":"posthog-ios","$device_id":"D-\#(i)","$session_id":"S-\#(i * 7)","$screen_height":844,"flow":"shieldai","$feature/paywall":true,"$set":{"email":"u\#(i)@example.com"}},"timestamp":"2026-10-01T10:00:\#(10 + i % 50).123Z","distinct_id":"u-\#(i)","elements_chain":"","created_at":"2026-10-01T10:01:\#(10 + i % 50).5Z","person_id":"P-\#(i)","team_id":1}"#
+        }
+        func segment(_ i: Int) -> String {
+            #"{"anonymousId":"a-\#(i)","context":{"app":{"build":"42","name":"Shield","version":"3.2.0"},"device":{"id":"D-\#(i)","model":"iPhone14,2"},"ip":"10.0.0.\#(i)","library":{"name":"analytics-ios","version":"4.1.0"},"locale":"en-US","os":{"name":"iOS","version":"17.\#(i % 3)"},"timezone":"Europe/Berlin"},"event":"Onboarding Started","messageId":"m-\#(i)","originalTimestamp":"2026-10-01T10:00:\#(10 + i % 50).000Z","properties":{"flow":"shieldai","source":"ad-\#(i)"},"receivedAt":"2026-10-01T10:00:\#(10 + i % 50).900Z","sentAt":"2026-10-01T10:00:\#(10 + i % 50).500Z","timestamp":"2026-10-01T10:00:\#(10 + i % 50).334Z","type":"track","userId":"u-\#(i)","version":2}"#
+        }
+        func amplitude(_ i: Int) -> String {
+            #"{"$insert_id":"i-\#(i)","amplitude_id":\#(1000 + i),"city":"Berlin","client_event_time":"2026-10-01 10:00:\#(10 + i % 50).100000","device_id":"D-\#(i)","event_id":\#(i),"event_properties":{"flow":"shieldai"},"event_time":"2026-10-01 10:00:\#(10 + i % 50).123000","event_type":"Onboarding Started","platform":"iOS","server_received_time":"2026-10-01 10:00:\#(10 + i % 50).900000","session_id":\#(1727776800000 + i),"user_id":"u-\#(i)","user_properties":{"[Experiment] paywall":"on","email":"u\#(i)@example.com"},"uuid":"0b1c-\#(i)","version_name":"3.2.0"}"#
+        }
+        func mixpanel(_ i: Int) -> String {
+            #"{"event":"Onboarding Started","properties":{"$app_version_string":"3.2.0","$city":"Berlin","$device_id":"D-\#(i)","$insert_id":"i-\#(i)","$os":"iOS","distinct_id":"u-\#(i)","flow":"shieldai","mp_processing_time_ms":\#(1790817700000 + i),"time":\#(1790817710 + i)}}"#
+        }
+        for (name, line) in [("posthog", posthog), ("segment", segment), ("amplitude", amplitude), ("mixpanel", mixpanel)] {
+            let lines = (1...60).map(line)
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("vendorline-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try Data(lines.joined(separator: "\n").utf8).write(to: file)
+            let mapping = SourceMapping(try XCTUnwrap(SourcePresets.named(name)))
+            var skeletons = Set<[UInt8]>(), count = 0
+            let end = try LineParser.run(path: file.path, batchLines: 100, batchBytes: 1 << 16, source: mapping) { batch in
+                batch.bytes.withUnsafeBufferPointer { b in
+                    for parsed in batch.lines {
+                        let line = Array(b[parsed.start..<(parsed.start + parsed.count)])
+                        guard let env = parsed.envelope, let cuts = parsed.vendorCuts else {
+                            return XCTFail("\(name): \(String(decoding: line, as: UTF8.self)) \(parsed.quarantineReason)")
+                        }
+                        let (skeleton, back) = rebuilt(parsed, batch.cuts[Int(cuts.lowerBound)..<Int(cuts.upperBound)], env, b)
+                        XCTAssertEqual(String(decoding: back, as: UTF8.self), String(decoding: line, as: UTF8.self), name)
+                        skeletons.insert(skeleton)
+                        count += 1
+                    }
+                }
+                return true
+            }
+            XCTAssertNil(end.error)
+            XCTAssertEqual(count, 60, name)
+            XCTAssertEqual(skeletons.count, 1, "\(name): \(skeletons.map { String(decoding: $0, as: UTF8.self) })")
         }
     }
 
@@ -49,6 +140,11 @@ final class VendorLineTests: XCTestCase {
         try Data([escaped, noID, pageview].joined(separator: "\n").utf8).write(to: file)
         let lines = try parse(file.path, SourceMapping(try XCTUnwrap(SourcePresets.named("posthog")), defaultFlow: "glp1"))
         XCTAssertEqual(lines.map { String(decoding: $0.line, as: UTF8.self) }, [escaped, noID, pageview])
+        // The escaped line is kept verbatim (its values' bytes are not the event's); the plain
+        // one by its shape.
+        XCTAssertEqual(lines[0].parsed.keys.shape, -1)
+        XCTAssertNil(lines[0].parsed.vendorCuts)
+        XCTAssertGreaterThanOrEqual(lines[2].parsed.keys.shape, 0)
         let first = try XCTUnwrap(lines[0].event)
         XCTAssertEqual(first.userID, "u\"1é")
         XCTAssertEqual(first.step, "a\\b")

@@ -30,6 +30,7 @@ final class SourceCutterTests: XCTestCase {
         let rejection = line.withUnsafeBufferPointer { cutter.map($0) }
         let got = verdict(rejection == nil ? cutter.line : nil, rejection)
         let text = String(decoding: line, as: UTF8.self)
+        assertVendorFields(cutter, line, "\(what): \(text)", file: file, lineNumber: lineNumber)
         switch (want, got) {
         case (.event(let w), .event(let g)):
             XCTAssertEqual(g, w, "\(what): \(text)", file: file, line: lineNumber)
@@ -39,6 +40,32 @@ final class SourceCutterTests: XCTestCase {
         default:
             XCTFail("\(what): mapping \(want), cutter \(got) for \(text)", file: file, line: lineNumber)
         }
+    }
+
+    /// Where the vendor's line holds the values its native line copies, the bytes are the
+    /// native line's (a stored vendor line takes them from the row's atoms); the time and
+    /// properties are values of the line. Set exactly when the native fields are.
+    private func assertVendorFields(_ cutter: SourceCutter, _ line: [UInt8], _ what: String,
+                                    file: StaticString, lineNumber: UInt) {
+        XCTAssertEqual(cutter.vendorFields == nil, cutter.fields == nil, what, file: file, line: lineNumber)
+        guard let v = cutter.vendorFields, let f = cutter.fields else { return }
+        func same(_ vendor: Range<Int>?, _ native: Range<Int>?, _ field: String) {
+            guard let vendor else { return }
+            XCTAssertEqual(native.map { Array(cutter.line[$0]) }, Array(line[vendor]), "\(field) of \(what)", file: file, line: lineNumber)
+        }
+        same(v.eventID, f.eventID, "event id")
+        same(v.userID, f.userID, "user")
+        same(v.flow, f.flow, "flow")
+        same(v.step, f.step, "step")
+        same(v.name, f.name, "name")
+        // The time and the other values lie in the line, apart from each other and the
+        // values above.
+        let all = ([v.eventID, v.userID, v.time] + [v.flow, v.step, v.name].compactMap { $0 } + cutter.otherValues)
+            .sorted { $0.lowerBound < $1.lowerBound }
+        for (a, b) in zip(all, all.dropFirst()) {
+            XCTAssertLessThanOrEqual(a.upperBound, b.lowerBound, "values overlap in \(what)", file: file, line: lineNumber)
+        }
+        XCTAssertLessThanOrEqual(all.last?.upperBound ?? 0, line.count, what, file: file, line: lineNumber)
     }
 
     /// Every sample line written as each vendor takes the one scan, and decodes to the event

@@ -3,8 +3,8 @@ import FuzzSupport
 
 /// The gzip reader (`ByteStream`) on a file holding the input, read to the end directly and
 /// through `LineReader`, in two configurations: whole members through libdeflate (up to
-/// 32 KiB, so that larger ones take zlib's path) with 4 KiB lines, and zlib streaming every
-/// member from 64-byte reads with 16-byte lines (smaller than the defaults, for speed: the
+/// 32 KiB, so that larger ones are streamed) with 4 KiB lines, and streaming every member
+/// (igzip, zlib for a member igzip does not pass) from 64-byte reads with 16-byte lines (smaller than the defaults, for speed: the
 /// code paths are the same). Properties: nothing but an `InputError` is thrown; when both
 /// configurations read the stream they give the same bytes; the lines are the stream
 /// split at its newlines (see `checkLines`); both configurations give the same bytes and the

@@ -15,16 +15,8 @@ final class IsalMemberDecoderTests: XCTestCase {
     func drain(_ path: String, igzip: Bool, chunk: Int = 1 << 16) throws -> ([UInt8], InputError?, ByteStream) {
         let s = try ByteStream(path: path, memberLimit: 0)
         s.igzip = igzip
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: chunk)
-        do {
-            while true {
-                let n = try buf.withUnsafeMutableBytes { try s.read(into: $0) }
-                if n == 0 { break }
-                out.append(contentsOf: buf[0..<n])
-            }
-        } catch let e as InputError { return (out, e, s) }
-        return (out, nil, s)
+        let (out, fault) = try s.drain(chunk: chunk)
+        return (out, fault, s)
     }
 
     /// The glp1 sample days, inflated and written again as one gzip member (the single-file
@@ -44,12 +36,9 @@ final class IsalMemberDecoderTests: XCTestCase {
     }
 
     func testTheSampleLogsStreamThroughIgzipAsThroughZlib() throws {
-        let dir = sampleData.appendingPathComponent("glp1")
-        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".gz") }.sorted()
-        XCTAssertEqual(files.count, 9)
         var members = 0
-        for name in files {
-            let path = dir.appendingPathComponent(name).path
+        for path in try glp1SampleDays() {
+            let name = (path as NSString).lastPathComponent
             let (zlib, e1, s1) = try drain(path, igzip: false)
             let (fast, e2, s2) = try drain(path, igzip: true, chunk: 4_099)
             XCTAssertNil(e1); XCTAssertNil(e2)
@@ -60,7 +49,7 @@ final class IsalMemberDecoderTests: XCTestCase {
             XCTAssertEqual(s2.igzipMembersRead, s2.members, "every member of \(name) is igzip's")
             XCTAssertEqual(s2.bytesRead, s1.bytesRead, name)
         }
-        XCTAssertGreaterThan(members, files.count, "the sample logs are multi-member gzip")
+        XCTAssertGreaterThan(members, 9, "the sample logs are multi-member gzip")
     }
 
     func testASingleMemberOfTheSampleDaysIsIgzipsAndZlibsBytes() throws {

@@ -13,33 +13,23 @@ import LineParsing
 /// in the open transaction, is told of each after the one commit, in order, and the journeys
 /// are those of a rebuild; a failure rolls the group back whole, and a re-run completes it.
 final class GroupedInputTests: DayFilesTestCase {
-    /// Forwards to a `ProjectionUpdater`, and records each `didCommit`: the input's last event
-    /// as a reader (which sees only what committed) finds it, and the ledger's complete rows.
-    final class Recorder: IngestObserver {
-        let inner: ProjectionUpdater
-        var willCommits = 0
+    /// An observer that records each `didCommit`: the input's last event as a reader (which
+    /// sees only what committed) finds it, and the ledger's complete rows.
+    final class Recorder {
+        let observer: ObservedUpdater
         var told: [(lastSeq: Int64, seenSeq: Int64, complete: Int)] = []
-        var failAt: Int?
+        var willCommits: Int { observer.willCommits }
+
         init(_ inner: ProjectionUpdater, failAt: Int? = nil) {
-            self.inner = inner
-            self.failAt = failAt
+            observer = ObservedUpdater(inner, failAt: failAt)
+            observer.beforeDidCommit = { [unowned self] input, store in
+                let seen = (try? store.writer.read { db in
+                    (try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0,
+                     try Int.fetchOne(db, sql: "SELECT count(*) FROM inputs WHERE outcome = 'complete'") ?? 0)
+                }) ?? (-1, -1)
+                self.told.append((input.lastSeq, seen.0, seen.1))
+            }
         }
-        func makeEventSink() -> any ParsedEventSink { inner.makeEventSink() }
-        func betweenBatches(in db: Database) throws { try inner.betweenBatches(in: db) }
-        func willCommit(_ input: CommittedInput, in db: Database) throws {
-            try inner.willCommit(input, in: db)
-            willCommits += 1
-            if willCommits == failAt { throw StoreError(doing: "ingesting input \(willCommits)", reason: "stopped by the test") }
-        }
-        func didCommit(_ input: CommittedInput, store: EventStore) {
-            let seen = (try? store.writer.read { db in
-                (try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0,
-                 try Int.fetchOne(db, sql: "SELECT count(*) FROM inputs WHERE outcome = 'complete'") ?? 0)
-            }) ?? (-1, -1)
-            told.append((input.lastSeq, seen.0, seen.1))
-            inner.didCommit(input, store: store)
-        }
-        func finish(_ summary: IngestSummary, store: EventStore) throws { try inner.finish(summary, store: store) }
     }
 
     func store(_ name: String) throws -> EventStore {
@@ -49,7 +39,7 @@ final class GroupedInputTests: DayFilesTestCase {
     func ingest(_ files: [String], into store: EventStore, observer: Recorder, groupBytes: Int64) throws -> IngestSummary {
         var limits = Ingestor.Limits()
         limits.groupBytes = groupBytes
-        let ingestor = Ingestor(store: store, options: IngestOptions(flows: [try glp1]), observer: observer, limits: limits)
+        let ingestor = Ingestor(store: store, options: IngestOptions(flows: [try glp1]), observer: observer.observer, limits: limits)
         return try ingestor.ingest(files.map { InputSource(path: $0) })
     }
 

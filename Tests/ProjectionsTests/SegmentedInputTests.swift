@@ -52,27 +52,22 @@ final class SegmentedInputTests: DayFilesTestCase {
         func write(to path: String) throws { try GzipWriter(path: path).writeMember(text) }
     }
 
-    /// Counts the observer's commits and fails the one numbered `failAt` (nil: none).
-    final class Counting: IngestObserver {
-        let inner: ProjectionUpdater
-        let failAt: Int?
-        var commits = 0
+    /// Counts the observer's commits (`commits`), keeps the fold each one wrote, and fails
+    /// the one numbered `failAt` (nil: none).
+    final class Counting {
+        let observer: ObservedUpdater
         var folds: [ProjectionUpdater.Counts] = []
+        var commits: Int { observer.willCommits }
+
         init(_ inner: ProjectionUpdater, failAt: Int? = nil) {
-            self.inner = inner
-            self.failAt = failAt
-        }
-        func makeEventSink() -> any ParsedEventSink { inner.makeEventSink() }
-        func betweenBatches(in db: Database) throws { try inner.betweenBatches(in: db) }
-        func willCommit(_ input: CommittedInput, in db: Database) throws {
-            commits += 1
-            if commits == failAt { throw StoreError(doing: "committing a segment", reason: "stopped by the test") }
-            try inner.willCommit(input, in: db)
+            observer = ObservedUpdater(inner, failAt: failAt)
             // The fold of the segment before, written now (or this one's, at the input's end).
-            folds.append(inner.lastCounts)
+            observer.afterWillCommit = { [unowned self] _ in self.folds.append(self.observer.inner.lastCounts) }
         }
-        func didCommit(_ input: CommittedInput, store: EventStore) { inner.didCommit(input, store: store) }
-        func finish(_ summary: IngestSummary, store: EventStore) throws { try inner.finish(summary, store: store) }
+    }
+
+    func ingest(_ path: String, into store: EventStore, observer: Counting) throws -> IngestSummary {
+        try ingest(path, into: store, observer: observer.observer)
     }
 
     func ingest(_ path: String, into store: EventStore, observer: any IngestObserver<Database, EventStore>) throws -> IngestSummary {

@@ -1,0 +1,29 @@
+import Foundation
+import XCTest
+import TestSupport
+@testable import LogFiles
+
+extension ByteStream {
+    /// Every byte left in the stream, read `chunk` bytes at a time, and the fault that ended
+    /// it (nil: the end).
+    func drain(chunk: Int = 1 << 16) throws -> ([UInt8], InputError?) {
+        var out: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: chunk)
+        do {
+            while true {
+                let n = try buf.withUnsafeMutableBytes { try read(into: $0) }
+                if n == 0 { break }
+                out.append(contentsOf: buf[0..<n])
+            }
+        } catch let e as InputError { return (out, e) }
+        return (out, nil)
+    }
+}
+
+/// The paths of the glp1 sample's nine daily gzip files, in name order.
+func glp1SampleDays() throws -> [String] {
+    let dir = sampleData.appendingPathComponent("glp1")
+    let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".gz") }.sorted()
+    XCTAssertEqual(files.count, 9)
+    return files.map { dir.appendingPathComponent($0).path }
+}

@@ -120,7 +120,7 @@ struct InputWriter {
         let atom = try keyAtoms(of: line, env, in: b)
         let userAtom = try user(of: line, env, in: b)
         try encode(line, env, nameAtom: atom.name, stepAtom: atom.step, bytes: bytes, in: b,
-                   vendorCuts: line.vendorCuts.map { cuts[Int($0.lowerBound)..<Int($0.upperBound)] })
+                   vendorCuts: line.cuts(in: cuts))
         switch verdict {
         case .event:
             rows.add(PendingEvents.Row(line: line.number, hash: line.keys.idHash, user: userAtom,

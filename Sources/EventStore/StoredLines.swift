@@ -56,7 +56,6 @@ public struct StoredLines: Sendable {
 }
 
 extension EventStore {
-
     /// Every user's lines, one user and flow at a time (in atom order): what a rebuild folds.
     /// Memory holds one user's lines.
     public static func forEachUsersLines(in db: Database, _ body: (_ user: String, _ flow: String, StoredLines) throws -> Void) throws {

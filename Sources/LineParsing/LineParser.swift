@@ -17,6 +17,11 @@ package struct ParsedLine: Sendable {
     /// A vendor line's cuts for its shape, in its batch's `cuts` (nil: its envelope's).
     package var vendorCuts: Range<Int32>?
 
+    /// The line's vendor cuts among its batch's `cuts` (nil: its envelope's).
+    package func cuts(in batchCuts: [LineShape.Cut]) -> ArraySlice<LineShape.Cut>? {
+        vendorCuts.map { batchCuts[Int($0.lowerBound)..<Int($0.upperBound)] }
+    }
+
     /// Why the line is quarantined (a line without an envelope always has a rejection).
     package var quarantineReason: Rejection { rejection ?? .notJSON(column: 1, detail: "unknown") }
 }
@@ -188,7 +193,7 @@ package enum LineParser {
                     parsed.keys = batch.bytes.withUnsafeBufferPointer { b in
                         keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b,
                                    shape: vendor && parsed.vendorCuts == nil ? VendorLine.verbatimShape : matched?.shape,
-                                   cuts: parsed.vendorCuts.map { batch.cuts[Int($0.lowerBound)..<Int($0.upperBound)] })
+                                   cuts: parsed.cuts(in: batch.cuts))
                     }
                     // Handed over as parsed, its refs into the batch: the sink builds what it
                     // keeps (once per distinct value), not an event per line.

@@ -161,7 +161,8 @@ public struct SourceCutter: Sendable {
             } else {
                 if wide, Self.isWide(key.start..<key.end, sc.b) { return false }
                 try sc.skipValue()
-                if let prefix = cut.nodes[node].flagPrefix, Self.equal(prefix, key.start..<min(key.end, key.start + prefix.count), sc.b) {
+                // A flag (or a key bytes cannot tell, whose line the mapping reads) stays.
+                if let prefix = cut.nodes[node].flagPrefix, Self.hasPrefix(prefix, key.start..<key.end, sc.b) != false {
                     if let r = run { otherValues.append(r); run = nil }
                 } else {
                     run = (run?.lowerBound ?? (key.start - 1))..<sc.i

@@ -27,8 +27,9 @@ public struct InputSourceRecord: Sendable, Hashable {
 extension InputSourceRecord {
     private static let cutters = BoundedCache<InputSourceRecord, SourceCutter?>(limit: Tuning.cachedSources)
 
-    /// A cutter of `mapping`, its definition read once a process: readers of stored lines
-    /// are made per user, and each maps the lines of the inputs it meets.
+    /// A cutter of `mapping`, its definition read once a process: a reader of stored lines is
+    /// made for each read (a fold, a replay, an export), and maps the lines of the inputs it
+    /// meets.
     public var cutter: SourceCutter? {
         Self.cutters.value(for: self) { mapping.map(SourceCutter.init) }
     }

@@ -44,10 +44,10 @@ final class VendorLineTests: XCTestCase {
                             let line = Array(b[parsed.start..<(parsed.start + parsed.count)])
                             let text = "\(name): \(String(decoding: line, as: UTF8.self))"
                             guard case .success(let mapped) = mapping.map(bytes: line), let env = parsed.envelope,
-                                  let cuts = parsed.vendorCuts else { return XCTFail(text) }
+                                  let cuts = parsed.cuts(in: batch.cuts) else { return XCTFail(text) }
                             XCTAssertEqual(EventDecoder().event(from: env, in: b), mapped.event, text)
                             XCTAssertGreaterThanOrEqual(parsed.keys.shape, 0, text)
-                            let (skeleton, back) = rebuilt(parsed, batch.cuts[Int(cuts.lowerBound)..<Int(cuts.upperBound)], env, b)
+                            let (skeleton, back) = rebuilt(parsed, cuts, env, b)
                             XCTAssertEqual(back, line, text)
                             skeletons.insert(skeleton)
                             count += 1
@@ -114,10 +114,10 @@ final class VendorLineTests: XCTestCase {
                 batch.bytes.withUnsafeBufferPointer { b in
                     for parsed in batch.lines {
                         let line = Array(b[parsed.start..<(parsed.start + parsed.count)])
-                        guard let env = parsed.envelope, let cuts = parsed.vendorCuts else {
+                        guard let env = parsed.envelope, let cuts = parsed.cuts(in: batch.cuts) else {
                             return XCTFail("\(name): \(String(decoding: line, as: UTF8.self)) \(parsed.quarantineReason)")
                         }
-                        let (skeleton, back) = rebuilt(parsed, batch.cuts[Int(cuts.lowerBound)..<Int(cuts.upperBound)], env, b)
+                        let (skeleton, back) = rebuilt(parsed, cuts, env, b)
                         XCTAssertEqual(String(decoding: back, as: UTF8.self), String(decoding: line, as: UTF8.self), name)
                         skeletons.insert(skeleton)
                         count += 1

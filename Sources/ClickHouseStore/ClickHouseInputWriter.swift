@@ -73,10 +73,10 @@ struct ClickHouseInputWriter {
         try locateUsers()
         try waitForInserts()
         if shardRows.isEmpty { shardRows = store.servers.map { _ in RowBinaryWriter() } }
-        chunk.forEachLine { line, b, verdict in
+        chunk.forEachLine { line, b, verdict, batch in
             let lineBytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
             guard let env = line.envelope else {
-                quarantine(line, lineBytes)
+                quarantine(line, lineBytes, rejection: line.quarantineReason(in: batch.rejections))
                 return
             }
             let id = env.eventID.bytes(in: b)
@@ -111,7 +111,7 @@ struct ClickHouseInputWriter {
                 conflicts.int64(arrived)
                 conflicts.string(bytes: lineBytes)
             case .quarantined:
-                quarantine(line, lineBytes)
+                quarantine(line, lineBytes, rejection: line.quarantineReason(in: batch.rejections))
             }
         }
         // Each shard's rows go straight to its own table, all shards at once.
@@ -125,8 +125,7 @@ struct ClickHouseInputWriter {
         if duplicates.bytes.count + conflicts.bytes.count + quarantined.bytes.count >= Tuning.sideRowBytes { try writeSideRows() }
     }
 
-    private mutating func quarantine(_ line: ParsedLine, _ lineBytes: UnsafeBufferPointer<UInt8>) {
-        let rejection = line.quarantineReason
+    private mutating func quarantine(_ line: ParsedLine, _ lineBytes: UnsafeBufferPointer<UInt8>, rejection: Rejection) {
         quarantined.uint64(attempt)
         quarantined.uint32(inputID)
         quarantined.string(label)

@@ -96,7 +96,7 @@ struct InputWriter {
 
     /// Writes every line of `chunk` as decided, then the rows still held.
     mutating func write(_ chunk: DecidedChunk) throws {
-        try chunk.forEachLine { line, b, verdict, cuts in try write(line, verdict, in: b, cuts: cuts) }
+        try chunk.forEachLine { line, b, verdict, batch in try write(line, verdict, in: b, of: batch) }
         try flushRows()
     }
 
@@ -111,16 +111,16 @@ struct InputWriter {
     }
 
     private mutating func write(_ line: ParsedLine, _ verdict: LineVerdict, in b: UnsafeBufferPointer<UInt8>,
-                                cuts: [LineShape.Cut]) throws {
+                                of batch: LineBatch) throws {
         let bytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
         guard let env = line.envelope else {
-            try quarantine(line, bytes)
+            try quarantine(line, bytes, rejection: line.quarantineReason(in: batch.rejections))
             return
         }
         let atom = try keyAtoms(of: line, env, in: b)
         let userAtom = try user(of: line, env, in: b)
         try encode(line, env, nameAtom: atom.name, stepAtom: atom.step, bytes: bytes, in: b,
-                   vendorCuts: line.cuts(in: cuts))
+                   vendorCuts: line.cuts(in: batch.cuts))
         switch verdict {
         case .event:
             rows.add(PendingEvents.Row(line: line.number, hash: line.keys.idHash, user: userAtom,
@@ -152,8 +152,7 @@ struct InputWriter {
         StoreError(doing: "appending \(label) line \(line.number)", reason: "\(what) number \(n) is out of order")
     }
 
-    private mutating func quarantine(_ line: ParsedLine, _ bytes: UnsafeBufferPointer<UInt8>) throws {
-        let rejection = line.quarantineReason
+    private mutating func quarantine(_ line: ParsedLine, _ bytes: UnsafeBufferPointer<UInt8>, rejection: Rejection) throws {
         insertQuarantine.int(1, inputID)
         insertQuarantine.text(2, label)
         insertQuarantine.int(3, Int64(line.number))

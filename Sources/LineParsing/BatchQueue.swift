@@ -24,6 +24,7 @@ final class BatchQueue: Sendable {
         b.bytes.removeAll(keepingCapacity: true)
         b.lines.removeAll(keepingCapacity: true)
         b.cuts.removeAll(keepingCapacity: true)
+        b.rejections.removeAll(keepingCapacity: true)
         b.bytesRead = 0
         b.segmentEnd = nil
         spares.withLock { spares in

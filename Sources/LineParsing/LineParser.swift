@@ -11,7 +11,9 @@ package struct ParsedLine: Sendable {
     package var start: Int
     package var count: Int
     package var envelope: Envelope?
-    package var rejection: Rejection?
+    /// Why the line is rejected, as an index into its batch's `rejections` (-1: it is not):
+    /// kept aside, so that a line holds no references and copies as plain bytes.
+    package var rejected: Int32 = -1
     /// Worked out on the parsing thread for a line with an envelope (see `LineKeys`).
     package var keys = LineKeys()
     /// A vendor line's cuts for its shape, in its batch's `cuts` (nil: its envelope's).
@@ -22,8 +24,11 @@ package struct ParsedLine: Sendable {
         vendorCuts.map { batchCuts[Int($0.lowerBound)..<Int($0.upperBound)] }
     }
 
-    /// Why the line is quarantined (a line without an envelope always has a rejection).
-    package var quarantineReason: Rejection { rejection ?? .notJSON(column: 1, detail: "unknown") }
+    /// Why the line is quarantined, from its batch's `rejections` (a line without an
+    /// envelope always has a rejection).
+    package func quarantineReason(in rejections: [Rejection]) -> Rejection {
+        rejections.indices.contains(Int(rejected)) ? rejections[Int(rejected)] : .notJSON(column: 1, detail: "unknown")
+    }
 }
 
 /// What the writer needs of a line besides its bytes, worked out where it is parsed: its id
@@ -44,6 +49,8 @@ package struct LineBatch: Sendable {
     package var lines: [ParsedLine] = []
     /// Vendor lines' cuts (`ParsedLine.vendorCuts`), batch-absolute.
     package var cuts: [LineShape.Cut] = []
+    /// Rejected lines' reasons (`ParsedLine.rejected`).
+    package var rejections: [Rejection] = []
     /// Compressed bytes read from the input so far.
     package var bytesRead: Int64 = 0
     /// Set on the batch after which the input's events go to another sink: the writer
@@ -163,8 +170,12 @@ package enum LineParser {
                 batch.bytes.append(contentsOf: bytes)
                 var parsed = ParsedLine(number: info.number, offset: info.offset, start: lineStart, count: bytes.count)
                 switch decoded {
-                case nil: parsed.rejection = .lineTooLong(length: info.length)
-                case .failure(let r)?: parsed.rejection = r
+                case nil:
+                    parsed.rejected = Int32(batch.rejections.count)
+                    batch.rejections.append(.lineTooLong(length: info.length))
+                case .failure(let r)?:
+                    parsed.rejected = Int32(batch.rejections.count)
+                    batch.rejections.append(r)
                 case .success(var env)?:
                     // A vendor line's envelope is its native line's, kept as scratch after it.
                     let decodedStart = batch.bytes.count

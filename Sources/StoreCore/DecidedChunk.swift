@@ -16,15 +16,18 @@ package struct DecidedChunk {
         try forEachLine { line, b, verdict, _ in try body(line, b, verdict) }
     }
 
-    /// Calls `body` with each line, its batch's bytes, its verdict and its batch's vendor
-    /// cuts (`ParsedLine.vendorCuts`), in order.
-    package func forEachLine(_ body: (ParsedLine, UnsafeBufferPointer<UInt8>, LineVerdict, _ cuts: [LineShape.Cut]) throws -> Void) rethrows {
+    /// Calls `body` with each line, its batch's bytes, its verdict and its batch (for its
+    /// vendor cuts and rejections), in order.
+    package func forEachLine(_ body: (ParsedLine, UnsafeBufferPointer<UInt8>, LineVerdict, _ batch: LineBatch) throws -> Void) rethrows {
         var v = 0
         for batch in batches {
+            // Lines read in place: a line is a few hundred bytes, not copied for each call.
             try batch.bytes.withUnsafeBufferPointer { b in
-                for line in batch.lines {
-                    try body(line, b, verdicts[v], batch.cuts)
-                    v += 1
+                try batch.lines.withUnsafeBufferPointer { lines in
+                    for i in lines.indices {
+                        try body(lines[i], b, verdicts[v], batch)
+                        v += 1
+                    }
                 }
             }
         }

@@ -37,8 +37,10 @@ package struct LineClassifier {
 
         /// The bytes of the line at `place` in `batches`, to `body`.
         static func line<T>(at place: Place, in batches: [LineBatch], _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-            let batch = batches[place.batch], line = batch.lines[place.line]
-            return batch.bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[line.start..<(line.start + line.count)])) }
+            // The line's bounds read in place, not the line copied out.
+            let start = batches[place.batch].lines[place.line].start
+            let end = start + batches[place.batch].lines[place.line].count
+            return batches[place.batch].bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
         }
 
         /// Whether `line` is the same event as this chunk's new event with id `id`; nil when
@@ -63,19 +65,22 @@ package struct LineClassifier {
     /// Takes a parsed batch: counts its lines and notes its keys and its lines' ids. The
     /// parser numbers keys in first-seen order, so a key met for the first time is the next.
     package mutating func add(_ batch: LineBatch, label: String) throws {
+        // Lines read in place: a line is a few hundred bytes, not copied out for each.
         try batch.bytes.withUnsafeBufferPointer { b in
-            for line in batch.lines {
-                result.counts.lines += 1
-                guard let env = line.envelope else {
-                    result.countQuarantined(line.quarantineReason)
-                    continue
+            try batch.lines.withUnsafeBufferPointer { lines in
+                for i in lines.indices {
+                    result.counts.lines += 1
+                    guard let env = lines[i].envelope else {
+                        result.countQuarantined(lines[i].quarantineReason(in: batch.rejections))
+                        continue
+                    }
+                    let key = Int(lines[i].keys.key)
+                    guard key >= 0 && key <= keys.count else {
+                        throw StoreError(doing: "reading \(label) line \(lines[i].number)", reason: "the parser's key \(key) is out of order")
+                    }
+                    if key == keys.count { keys.append(IngestKey(env, in: b, flowSteps: flowSteps)) }
+                    pending.ids.append(env.eventID.bytes(in: b), hash: lines[i].keys.idHash)
                 }
-                let key = Int(line.keys.key)
-                guard key >= 0 && key <= keys.count else {
-                    throw StoreError(doing: "reading \(label) line \(line.number)", reason: "the parser's key \(key) is out of order")
-                }
-                if key == keys.count { keys.append(IngestKey(env, in: b, flowSteps: flowSteps)) }
-                pending.ids.append(env.eventID.bytes(in: b), hash: line.keys.idHash)
             }
         }
         pending.batches.append(batch)
@@ -104,16 +109,17 @@ package struct LineClassifier {
         var next = 0
         ids.bytes.withUnsafeBufferPointer { idBytes in
             for (batchIndex, batch) in batches.enumerated() {
-                batch.bytes.withUnsafeBufferPointer { b in
-                    for (lineIndex, line) in batch.lines.enumerated() {
-                        guard let env = line.envelope else {
+                batch.bytes.withUnsafeBufferPointer { b in batch.lines.withUnsafeBufferPointer { lines in
+                    for lineIndex in lines.indices {
+                        guard let micros = lines[lineIndex].envelope?.time.micros else {
                             verdicts.append(.quarantined)
                             continue
                         }
+                        let start = lines[lineIndex].start, end = start + lines[lineIndex].count
                         let range = ids.ranges[next], hash = ids.hashes[next]
                         next += 1
                         let id = UnsafeBufferPointer(rebasing: idBytes[range])
-                        let bytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
+                        let bytes = UnsafeBufferPointer(rebasing: b[start..<end])
                         let entry = EventIDIndex<Place>.Entry(id: range, line: Place(batch: batchIndex, line: lineIndex))
                         let same = stored.sameEvent(id: id, hash: hash, as: bytes)
                             ?? written.sameEvent(id: id, hash: hash, as: bytes)
@@ -123,7 +129,7 @@ package struct LineClassifier {
                         switch same {
                         case nil:
                             verdicts.append(.event)
-                            result.countAccepted(at: env.time.micros, key: &keys[Int(line.keys.key)])
+                            result.countAccepted(at: micros, key: &keys[Int(lines[lineIndex].keys.key)])
                         case true?:
                             verdicts.append(.duplicate)
                             result.counts.duplicates += 1
@@ -132,7 +138,7 @@ package struct LineClassifier {
                             result.counts.conflicts += 1
                         }
                     }
-                }
+                } }
             }
         }
         pending.events = events

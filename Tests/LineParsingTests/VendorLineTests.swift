@@ -12,13 +12,14 @@ final class VendorLineTests: XCTestCase {
     private let sampleData = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("sample-data")
 
-    private func parse(_ path: String, _ mapping: SourceMapping) throws -> [(line: [UInt8], parsed: ParsedLine, event: Event?)] {
-        var out: [(line: [UInt8], parsed: ParsedLine, event: Event?)] = []
+    private func parse(_ path: String, _ mapping: SourceMapping) throws -> [(line: [UInt8], parsed: ParsedLine, event: Event?, rejection: Rejection?)] {
+        var out: [(line: [UInt8], parsed: ParsedLine, event: Event?, rejection: Rejection?)] = []
         let end = try LineParser.run(path: path, batchLines: 100, batchBytes: 1 << 16, source: mapping) { batch in
             batch.bytes.withUnsafeBufferPointer { b in
                 for line in batch.lines {
                     let bytes = Array(b[line.start..<(line.start + line.count)])
-                    out.append((bytes, line, line.envelope.map { EventDecoder().event(from: $0, in: b) }))
+                    out.append((bytes, line, line.envelope.map { EventDecoder().event(from: $0, in: b) },
+                             line.envelope == nil ? line.quarantineReason(in: batch.rejections) : nil))
                 }
             }
             return true
@@ -115,7 +116,7 @@ final class VendorLineTests: XCTestCase {
                     for parsed in batch.lines {
                         let line = Array(b[parsed.start..<(parsed.start + parsed.count)])
                         guard let env = parsed.envelope, let cuts = parsed.cuts(in: batch.cuts) else {
-                            return XCTFail("\(name): \(String(decoding: line, as: UTF8.self)) \(parsed.quarantineReason)")
+                            return XCTFail("\(name): \(String(decoding: line, as: UTF8.self)) \(parsed.quarantineReason(in: batch.rejections))")
                         }
                         let (skeleton, back) = rebuilt(parsed, cuts, env, b)
                         XCTAssertEqual(String(decoding: back, as: UTF8.self), String(decoding: line, as: UTF8.self), name)
@@ -151,8 +152,8 @@ final class VendorLineTests: XCTestCase {
         XCTAssertEqual(first.name, "onboarding.step_completed")
         XCTAssertEqual(first.properties["note"], .string("x\ny"))
         XCTAssertNil(lines[1].event)
-        XCTAssertEqual(lines[1].parsed.rejection?.code, .missingField)
-        XCTAssertEqual(lines[1].parsed.rejection?.text, "posthog: no uuid")
+        XCTAssertEqual(lines[1].rejection?.code, .missingField)
+        XCTAssertEqual(lines[1].rejection?.text, "posthog: no uuid")
         XCTAssertEqual(lines[1].parsed.offset, Int64(escaped.utf8.count + 1))
         XCTAssertEqual(lines[2].event?.name, "$pageview")
         XCTAssertEqual(lines[2].event?.flow, "glp1")

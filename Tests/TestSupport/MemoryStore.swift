@@ -97,10 +97,10 @@ extension MemoryStore: IngestBackend {
         }
 
         package func write(_ chunk: DecidedChunk) throws {
-            try chunk.forEachLine { line, b, verdict in
+            try chunk.forEachLine { line, b, verdict, batch in
                 let bytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
                 guard line.envelope != nil else {
-                    let rejection = line.quarantineReason
+                    let rejection = line.quarantineReason(in: batch.rejections)
                     log.quarantine.append(QuarantineEntry(inputPath: label, line: line.number, byteOffset: line.offset,
                                                           code: rejection.code, reason: rejection.text, raw: Array(bytes)))
                     return

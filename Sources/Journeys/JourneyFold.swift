@@ -291,15 +291,12 @@ public struct JourneyFold: Sendable {
 
     /// `finish()`, taking the expected path from `paths` when it holds one for the context.
     package func finish(paths: ExpectedPaths?) -> Journey {
-        let flagDefaults = paths.map(\.flagDefaults) ?? definition?.flagDefaults ?? [:]
-        let ctx = ConditionContext(values: values, flags: flags, appVersion: appVersion, platform: platform,
-                                   startDate: startedAt?.utcDay, flagDefaults: flagDefaults)
         var path: [Journey.PathStep] = []
         var lane: String?
         var laneReason = "no flow definition for \(flow)"
         var deviations = self.deviations
         if let definition {
-            let expected = paths?.path(for: ctx) ?? definition.expectedPath(ctx)
+            let expected = expectedPath(definition, paths: paths)
             lane = expected.lane
             laneReason = expected.laneReason
             // Steps on the path before the one the user started on are not tracked for them.
@@ -350,6 +347,19 @@ public struct JourneyFold: Sendable {
 
     private var started: Bool { startedAt != nil }
 
+    /// The journey's expected path: kept in `paths` by the part of the context it reads, else
+    /// worked out.
+    private func expectedPath(_ definition: FlowDefinition, paths: ExpectedPaths?) -> ExpectedPath {
+        func context() -> ConditionContext {
+            ConditionContext(values: values, flags: flags, appVersion: appVersion, platform: platform,
+                             startDate: startedAt?.utcDay, flagDefaults: paths?.flagDefaults ?? definition.flagDefaults)
+        }
+        guard let paths else { return definition.expectedPath(context()) }
+        let key = paths.reads.key(values: values, flags: flags, appVersion: appVersion, platform: platform,
+                                  startDate: { startedAt?.utcDay })
+        return paths.path(key: key, context)
+    }
+
     private func appendUnique(_ list: inout [String], _ text: String) {
         if !list.contains(text) { list.append(text) }
     }
@@ -390,17 +400,29 @@ package final class ExpectedPaths: Sendable {
     /// The definition's flag defaults (built once, not once per journey finished).
     package let flagDefaults: [String: Bool]
     private let keys: Set<String>
-    private let paths = BoundedCache<ConditionContext, ExpectedPath>(limit: Tuning.cachedPaths)
+    /// What the expected path reads of a context: the paths are kept by it.
+    package let reads: ConditionReads
+    private let paths = BoundedCache<ConditionReads.Key, ExpectedPath>(limit: Tuning.cachedPaths)
 
     package init(_ definition: FlowDefinition) {
         self.definition = definition
         flagDefaults = definition.flagDefaults
         keys = definition.conditionKeys
+        reads = ConditionReads(keys)
     }
 
+    /// The path of `ctx`, whose flag defaults are none or the definition's.
     package func path(for ctx: ConditionContext) -> ExpectedPath {
-        let key = definition.pathContext(ctx, keys: keys)
-        // Worked out from the part alone, so a path is always the same function of its key.
-        return paths.value(for: key) { definition.expectedPath(key) }
+        guard ctx.flagDefaults.isEmpty || ctx.flagDefaults == flagDefaults else { return definition.expectedPath(ctx) }
+        let key = reads.key(values: ctx.values, flags: ctx.flags, appVersion: ctx.appVersion, platform: ctx.platform,
+                            startDate: { ctx.startDate })
+        return path(key: key) { ctx }
+    }
+
+    /// The path kept for `key`, else the one `context()` gives (a context with that key and
+    /// the definition's flag defaults).
+    package func path(key: ConditionReads.Key, _ context: () -> ConditionContext) -> ExpectedPath {
+        // Worked out from the part the key keeps, so a path is always the same function of its key.
+        paths.value(for: key) { definition.expectedPath(definition.pathContext(context(), keys: keys)) }
     }
 }

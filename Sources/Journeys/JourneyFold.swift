@@ -386,10 +386,13 @@ public struct JourneyFold: Sendable {
         var fold = JourneyFold(userID: events[first].event.userID, flow: events[first].event.flow, definition: definition,
                                vocabulary: vocabulary)
         var any = false
-        for i in order {
-            if let until, events[i].event.time > until { break }
-            fold.apply(events[i], explain: false)
-            any = true
+        // Read in place: an event passed from the array itself would be copied.
+        events.withUnsafeBufferPointer { events in
+            for i in order {
+                if let until, events[i].event.time > until { break }
+                fold.apply(events[i], explain: false)
+                any = true
+            }
         }
         return any ? fold : nil
     }

@@ -2,7 +2,9 @@
 // another, for the per-stage table of docs/performance.md (scripts/stages runs it beside a
 // profile of the whole ingest). Prints, per stage, its seconds and microseconds a line.
 // A measuring tool, not part of funnel: it reads the inputs and writes nothing. With
-// FUNNEL_STAGES_ONLY=parse it runs only the parser without events (for a profile of it).
+// FUNNEL_STAGES_ONLY=parse it runs only the parser without events (for a profile of it); with
+// FUNNEL_STAGES_ONLY=fold, only the fold's parts (fold, finish, facts, encoding), finish and
+// facts repeated FOLD_REPEAT times (default 1) for a profile of them.
 import Foundation
 import FunnelModel
 import LogFiles

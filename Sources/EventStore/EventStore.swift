@@ -41,8 +41,7 @@ public final class EventStore: Sendable {
         config.prepareDatabase { db in
             // WAL + NORMAL: a killed process never loses a committed transaction.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            // 16 KiB pages for a new store: shallower indexes, fewer page splits (ignored once
-            // the file exists).
+            // Large pages for a new store (`Tuning.pageBytes`; ignored once the file exists).
             try db.execute(sql: "PRAGMA page_size = \(Tuning.pageBytes)")
             // Every connection reads through its page cache, not a map of the file: a scan of
             // the journeys costs no page faults, and memory stays the same as the store grows.

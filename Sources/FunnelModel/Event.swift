@@ -144,10 +144,10 @@ extension RecordedEvent: FoldableEvent {
 
 extension Array where Element: FoldableEvent {
     /// The indices in fold order. Sorts small keys, not the events: an event is costly to move.
-    /// (Inlinable: specialized where it is used, it reads each event without copying it.)
+    /// (Inlinable: specialized where it is used, it reads each event in place, without a copy.)
     @inlinable
     public var foldOrderIndices: [Int] {
-        foldOrderIndices(time: { $0.time.micros }, seq: { $0.seq })
+        withUnsafeBufferPointer { b in Self.foldOrder(count: b.count) { (b[$0].time.micros, b[$0].seq) } }
     }
 }
 
@@ -155,7 +155,18 @@ extension Array {
     /// The indices in fold order (event time, then arrival) of elements that stand for events.
     @inlinable
     public func foldOrderIndices(time: (Element) -> Int64, seq: (Element) -> Int64) -> [Int] {
-        var keys = indices.map { (time: time(self[$0]), seq: seq(self[$0]), index: $0) }
+        Self.foldOrder(count: count) { (time(self[$0]), seq(self[$0])) }
+    }
+
+    /// Positions 0..<count sorted by their (time, seq) keys.
+    @inlinable
+    static func foldOrder(count: Int, key: (Int) -> (time: Int64, seq: Int64)) -> [Int] {
+        var keys: [(time: Int64, seq: Int64, index: Int)] = []
+        keys.reserveCapacity(count)
+        for i in 0..<count {
+            let k = key(i)
+            keys.append((time: k.time, seq: k.seq, index: i))
+        }
         keys.sort { $0.time != $1.time ? $0.time < $1.time : $0.seq < $1.seq }
         return keys.map(\.index)
     }

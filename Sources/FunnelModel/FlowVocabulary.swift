@@ -17,6 +17,16 @@ public struct FlowVocabulary: Sendable, Hashable {
     public let laneTerminals: [String: [String]]
     /// Every terminal step of the definition, in flow order.
     public let terminals: [String]
+    /// The lane ids, in definition order: a `StepPlace` names lanes by their index here.
+    public let laneIDs: [String]
+    /// Where each step id of the definition or of a lane is: one lookup a step for all of it.
+    public let stepPlaces: [String: StepPlace]
+
+    /// Whether the definition has a step, and the lanes that have it (indexes into `laneIDs`).
+    public struct StepPlace: Sendable, Hashable {
+        public var known = false
+        public var lanes: [Int] = []
+    }
 
     public init(_ definition: FlowDefinition) {
         knownSteps = Set(definition.steps.map(\.id))
@@ -42,6 +52,13 @@ public struct FlowVocabulary: Sendable, Hashable {
             laneTerminals[lane.id] = lane.steps.map(\.id).filter { terminalIDs.contains($0) }
         }
         laneSteps = steps
+        laneIDs = definition.lanes.map(\.id)
+        var places: [String: StepPlace] = [:]
+        for id in knownSteps { places[id, default: StepPlace()].known = true }
+        for (i, lane) in definition.lanes.enumerated() {
+            for id in Set(lane.steps.map(\.id)) { places[id, default: StepPlace()].lanes.append(i) }
+        }
+        stepPlaces = places
         self.laneTerminals = laneTerminals
         terminals = definition.orderedStepIDs.filter { terminalIDs.contains($0) }
     }

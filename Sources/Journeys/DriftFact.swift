@@ -39,20 +39,27 @@ public struct DriftFact: Sendable, Hashable {
     /// Every way `j` departs from the definition `vocabulary` comes from, in a stable order.
     public static func facts(of j: Journey, vocabulary: FlowVocabulary) -> [DriftFact] {
         var out: [DriftFact] = []
-        for (key, value) in j.values where vocabulary.isUnlisted(key: key, value: value) {
+        // The keys with listed values are few; a journey's answers, many.
+        for (key, listed) in vocabulary.listedValues {
+            guard let value = j.values[key] else { continue }
             let text = value.textValue
+            guard !listed.contains(text) else { continue }
             let at = j.driftSeen[DriftKey.value(key, text)] ?? j.firstEventAt
             out.append(DriftFact(kind: .unlistedValue, name: key, detail: text, at: at.micros))
         }
         if out.count > 1 { out.sort { $0.name < $1.name } }
+        // The journey's lane by its index (nil: no lane, or one the definition lacks); the last
+        // of a repeated id, as `laneSteps` keeps it.
+        let laneIndex = j.lane.flatMap { vocabulary.laneIDs.lastIndex(of: $0) }
         for v in j.visits {
-            if !vocabulary.knownSteps.contains(v.step) {
+            let place = vocabulary.stepPlaces[v.step]
+            if place?.known != true {
                 out.append(DriftFact(kind: .stepNotInFlow, name: v.step, at: v.firstViewedAt.micros))
             } else if let lane = j.lane {
-                if vocabulary.laneSteps[lane]?.contains(v.step) == false {
+                if let laneIndex, place?.lanes.contains(laneIndex) == false {
                     out.append(DriftFact(kind: .stepOffLane, name: v.step, detail: lane, at: v.firstViewedAt.micros))
                 }
-            } else if !vocabulary.laneSteps.values.contains(where: { $0.contains(v.step) }) {
+            } else if place?.lanes.isEmpty != false {
                 out.append(DriftFact(kind: .stepOffLane, name: v.step, at: v.firstViewedAt.micros))
             }
         }

@@ -1,7 +1,8 @@
 import FunnelModel
 
-/// A flow definition with what saving journeys needs of it, computed once.
-package struct FlowContext: Sendable {
+/// A flow definition with what saving journeys needs of it, computed once (a class: shared by
+/// every journey folded, not copied field by field).
+package final class FlowContext: Sendable {
     package let definition: FlowDefinition?
     package let fingerprint: String
     package let slots: [String: Int]

@@ -16,7 +16,8 @@ package struct HeldEvent: Sendable {
 package struct HeldView: FoldableEvent {
     package let held: [HeldEvent]
     package let table: EventTable
-    package let i: Int
+    /// The event's position (a fold moves one view along the events).
+    package var i: Int
 
     package init(held: [HeldEvent], table: EventTable, i: Int) {
         self.held = held

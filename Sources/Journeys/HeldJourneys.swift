@@ -84,8 +84,10 @@ public final class HeldJourneys: @unchecked Sendable {
                                                 vocabulary: folder.context.vocabulary),
                               lastTime: .min, lastSeq: .min, maxSeq: .min)
             }
+            var view = HeldView(held: events, table: table, i: 0)
             for i in order {
-                going.fold.apply(HeldView(held: events, table: table, i: i), explain: false)
+                view.i = i
+                going.fold.apply(view, explain: false)
                 going.maxSeq = max(going.maxSeq, events[i].seq)
             }
             going.lastTime = events[order[order.count - 1]].time.micros

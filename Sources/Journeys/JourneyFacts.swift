@@ -65,16 +65,35 @@ public struct JourneyFacts: Sendable, Hashable {
     }
 
     /// What facts need of a definition, worked out once for many journeys: its flag
-    /// defaults and its cohorts' conditions, parsed (nil: one that does not parse).
+    /// defaults, its cohorts' conditions, parsed (nil: one that does not parse), and the
+    /// cohort and flag bits worked out so far, kept by the part of the context they read.
     package struct Prepared: Sendable {
         package let flagDefaults: [String: Bool]
         package let cohorts: [Condition?]
         package let vocabulary: FlowVocabulary
+        /// What the cohorts' conditions read of a context.
+        let reads: ConditionReads
+        let bits = BoundedCache<ConditionReads.Key, ContextBits>(limit: Tuning.cachedPaths)
 
         package init(_ definition: FlowDefinition) {
             flagDefaults = definition.flagDefaults
             cohorts = definition.cohorts.map { try? Condition(parsing: $0.where) }
             vocabulary = FlowVocabulary(definition)
+            reads = ConditionReads(Set(cohorts.compactMap { $0 }.flatMap(\.keys)))
+        }
+    }
+
+    /// A journey's cohorts and flags on, as bits (`cohorts`, `flagsOn`).
+    struct ContextBits: Sendable {
+        var cohorts: UInt64 = 0
+        var flagsOn: UInt64 = 0
+
+        /// Worked out from the journey's whole context.
+        init(_ ctx: ConditionContext, definition: FlowDefinition, prepared: Prepared) {
+            for (i, cond) in prepared.cohorts.enumerated() where i < 64 {
+                if let cond, cond.evaluate(ctx) == true { cohorts |= 1 << UInt64(i) }
+            }
+            for (i, f) in definition.flags.enumerated() where i < 64 && ctx.isFlagOn(f.id) { flagsOn |= 1 << UInt64(i) }
         }
     }
 
@@ -90,13 +109,14 @@ public struct JourneyFacts: Sendable, Hashable {
         lane = j.lane.flatMap { l in definition.lanes.firstIndex { $0.id == l } } ?? -1
         current = j.currentStep.flatMap { slots[$0] } ?? -1
         appVersion = j.appVersion
-        let ctx = j.conditionContext(flagDefaults: prepared.flagDefaults)
-        cohorts = 0
-        for (i, cond) in prepared.cohorts.enumerated() where i < 64 {
-            if let cond, cond.evaluate(ctx) == true { cohorts |= 1 << UInt64(i) }
+        // Both read the context only through the cohorts' keys and the flags (defaults fixed).
+        let key = prepared.reads.key(values: j.values, flags: j.flags, appVersion: j.appVersion, platform: j.platform,
+                                     startDate: { j.startedAt?.utcDay })
+        let contextBits = prepared.bits.value(for: key) {
+            ContextBits(j.conditionContext(flagDefaults: prepared.flagDefaults), definition: definition, prepared: prepared)
         }
-        flagsOn = 0
-        for (i, f) in definition.flags.enumerated() where i < 64 && ctx.isFlagOn(f.id) { flagsOn |= 1 << UInt64(i) }
+        cohorts = contextBits.cohorts
+        flagsOn = contextBits.flagsOn
         bits = [UInt8](repeating: 0, count: slots.count)
         seconds = [Double](repeating: .nan, count: slots.count)
         for v in j.visits {
@@ -105,8 +125,12 @@ public struct JourneyFacts: Sendable, Hashable {
             if let s = v.secondsOnStep { seconds[k] = s }
         }
         var pathSeen = [Bool](repeating: false, count: slots.count)
+        pathSlots = []
+        pathSlots.reserveCapacity(j.path.count)
         for p in j.path {
-            guard let k = slots[p.step], !pathSeen[k] else { continue }
+            let slot = slots[p.step]
+            if p.status != .skipped { pathSlots.append(slot ?? -1) }
+            guard let k = slot, !pathSeen[k] else { continue }
             pathSeen[k] = true
             var b: UInt8 = 2
             if p.eligible { b |= 4 }
@@ -119,7 +143,6 @@ public struct JourneyFacts: Sendable, Hashable {
         runSlots = []
         runMicros = []
         otherRunSteps = []
-        pathSlots = j.path.filter { $0.status != .skipped }.map { slots[$0.step] ?? -1 }
         silenceRuns = j.silences.map(\.run)
         silenceStartsRun = j.silences.map(\.startsRun)
         silenceMicros = j.silences.map(\.micros)

@@ -134,17 +134,19 @@ public struct JourneyFold: Sendable {
         func note(_ text: @autoclosure () -> String) {
             if explain { notes.append(text()) }
         }
+        // Each read once: a value read from a held event is a copy to retain and release.
+        let step = e.step, time = e.time
         // After the event's own changes: a view makes its step current, and any event on the
         // current step is the latest there (events come in fold order).
-        defer { if let step = e.step, step == currentStep { lastSeqOnCurrentStep = e.seq } }
+        defer { if let step, step == currentStep { lastSeqOnCurrentStep = e.seq } }
         events += 1
         lastSeq = e.seq
         // Events come in fold order: the latest so far is the one before this.
         if let previous = lastEventAt, !viewRuns.isEmpty {
-            silenceSinceView = max(silenceSinceView, e.time.micros - previous.micros)
+            silenceSinceView = max(silenceSinceView, time.micros - previous.micros)
         }
-        if firstEventAt == nil { firstEventAt = e.time }
-        if lastEventAt.map({ e.time > $0 }) ?? true { lastEventAt = e.time }
+        if firstEventAt == nil { firstEventAt = time }
+        if lastEventAt.map({ time > $0 }) ?? true { lastEventAt = time }
         // The same context as the event before changes nothing: applied once.
         let contextID = e.contextID
         if contextID < 0 || contextID != lastContextID {
@@ -156,38 +158,38 @@ public struct JourneyFold: Sendable {
                     note("flag \(k): \(old.textValue) → \(v.textValue)")
                 } else if hasDefinition, !declaredFlags.contains(k) {
                     note("flag \(k) is not declared by flow \(flow)")
-                    seen(DriftKey.flag(k), at: e.time)
+                    seen(DriftKey.flag(k), at: time)
                 }
                 flags[k] = v
             }
             lastContextID = contextID
         }
-        if let step = e.step, hasDefinition, !knownSteps.contains(step) {
+        if let step, hasDefinition, !knownSteps.contains(step) {
             unplanned += 1
             note("unknown step \(step): not in flow \(flow)")
             appendDeviation("unknown step \(step)")
         }
         guard let known = e.known else {
-            if e.step == nil || knownSteps.contains(e.step ?? "") { unplanned += 1 }
+            if step == nil || knownSteps.contains(step ?? "") { unplanned += 1 }
             note("unplanned event \(e.name): stored, not counted")
             appendDeviation("unknown event \(e.name)")
-            if hasDefinition { seen(DriftKey.event(e.name), at: e.time) }
+            if hasDefinition { seen(DriftKey.event(e.name), at: time) }
             return notes
         }
         switch known {
         case .started:
             if startedAt == nil {
-                startedAt = e.time
-                startStep = e.step
-                note("started" + (e.step.map { " on \($0)" } ?? ""))
+                startedAt = time
+                startStep = step
+                note("started" + (step.map { " on \($0)" } ?? ""))
             } else {
                 note("started again: the first start counts")
             }
         case .stepViewed:
-            guard let step = e.step else { note("step_viewed without a step"); break }
+            guard let step else { note("step_viewed without a step"); break }
             if let from = currentStep, from != step {
                 if let since = currentStepSince, let i = visitIndex[from], visits[i].secondsOnStep == nil {
-                    visits[i].secondsOnStep = Double(e.time.micros - since.micros) / 1_000_000
+                    visits[i].secondsOnStep = Double(time.micros - since.micros) / 1_000_000
                 }
                 note("\(from) → \(step)")
             } else if currentStep == step {
@@ -199,7 +201,7 @@ public struct JourneyFold: Sendable {
                 visits[i].views += 1
             } else {
                 visitIndex[step] = visits.count
-                visits.append(.init(step: step, firstViewedAt: e.time, views: 1, secondsOnStep: nil))
+                visits.append(.init(step: step, firstViewedAt: time, views: 1, secondsOnStep: nil))
                 viewOrder.append(step)
             }
             let startsRun = currentStep != step
@@ -209,17 +211,18 @@ public struct JourneyFold: Sendable {
             }
             silenceSinceView = 0
             if startsRun {
-                currentStepSince = e.time
-                viewRuns.append(.init(step: step, at: e.time))
+                currentStepSince = time
+                viewRuns.append(.init(step: step, at: time))
             }
             currentStep = step
         case .stepCompleted:
+            let properties = e.properties
             var collected: [String] = []
             if !explain {
-                for (key, v) in e.properties { values[key] = v }
+                for (key, v) in properties { values[key] = v }
             }
-            for key in e.properties.keys.sorted() where explain {
-                guard let v = e.properties[key] else { continue }
+            for key in properties.keys.sorted() where explain {
+                guard let v = properties[key] else { continue }
                 if let old = values[key], old != v {
                     collected.append("\(key) = \(v.textValue) (was \(old.textValue))")
                 } else {
@@ -227,20 +230,20 @@ public struct JourneyFold: Sendable {
                 }
                 values[key] = v
             }
-            note("completed \(e.step ?? "a step")" + (collected.isEmpty ? "" : ": " + collected.joined(separator: ", ")))
+            note("completed \(step ?? "a step")" + (collected.isEmpty ? "" : ": " + collected.joined(separator: ", ")))
             if !listedValues.isEmpty {
                 var unlisted: [String] = []
-                for (key, v) in e.properties {
+                for (key, v) in properties {
                     guard let listed = listedValues[key], !listed.contains(v.textValue) else { continue }
                     if explain { unlisted.append("\(key) = \(v.textValue) is not a value flow \(flow) lists for \(key)") }
-                    seen(DriftKey.value(key, v.textValue), at: e.time)
+                    seen(DriftKey.value(key, v.textValue), at: time)
                 }
                 for text in unlisted.sorted() { note(text) }
             }
         case .stepBack:
             backNavigations += 1
             let to = e.properties["to"]?.textValue
-            note("back from \(e.step ?? "?")" + (to.map { " to \($0)" } ?? ""))
+            note("back from \(step ?? "?")" + (to.map { " to \($0)" } ?? ""))
         case .signInStarted:
             note("sign-in started" + provider(e))
         case .signInSucceeded:
@@ -251,12 +254,12 @@ public struct JourneyFold: Sendable {
             signInFailures += 1
             let reason = e.properties["reason"]?.textValue
             note("sign-in failed" + provider(e) + (reason.map { ": \($0)" } ?? ""))
-            if let step = e.step { PromptOutcome.add(PromptOutcome.signInFailed(reason: reason), on: step, to: &promptOutcomes) }
+            if let step { PromptOutcome.add(PromptOutcome.signInFailed(reason: reason), on: step, to: &promptOutcomes) }
         case .permissionPrompted:
             note("asked for \(e.properties["permission"]?.textValue ?? "a permission")")
-            if let step = e.step { PromptOutcome.add(PromptOutcome.permissionPrompted, on: step, to: &promptOutcomes) }
+            if let step { PromptOutcome.add(PromptOutcome.permissionPrompted, on: step, to: &promptOutcomes) }
         case .permissionResult:
-            if let step = e.step {
+            if let step {
                 PromptOutcome.add(PromptOutcome.permissionResult(granted: e.properties["granted"]?.textValue), on: step, to: &promptOutcomes)
             }
             let granted = e.properties["granted"]?.boolValue
@@ -264,8 +267,8 @@ public struct JourneyFold: Sendable {
                          (granted == true ? "granted" : granted == false ? "denied" : "answered"))
         case .completed:
             if completedAt == nil {
-                completedAt = e.time
-                note("completed the flow" + (e.step.map { " on \($0)" } ?? ""))
+                completedAt = time
+                note("completed the flow" + (step.map { " on \($0)" } ?? ""))
             } else {
                 note("completed again: the first completion counts")
             }
@@ -291,15 +294,12 @@ public struct JourneyFold: Sendable {
 
     /// `finish()`, taking the expected path from `paths` when it holds one for the context.
     package func finish(paths: ExpectedPaths?) -> Journey {
-        let flagDefaults = paths.map(\.flagDefaults) ?? definition?.flagDefaults ?? [:]
-        let ctx = ConditionContext(values: values, flags: flags, appVersion: appVersion, platform: platform,
-                                   startDate: startedAt?.utcDay, flagDefaults: flagDefaults)
         var path: [Journey.PathStep] = []
         var lane: String?
         var laneReason = "no flow definition for \(flow)"
         var deviations = self.deviations
         if let definition {
-            let expected = paths?.path(for: ctx) ?? definition.expectedPath(ctx)
+            let expected = expectedPath(definition, paths: paths)
             lane = expected.lane
             laneReason = expected.laneReason
             // Steps on the path before the one the user started on are not tracked for them.
@@ -350,6 +350,19 @@ public struct JourneyFold: Sendable {
 
     private var started: Bool { startedAt != nil }
 
+    /// The journey's expected path: kept in `paths` by the part of the context it reads, else
+    /// worked out.
+    private func expectedPath(_ definition: FlowDefinition, paths: ExpectedPaths?) -> ExpectedPath {
+        func context() -> ConditionContext {
+            ConditionContext(values: values, flags: flags, appVersion: appVersion, platform: platform,
+                             startDate: startedAt?.utcDay, flagDefaults: paths?.flagDefaults ?? definition.flagDefaults)
+        }
+        guard let paths else { return definition.expectedPath(context()) }
+        let key = paths.reads.key(values: values, flags: flags, appVersion: appVersion, platform: platform,
+                                  startDate: { startedAt?.utcDay })
+        return paths.path(key: key, context)
+    }
+
     private func appendUnique(_ list: inout [String], _ text: String) {
         if !list.contains(text) { list.append(text) }
     }
@@ -373,10 +386,13 @@ public struct JourneyFold: Sendable {
         var fold = JourneyFold(userID: events[first].event.userID, flow: events[first].event.flow, definition: definition,
                                vocabulary: vocabulary)
         var any = false
-        for i in order {
-            if let until, events[i].event.time > until { break }
-            fold.apply(events[i], explain: false)
-            any = true
+        // Read in place: an event passed from the array itself would be copied.
+        events.withUnsafeBufferPointer { events in
+            for i in order {
+                if let until, events[i].event.time > until { break }
+                fold.apply(events[i], explain: false)
+                any = true
+            }
         }
         return any ? fold : nil
     }
@@ -390,17 +406,29 @@ package final class ExpectedPaths: Sendable {
     /// The definition's flag defaults (built once, not once per journey finished).
     package let flagDefaults: [String: Bool]
     private let keys: Set<String>
-    private let paths = BoundedCache<ConditionContext, ExpectedPath>(limit: Tuning.cachedPaths)
+    /// What the expected path reads of a context: the paths are kept by it.
+    package let reads: ConditionReads
+    private let paths = BoundedCache<ConditionReads.Key, ExpectedPath>(limit: Tuning.cachedPaths)
 
     package init(_ definition: FlowDefinition) {
         self.definition = definition
         flagDefaults = definition.flagDefaults
         keys = definition.conditionKeys
+        reads = ConditionReads(keys)
     }
 
+    /// The path of `ctx`, whose flag defaults are none or the definition's.
     package func path(for ctx: ConditionContext) -> ExpectedPath {
-        let key = definition.pathContext(ctx, keys: keys)
-        // Worked out from the part alone, so a path is always the same function of its key.
-        return paths.value(for: key) { definition.expectedPath(key) }
+        guard ctx.flagDefaults.isEmpty || ctx.flagDefaults == flagDefaults else { return definition.expectedPath(ctx) }
+        let key = reads.key(values: ctx.values, flags: ctx.flags, appVersion: ctx.appVersion, platform: ctx.platform,
+                            startDate: { ctx.startDate })
+        return path(key: key) { ctx }
+    }
+
+    /// The path kept for `key`, else the one `context()` gives (a context with that key and
+    /// the definition's flag defaults).
+    package func path(key: ConditionReads.Key, _ context: () -> ConditionContext) -> ExpectedPath {
+        // Worked out from the part the key keeps, so a path is always the same function of its key.
+        paths.value(for: key) { definition.expectedPath(definition.pathContext(context(), keys: keys)) }
     }
 }

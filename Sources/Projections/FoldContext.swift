@@ -15,6 +15,45 @@ struct FoldContext: Sendable {
     /// worker folds).
     var awaited: (@Sendable () -> Bool)? = nil
 
+    /// Folds the journeys of `p` that need nothing from the store (the users new with this
+    /// input, from their held events alone), removes them from `p`, and hands the outcomes to
+    /// `emit`: it may run before the input commits. `fold(_:in:emit:)` folds the rest.
+    func foldNew(_ p: inout PendingFold, emit: ([FoldedRow]) throws -> Void) throws -> ProjectionUpdater.Counts {
+        var counts = ProjectionUpdater.Counts()
+        let new = p.order.filter { key in p.newUsers.contains(key.user) && (p.buffered[key] ?? nil) != nil }
+        guard !new.isEmpty else { return counts }
+        let newKeys = Set(new)
+        p.order.removeAll { newKeys.contains($0) }
+        let table = p.parts.table
+        var start = 0
+        while start < new.count {
+            let end = min(start + Tuning.foldChunk, new.count)
+            var plans: [FoldPlan] = []
+            plans.reserveCapacity(end - start)
+            for key in new[start..<end] {
+                plans.append(.fold(nil, p.buffered.removeValue(forKey: key).flatMap { $0 } ?? []))
+            }
+            counts.fromMemory += plans.count
+            try emit(foldAll(plans, keys: Array(new[start..<end]), table: table))
+            start = end
+        }
+        return counts
+    }
+
+    /// The outcomes of `plans` (one per key), folded on this context's workers.
+    private func foldAll(_ plans: [FoldPlan], keys: [JourneyKey], table: EventTable) -> [FoldedRow] {
+        let work = FoldWork(plans: plans, keys: keys, table: table, definitions: definitions, contexts: contexts)
+        let results = ProjectionStore.foldAll(work, workers: awaited?() == true ? WorkerCount.machine : workers)
+        var rows: [FoldedRow] = []
+        rows.reserveCapacity(plans.count)
+        for i in plans.indices {
+            var fromLog = false
+            if case .log = plans[i] { fromLog = true }
+            rows.append(FoldedRow(key: keys[i], outcome: results[i], fromLog: fromLog))
+        }
+        return rows
+    }
+
     /// Folds each touched journey of `p` the cheapest exact way, reading only: from its
     /// buffered events alone (a user new with this input), going on from its stored fold (which
     /// must cover exactly the earlier events, all before the new ones in fold order), or
@@ -70,16 +109,7 @@ struct FoldContext: Sendable {
                 plans.append(.log(stored))
                 counts.fromLog += 1
             }
-            let work = FoldWork(plans: plans, keys: Array(p.order[start..<end]), table: table,
-                                definitions: definitions, contexts: contexts)
-            let results = ProjectionStore.foldAll(work, workers: awaited?() == true ? WorkerCount.machine : workers)
-            var rows: [FoldedRow] = []
-            rows.reserveCapacity(end - start)
-            for i in 0..<(end - start) {
-                var fromLog = false
-                if case .log = plans[i] { fromLog = true }
-                rows.append(FoldedRow(key: work.keys[i], outcome: results[i], fromLog: fromLog))
-            }
+            let rows = foldAll(plans, keys: Array(p.order[start..<end]), table: table)
             plans = []
             try emit(rows)
             start = end

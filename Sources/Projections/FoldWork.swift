@@ -50,8 +50,11 @@ extension ProjectionStore {
             if resumed != nil || !held.isEmpty {
                 var going = resumed ?? JourneyFold(userID: key.user, flow: key.flow, definition: definition,
                                                    vocabulary: context.vocabulary)
+                // One view moved along the events: the held events and parts retained once.
+                var view = HeldView(held: held, table: work.table, i: 0)
                 for j in EventParts.foldOrder(held) {
-                    going.apply(HeldView(held: held, table: work.table, i: j), explain: false)
+                    view.i = j
+                    going.apply(view, explain: false)
                 }
                 fold = going
             }

@@ -13,6 +13,8 @@ struct PendingFold: Sendable {
     var newUsers: Set<String>
     /// The store's last seq with this input in: the watermark once its journeys are written.
     var through: Int64
+    /// The journeys folded before the input committed (`FoldContext.foldNew`), taken out.
+    var folded = ProjectionUpdater.Counts()
 }
 
 /// A pending fold handed to the thread that folds it, so that the thread holds its only
@@ -31,5 +33,10 @@ final class PendingBox: Sendable {
             defer { value = nil }
             return value
         }
+    }
+
+    /// Hands a pending fold back, for the thread that goes on with it.
+    func put(_ pending: PendingFold) {
+        value.withLock { $0 = pending }
     }
 }

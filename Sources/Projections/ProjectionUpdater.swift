@@ -9,8 +9,9 @@ import Journeys
 
 /// Keeps the journeys projection current during ingest, so a late or out-of-order event gives
 /// the same journey as a rebuild. An input's journeys are written in its own transaction (the
-/// last input of an ingest) or in the next input's (folded beside it after the input
-/// commits); `journeys_watermark` says up to which seq they are complete.
+/// last input of an ingest) or in the next input's (its new users' folded beside its commit,
+/// the rest after it, beside the next input); `journeys_watermark` says up to which seq they
+/// are complete.
 ///
 /// The input's new events are kept in memory (without their lines). At the end of the input,
 /// each touched user and flow is folded the cheapest exact way:
@@ -26,9 +27,10 @@ public final class ProjectionUpdater: IngestObserver {
     let bufferLimit: Int
     /// How the last input's journeys were folded (for tests and tuning).
     public private(set) var lastCounts = Counts()
-    /// The input whose journeys were left for after its commit, and the fold of the one
-    /// that committed (running off the writing thread).
-    private var prepared: PendingBox?
+    /// The fold of the input whose journeys were left for after its commit (its new users'
+    /// journeys already folding, the rest waiting for the commit), and the fold of the one
+    /// that committed (running off the writing thread; the writer writes its rows).
+    private var prepared: (box: PendingBox, job: DeferredFold)?
     private var running: DeferredFold?
 
     public struct Counts: Sendable, Hashable {
@@ -59,7 +61,8 @@ public final class ProjectionUpdater: IngestObserver {
 
     /// Folds every touched journey once per input. The journeys of the input before (when
     /// they were left for later) are written first. With `more`, this input's journeys are
-    /// folded after it commits, off the writing thread, while the next input is read, and
+    /// folded off the writing thread (its new users' from now, beside the commit; the rest
+    /// once it has committed), while the next input is read, and
     /// written in the next input's transaction (or by `finish`); until then the watermark
     /// says they are missing, and whoever reads the store next folds them from the log.
     public func willCommit(_ input: CommittedInput, in db: Database) throws {
@@ -69,11 +72,11 @@ public final class ProjectionUpdater: IngestObserver {
             ProjectionUpdater.adopt(groups, accepted: input.accepted, into: &pending)
         }
         // An input folded for later whose transaction did not commit: nothing to write.
-        prepared = nil
+        dropPrepared()
         try writeDeferred(in: db, wait: true)
         try ProjectionStore.addMissing(to: &pending, in: db)
         if input.more && !pending.order.isEmpty {
-            prepared = PendingBox(pending)
+            prepare(pending)
             return
         }
         let context = FoldContext(definitions: definitions, contexts: contexts, workers: WorkerCount.machine)
@@ -89,19 +92,47 @@ public final class ProjectionUpdater: IngestObserver {
         try writeDeferred(in: db, wait: false)
     }
 
-    /// Starts folding the input that just committed, when it was left for later.
-    public func didCommit(_ input: CommittedInput, store: EventStore) {
-        guard let box = prepared else { return }
-        prepared = nil
+    /// Leaves an input's journeys for after its commit, and starts folding those that need
+    /// nothing from the store (its new users'), beside the commit. Their rows wait in the
+    /// fold's queue: the writer takes them once the input has committed (`didCommit`).
+    private func prepare(_ pending: PendingFold) {
+        let box = PendingBox(pending)
         let job = DeferredFold(through: box.through)
+        let context = FoldContext(definitions: definitions, contexts: contexts, workers: Tuning.foldBesideWriterWorkers, awaited: { job.isAwaited })
+        prepared = (box, job)
+        WorkerThread.folding.run {
+            // The box's only reference while this runs: events are let go as the fold goes.
+            guard var pending = box.take() else { return }
+            do {
+                pending.folded = try context.foldNew(&pending) { rows in job.push(rows) }
+                box.put(pending)
+            } catch {
+                job.finish(.failure(StoreError(doing: "folding the journeys of an input", reason: "\(error)")))
+            }
+        }
+    }
+
+    /// An input left for later whose transaction did not commit: its fold stops, and nothing
+    /// of it is written.
+    private func dropPrepared() {
+        prepared?.job.abandon()
+        prepared = nil
+    }
+
+    /// Folds the rest of the input that just committed, when it was left for later (after
+    /// its new users', on the same thread).
+    public func didCommit(_ input: CommittedInput, store: EventStore) {
+        guard let (box, job) = prepared else { return }
+        prepared = nil
         let context = FoldContext(definitions: definitions, contexts: contexts, workers: Tuning.foldBesideWriterWorkers, awaited: { job.isAwaited })
         running = job
         WorkerThread.folding.run {
-            // The box's only reference: events are let go as the fold goes.
+            // Nil when the first part failed (the job has its end already).
             guard var pending = box.take() else { return }
             do {
                 try store.writer.read { db in
-                    let counts = try context.fold(&pending, in: db) { rows in job.push(rows) }
+                    var counts = try context.fold(&pending, in: db) { rows in job.push(rows) }
+                    counts.fromMemory += pending.folded.fromMemory
                     job.finish(.success(counts))
                 }
             } catch {
@@ -112,7 +143,7 @@ public final class ProjectionUpdater: IngestObserver {
 
     /// Writes the journeys still being folded, in their own transaction.
     public func finish(_ summary: IngestSummary, store: EventStore) throws {
-        prepared = nil
+        dropPrepared()
         guard running != nil else { return }
         try store.writer.write { db in try writeDeferred(in: db, wait: true) }
     }
@@ -144,5 +175,6 @@ public final class ProjectionUpdater: IngestObserver {
 
     deinit {
         running?.abandon()
+        prepared?.job.abandon()
     }
 }

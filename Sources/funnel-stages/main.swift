@@ -2,7 +2,9 @@
 // another, for the per-stage table of docs/performance.md (scripts/stages runs it beside a
 // profile of the whole ingest). Prints, per stage, its seconds and microseconds a line.
 // A measuring tool, not part of funnel: it reads the inputs and writes nothing. With
-// FUNNEL_STAGES_ONLY=parse it runs only the parser without events (for a profile of it).
+// FUNNEL_STAGES_ONLY=parse it runs only the parser without events (for a profile of it); with
+// FUNNEL_STAGES_ONLY=fold, only the fold's parts (fold, finish, facts, encoding), finish and
+// facts repeated FOLD_REPEAT times (default 1) for a profile of them.
 import Foundation
 import FunnelModel
 import LogFiles
@@ -57,6 +59,42 @@ if ProcessInfo.processInfo.environment["FUNNEL_STAGES_ONLY"] == "parse" {
     exit(0)
 }
 let glp1 = try FlowCatalog().flow("glp1")
+
+/// The fold's parts alone, for a profile of them: every input's users' events folded, the
+/// folds finished, their facts worked out, and both encoded, each part timed on its own.
+func foldParts() throws {
+    let folder = FlowFolder(glp1)
+    let context = folder.context
+    var users: [[RecordedEvent]] = []
+    for path in paths {
+        let sink = EventsByUser()
+        _ = try LineParser.run(path: path, batchLines: 4_096, batchBytes: 4 << 20, eventSink: sink) { _ in true }
+        users += sink.events.values.filter { $0.first?.event.flow == glp1.id }
+    }
+    var folds: [JourneyFold] = []
+    let fold = timed {
+        folds = users.compactMap { JourneyFold.fold($0, definition: glp1, vocabulary: context.vocabulary) }
+    }
+    var journeys: [Journey] = []
+    let repeats = Int(ProcessInfo.processInfo.environment["FOLD_REPEAT"] ?? "1") ?? 1
+    let finish = timed { for _ in 0..<repeats { journeys = folds.map { $0.finish(paths: context.paths) } } }
+    var facts: [JourneyFacts] = []
+    let factsTime = timed { for _ in 0..<repeats { facts = journeys.compactMap { folder.facts(of: $0) } } }
+    var bytes = 0
+    let encode = timed {
+        for (i, j) in journeys.enumerated() { bytes += j.binary(resume: folds[i].resume, names: context.names).count }
+        for f in facts { bytes += f.binary().count }
+    }
+    print("fold parts: \(folds.count) journeys, \(bytes) bytes encoded; CPU seconds")
+    for (name, s) in [("fold", fold), ("finish", finish), ("facts", factsTime), ("encode", encode)] {
+        print("\(name)\t\(String(format: "%.3f", s))\t\(String(format: "%.2f", s * 1e6 / Double(max(folds.count, 1)))) us a journey")
+    }
+}
+// FUNNEL_STAGES_ONLY=fold: only the fold's parts (fold, finish, facts, encoding).
+if ProcessInfo.processInfo.environment["FUNNEL_STAGES_ONLY"] == "fold" {
+    try foldParts()
+    exit(0)
+}
 var lines = 0
 var buffer = [UInt8](repeating: 0, count: 1 << 20)
 

@@ -1,4 +1,6 @@
 import XCTest
+import TestSupport
+import FunnelModel
 import Flows
 @testable import Projections
 @testable import Journeys
@@ -121,5 +123,53 @@ final class JourneyFactsTests: XCTestCase {
         XCTAssertEqual(f.otherRunSteps, ["nowhere"])
         XCTAssertEqual(f.runMicros, [t.micros, t.micros + 2_000_000, t.micros + 3_000_000, t.micros + 4_500_000])
         assertSame(try f.binary().withUnsafeBytes { try JourneyFacts(binary: $0) }, f)
+    }
+
+    /// The cohort and flag bits a definition's facts keep by the part of the context they read
+    /// are those each journey's whole context gives, for every journey of every flow's sample
+    /// data, and for the same journeys with unread answers, flags set in another order and
+    /// flags turned over.
+    func testCohortAndFlagBitsKeptByContextAreEachJourneysOwn() throws {
+        var checked = 0
+        for flow in ["glp1", "baby-basics", "screentime-rewards", "shieldai", "trendy"] {
+            let definition = try FlowCatalog().flow(flow)
+            let store = try ingest([repositoryRoot.appendingPathComponent("sample-data/\(flow)").path], into: temporaryStorePath())
+            let journeys = try ProjectionStore.journeys(flow: flow, definition: definition, store: store)
+            XCTAssertGreaterThan(journeys.count, 100, flow)
+            let prepared = JourneyFacts.Prepared(definition)
+            let cohorts = definition.cohorts.map { try? Condition(parsing: $0.where) }
+            var index: [String: Int] = [:]
+            for (k, s) in JourneyFacts.slots(definition).enumerated() { index[s] = k }
+            var variants: [Journey] = []
+            for j in journeys {
+                variants.append(j)
+                var noisy = j
+                noisy.values["answerNoConditionReads"] = .number("\(variants.count)")
+                var flags: [String: JSONValue] = [:]
+                flags.reserveCapacity(32)
+                for (k, v) in j.flags.sorted(by: { $0.key > $1.key }) { flags[k] = v }
+                noisy.flags = flags
+                variants.append(noisy)
+                var turned = j
+                for (k, v) in j.flags { turned.flags[k] = .bool(v.boolValue != true) }
+                variants.append(turned)
+            }
+            var cohortsSeen = Set<UInt64>()
+            for j in variants {
+                let facts = JourneyFacts(j, definition: definition, slots: index, prepared: prepared)
+                let ctx = j.conditionContext(flagDefaults: definition.flagDefaults)
+                var expected: UInt64 = 0
+                for (i, c) in cohorts.enumerated() where c?.evaluate(ctx) == true { expected |= 1 << UInt64(i) }
+                var on: UInt64 = 0
+                for (i, f) in definition.flags.enumerated() where ctx.isFlagOn(f.id) { on |= 1 << UInt64(i) }
+                XCTAssertEqual(facts.cohorts, expected, "\(flow) \(j.userID)")
+                XCTAssertEqual(facts.flagsOn, on, "\(flow) \(j.userID)")
+                cohortsSeen.insert(facts.cohorts)
+                checked += 1
+            }
+            // The journeys fall into more than one set of cohorts: the bits are not all alike.
+            if definition.cohorts.count > 1 { XCTAssertGreaterThan(cohortsSeen.count, 1, flow) }
+        }
+        XCTAssertGreaterThan(checked, 1_000)
     }
 }

@@ -17,8 +17,6 @@ struct SourceCut: Sendable {
         /// A wanted key here holds a byte past ASCII: another spelling of it could be equal
         /// as a `String` (canonical equivalence), so such keys are not told apart by bytes.
         var wide = false
-        /// The prefix of the flags this object's members may be (read as flags, not values).
-        var flagPrefix: [UInt8]?
     }
 
     /// Node 0 is the line's object.
@@ -40,7 +38,6 @@ struct SourceCut: Sendable {
         for path in wanted { _ = slot(path) }
         for path in d.paths(.properties) where !memberSlots.contains(slot(path)) { memberSlots.append(slot(path)) }
         for (list, s) in memberSlots.enumerated() { nodes[node(of: paths[s])].members = list }
-        if case .prefix(let container, let key)? = d.flags { nodes[node(of: container)].flagPrefix = Array(key.utf8) }
     }
 
     /// The node an object at `path` is read as, added when new.

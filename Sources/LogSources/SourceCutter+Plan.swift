@@ -29,8 +29,6 @@ extension SourceCutter {
         var eventID: [Int], userID: [Int], ts: [Int], event: [Int], flow: [Int], step: [Int]
         var appVersion: [Int], platform: [Int]
         var properties: [Properties]
-        /// Keys of a properties object that are flags by prefix (not properties), by slot.
-        var propertiesPrefix: [Int: [UInt8]] = [:]
         /// Keys of the properties objects that other fields read.
         var consumed: [[UInt8]]
         var stepView: StepView?
@@ -68,7 +66,6 @@ extension SourceCutter {
             case .prefix(let container, let key)?:
                 if let s = cut.slotIndex(container), let list = cut.memberSlots.firstIndex(of: s) {
                     flags = .prefix(list: list, prefix: Array(key.utf8))
-                    propertiesPrefix[s] = Array(key.utf8)
                 }
             case nil:
                 flags = nil
@@ -77,6 +74,13 @@ extension SourceCutter {
             stepViewed = quoted(EventName.stepViewed.rawValue)
             self.defaultFlow = defaultFlow.map(quoted)
             timeFormat = d.timeFormat
+        }
+
+        /// The prefix of the flag keys among the members of list `list` (nil: they hold none):
+        /// those keys are flags, not properties nor values a line's shape could cut.
+        func flagPrefix(ofList list: Int) -> [UInt8]? {
+            if case .prefix(let flagList, let prefix)? = flags, flagList == list { return prefix }
+            return nil
         }
     }
 }

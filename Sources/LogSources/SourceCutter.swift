@@ -125,6 +125,7 @@ public struct SourceCutter: Sendable {
     private mutating func object(_ node: Int, _ sc: inout JSONScanner) throws(JSONSyntaxError) -> Bool {
         // Read in place: a copy of the node would retain its arrays for every object.
         let wide = cut.nodes[node].wide, list = cut.nodes[node].members
+        let flagPrefix = list >= 0 ? plan.flagPrefix(ofList: list) : nil
         sc.depth += 1
         sc.i += 1
         sc.skipWhitespace()
@@ -162,7 +163,7 @@ public struct SourceCutter: Sendable {
                 if wide, Self.isWide(key.start..<key.end, sc.b) { return false }
                 try sc.skipValue()
                 // A flag (or a key bytes cannot tell, whose line the mapping reads) stays.
-                if let prefix = cut.nodes[node].flagPrefix, Self.hasPrefix(prefix, key.start..<key.end, sc.b) != false {
+                if let flagPrefix, Self.hasPrefix(flagPrefix, key.start..<key.end, sc.b) != false {
                     if let r = run { otherValues.append(r); run = nil }
                 } else {
                     run = (run?.lowerBound ?? (key.start - 1))..<sc.i
@@ -374,7 +375,7 @@ public struct SourceCutter: Sendable {
         let open = out.count
         for m in members[list] {
             if plan.consumed.contains(where: { Self.equal($0, m.key, b) }) { continue }
-            if let prefix = plan.propertiesPrefix[slot] {
+            if let prefix = plan.flagPrefix(ofList: list) {
                 guard let flag = Self.hasPrefix(prefix, m.key, b) else { return false }
                 if flag { continue }
             }

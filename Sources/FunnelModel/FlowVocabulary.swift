@@ -11,8 +11,6 @@ public struct FlowVocabulary: Sendable, Hashable {
     public let listedValues: [String: Set<String>]
     /// The key whose answer picks the lane.
     public let laneKey: String?
-    /// The steps of each lane, by lane id.
-    public let laneSteps: [String: Set<String>]
     /// The terminal steps of each lane, by lane id, in lane order.
     public let laneTerminals: [String: [String]]
     /// Every terminal step of the definition, in flow order.
@@ -44,14 +42,11 @@ public struct FlowVocabulary: Sendable, Hashable {
             }
         }
         listedValues = listed
-        var steps: [String: Set<String>] = [:]
         var laneTerminals: [String: [String]] = [:]
         let terminalIDs = Set(definition.steps.filter { $0.kind == .terminal }.map(\.id))
         for lane in definition.lanes {
-            steps[lane.id] = Set(lane.steps.map(\.id))
             laneTerminals[lane.id] = lane.steps.map(\.id).filter { terminalIDs.contains($0) }
         }
-        laneSteps = steps
         laneIDs = definition.lanes.map(\.id)
         var places: [String: StepPlace] = [:]
         for id in knownSteps { places[id, default: StepPlace()].known = true }
@@ -61,13 +56,6 @@ public struct FlowVocabulary: Sendable, Hashable {
         stepPlaces = places
         self.laneTerminals = laneTerminals
         terminals = definition.orderedStepIDs.filter { terminalIDs.contains($0) }
-    }
-
-    /// Whether an answer is one the definition does not list for a key it lists values for.
-    @inlinable
-    public func isUnlisted(key: String, value: JSONValue) -> Bool {
-        guard let listed = listedValues[key] else { return false }
-        return !listed.contains(value.textValue)
     }
 
     /// The terminal steps a user on `lane` (nil: undecided) should end on.

@@ -48,8 +48,8 @@ public struct DriftFact: Sendable, Hashable {
             out.append(DriftFact(kind: .unlistedValue, name: key, detail: text, at: at.micros))
         }
         if out.count > 1 { out.sort { $0.name < $1.name } }
-        // The journey's lane by its index (nil: no lane, or one the definition lacks); the last
-        // of a repeated id, as `laneSteps` keeps it.
+        // The journey's lane by its index (nil: no lane, or one the definition lacks); a
+        // repeated lane id names its last lane.
         let laneIndex = j.lane.flatMap { vocabulary.laneIDs.lastIndex(of: $0) }
         for v in j.visits {
             let place = vocabulary.stepPlaces[v.step]

@@ -9,7 +9,8 @@ package enum Tuning {
     package static let heldJourneyEvents = 250_000
     /// Slots of the recent-combination table of an input's event parts (a power of two).
     package static let recentPartSlots = 1_024
-    /// Expected paths kept per flow definition before the cache starts over.
+    /// Expected paths kept per flow definition before the cache starts over; the facts'
+    /// cohort and flag bits (`JourneyFacts.Prepared`) are kept by the same bound.
     package static let cachedPaths = 4_096
     /// Strings and objects a journey decoding cache keeps before it starts over.
     package static let cachedDecodedValues = 65_536

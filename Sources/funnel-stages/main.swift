@@ -60,17 +60,19 @@ if ProcessInfo.processInfo.environment["FUNNEL_STAGES_ONLY"] == "parse" {
 }
 let glp1 = try FlowCatalog().flow("glp1")
 
+/// Each GLP-1 user's events in the input at `path`, decoded as a store's reader shares them.
+func glp1Users(in path: String) throws -> [[RecordedEvent]] {
+    let sink = EventsByUser()
+    _ = try LineParser.run(path: path, batchLines: 4_096, batchBytes: 4 << 20, eventSink: sink) { _ in true }
+    return sink.events.values.filter { $0.first?.event.flow == glp1.id }
+}
+
 /// The fold's parts alone, for a profile of them: every input's users' events folded, the
 /// folds finished, their facts worked out, and both encoded, each part timed on its own.
 func foldParts() throws {
     let folder = FlowFolder(glp1)
     let context = folder.context
-    var users: [[RecordedEvent]] = []
-    for path in paths {
-        let sink = EventsByUser()
-        _ = try LineParser.run(path: path, batchLines: 4_096, batchBytes: 4 << 20, eventSink: sink) { _ in true }
-        users += sink.events.values.filter { $0.first?.event.flow == glp1.id }
-    }
+    let users = try paths.flatMap(glp1Users)
     var folds: [JourneyFold] = []
     let fold = timed {
         folds = users.compactMap { JourneyFold.fold($0, definition: glp1, vocabulary: context.vocabulary) }
@@ -128,12 +130,9 @@ let folder = FlowFolder(glp1)
 var fold = 0.0
 var journeys = 0
 for path in paths {
-    let sink = EventsByUser()
-    _ = try LineParser.run(path: path, batchLines: 4_096, batchBytes: 4 << 20, eventSink: sink) { _ in true }
+    let users = try glp1Users(in: path)
     fold += timed {
-        for events in sink.events.values where events.first?.event.flow == glp1.id {
-            if folder.journey(of: events) != nil { journeys += 1 }
-        }
+        for events in users where folder.journey(of: events) != nil { journeys += 1 }
     }
 }
 

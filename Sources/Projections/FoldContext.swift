@@ -17,7 +17,7 @@ struct FoldContext: Sendable {
 
     /// Folds the journeys of `p` that need nothing from the store (the users new with this
     /// input, from their held events alone), removes them from `p`, and hands the outcomes to
-    /// `emit`: it may run before the input commits. `fold(_:in:emit:)` folds the rest.
+    /// `emit`: it may run before the input commits. `fold(_:in:emit:)` begins with it.
     func foldNew(_ p: inout PendingFold, emit: ([FoldedRow]) throws -> Void) throws -> ProjectionUpdater.Counts {
         var counts = ProjectionUpdater.Counts()
         let new = p.order.filter { key in p.newUsers.contains(key.user) && (p.buffered[key] ?? nil) != nil }
@@ -55,13 +55,13 @@ struct FoldContext: Sendable {
     }
 
     /// Folds each touched journey of `p` the cheapest exact way, reading only: from its
-    /// buffered events alone (a user new with this input), going on from its stored fold (which
-    /// must cover exactly the earlier events, all before the new ones in fold order), or
-    /// again from the log. Hands each outcome to `emit` in `p.order`.
-    /// Each journey's buffered events are let go once planned.
+    /// buffered events alone (a user new with this input: `foldNew`, first), going on from its
+    /// stored fold (which must cover exactly the earlier events, all before the new ones in
+    /// fold order), or again from the log. Hands each outcome to `emit`, the new users' first,
+    /// then the rest in `p.order`. Each journey's buffered events are let go once planned.
     func fold(_ p: inout PendingFold, in db: Database,
               emit: ([FoldedRow]) throws -> Void) throws -> ProjectionUpdater.Counts {
-        var counts = ProjectionUpdater.Counts()
+        var counts = try foldNew(&p, emit: emit)
         let load = try RawStatement(db, "SELECT definition, data FROM journeys WHERE flow = ? AND user_id = ?")
         let logLines = try UsersLines(db)
         // A chunk of journeys at a time (so that resumed folds and encoded rows do not pile
@@ -92,11 +92,6 @@ struct FoldContext: Sendable {
                 let definition = definitions[key.flow]
                 let context = contexts[key.flow] ?? FlowContext(definition)
                 if let held = p.buffered.removeValue(forKey: key) ?? nil {
-                    if p.newUsers.contains(key.user) {
-                        plans.append(.fold(nil, held))
-                        counts.fromMemory += 1
-                        continue
-                    }
                     if let fold = try resumable(key, events: held, firstSeq: p.firstSeq, context: context,
                                                 load: load, in: db) {
                         plans.append(.fold(fold, held))

@@ -177,9 +177,21 @@ package enum LineParser {
                     parsed.rejected = Int32(batch.rejections.count)
                     batch.rejections.append(r)
                 case .success(var env)?:
-                    // A vendor line's envelope is its native line's, kept as scratch after it.
+                    // A vendor line's envelope is its native line's, kept as scratch after it;
+                    // its shape leaves out the values the cutter found as written, and one the
+                    // cutter did not write (mapped in full) is stored verbatim. The cutter is
+                    // taken out to be read in place: reads through the optional would copy it.
                     let decodedStart = batch.bytes.count
-                    if vendor, let native = cutter?.line { batch.bytes.append(contentsOf: native) }
+                    if vendor, let c = cutter.take() {
+                        c.withLine { batch.bytes.append(contentsOf: $0) }
+                        if let f = c.vendorFields {
+                            let first = batch.cuts.count
+                            if VendorLine.appendCuts(f, others: c.otherValues, lineStart: lineStart, to: &batch.cuts) {
+                                parsed.vendorCuts = Int32(first)..<Int32(batch.cuts.count)
+                            }
+                        }
+                        cutter = c
+                    }
                     let base = vendor ? decodedStart : lineStart
                     let scratchStart = batch.bytes.count
                     if decodedHere, !decoder.scratch.isEmpty { batch.bytes.append(contentsOf: decoder.scratch) }
@@ -192,15 +204,6 @@ package enum LineParser {
                     env.properties = env.properties.map { ($0.lowerBound + base)..<($0.upperBound + base) }
                     env.context = env.context.map { ($0.lowerBound + base)..<($0.upperBound + base) }
                     parsed.envelope = env
-                    // A vendor line's shape leaves out the values the cutter found as written;
-                    // one the cutter did not write (mapped in full) is stored verbatim.
-                    // Read in place: a copy of the cutter would retain its buffers for every line.
-                    if vendor, let f = cutter?.vendorFields, let others = cutter?.otherValues {
-                        let first = batch.cuts.count
-                        if VendorLine.appendCuts(f, others: others, lineStart: lineStart, to: &batch.cuts) {
-                            parsed.vendorCuts = Int32(first)..<Int32(batch.cuts.count)
-                        }
-                    }
                     parsed.keys = batch.bytes.withUnsafeBufferPointer { b in
                         keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b,
                                    shape: vendor && parsed.vendorCuts == nil ? VendorLine.verbatimShape : matched?.shape,

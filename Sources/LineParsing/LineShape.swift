@@ -94,25 +94,26 @@ package struct LineShape {
         add(flow, .flow)
         add(step, .step)
         add(properties, .properties)
-        for r in runs { add(r, .properties) }
-        sort(&cuts[first...])
+        for i in runs.indices { add(runs[i], .properties) }
+        sort(&cuts, from: first)
         var previousEnd = Int.min
-        for c in cuts[first...] {
-            if c.start < previousEnd {
+        for i in first..<cuts.count {
+            if cuts[i].start < previousEnd {
                 cuts.removeSubrange(first...)
                 return false
             }
-            previousEnd = c.end
+            previousEnd = cuts[i].end
         }
         return true
     }
 
-    /// Puts `cuts` in line order (insertion sort: a line has few).
-    static func sort(_ cuts: inout ArraySlice<Cut>) {
-        guard cuts.count > 1 else { return }
-        for i in (cuts.startIndex + 1)..<cuts.endIndex {
+    /// Puts `cuts` from `first` on in line order (insertion sort: a line has few), by index:
+    /// a slice of the array would be a second reference to its buffer.
+    static func sort(_ cuts: inout [Cut], from first: Int) {
+        guard cuts.count > first + 1 else { return }
+        for i in (first + 1)..<cuts.count {
             var j = i
-            while j > cuts.startIndex && cuts[j - 1].start > cuts[j].start {
+            while j > first && cuts[j - 1].start > cuts[j].start {
                 cuts.swapAt(j - 1, j)
                 j -= 1
             }

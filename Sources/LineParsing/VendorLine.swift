@@ -17,7 +17,7 @@ enum VendorLine {
                        decoder: inout EventDecoder) -> (Result<Envelope, Rejection>, decoded: Bool) {
         if let r = cutter.map(line) { return (.failure(.vendor(code: r.code, text: r.text, offset: r.offset)), false) }
         if let f = cutter.fields { return (.success(envelope(f)), false) }
-        return (cutter.line.withUnsafeBufferPointer { decoder.envelope($0) }, true)
+        return (cutter.withLine { decoder.envelope($0) }, true)
     }
 
     static func envelope(_ f: SourceCutter.NativeFields) -> Envelope {

@@ -17,6 +17,10 @@ struct SourceCut: Sendable {
         /// A wanted key here holds a byte past ASCII: another spelling of it could be equal
         /// as a `String` (canonical equivalence), so such keys are not told apart by bytes.
         var wide = false
+        /// Whether each key is one a properties object leaves out (`Plan.consumed`).
+        var consumed: [Bool] = []
+        /// The keys a properties object leaves out that are not wanted here.
+        var otherConsumed: [[UInt8]] = []
     }
 
     /// Node 0 is the line's object.
@@ -53,6 +57,24 @@ struct SourceCut: Sendable {
             node = nodes[node].children[at]
         }
         return node
+    }
+
+    /// Marks, in each object whose members are kept, the keys a properties object leaves out
+    /// (`Plan.consumed`), so that the scan tells each member's fate once.
+    mutating func markConsumed(_ keys: [[UInt8]]) {
+        for n in nodes.indices where nodes[n].members >= 0 {
+            nodes[n].consumed = nodes[n].keys.map(keys.contains)
+            nodes[n].otherConsumed = keys.filter { !nodes[n].keys.contains($0) }
+        }
+    }
+
+    /// Whether the member key at `r` of an object read as `node`, at index `k` among its
+    /// keys (-1: none), is one a properties object leaves out.
+    func isConsumed(_ r: Range<Int>, at k: Int, node: Int, in b: UnsafeBufferPointer<UInt8>) -> Bool {
+        if k >= 0 { return nodes[node].consumed[k] }
+        let count = nodes[node].otherConsumed.count
+        for c in 0..<count where SourceCutter.equal(nodes[node].otherConsumed[c], r, b) { return true }
+        return false
     }
 
     /// The index among `node`'s keys of the key whose bytes are `r`, or -1.

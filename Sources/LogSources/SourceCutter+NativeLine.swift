@@ -1,0 +1,283 @@
+import FunnelModel
+
+extension SourceCutter {
+    /// The value at `slot`, when present.
+    func present(_ slot: Int) -> Value? {
+        values[slot].present ? values[slot] : nil
+    }
+
+    /// The first present value of `slots`.
+    func first(_ slots: [Int]) -> Value? {
+        for s in slots where values[s].present { return values[s] }
+        return nil
+    }
+
+    /// The first present value of `slots` when it is a string (nil when none is present);
+    /// false when it is of another kind.
+    func string(_ slots: [Int], _ out: inout Value?) -> Bool {
+        out = first(slots)
+        return out.map(\.isString) ?? true
+    }
+
+    /// `bytes` as the native line (a line `SourceMapping` mapped).
+    mutating func setLine(_ bytes: [UInt8]) {
+        if buffer.count < bytes.count { buffer = Array(repeating: 0, count: bytes.count) }
+        buffer.withUnsafeMutableBufferPointer { out in
+            bytes.withUnsafeBufferPointer { _ = UnsafeMutableBufferPointer(rebasing: out[..<$0.count]).update(fromContentsOf: $0) }
+        }
+        lineCount = bytes.count
+    }
+
+    /// What the native line is written from: the values the envelope reads, the time read.
+    struct Parts {
+        var id: Value, user: Value, flow: Value?, step: Value?, appVersion: Value?, platform: Value?
+        var name: Name
+        var time: Timestamp
+        /// The time's text: at `timeRange` of the vendor's line, or else `timeBytes`.
+        var timeRange: Range<Int>?
+        /// The first properties object present, and its member list.
+        var properties: Plan.Properties?
+    }
+
+    /// Writes the native line: keys sorted (context, event, event_id, flow, properties, step,
+    /// ts, user_id), as `MappedEvent.nativeLine` does, in one pass into room made for it.
+    mutating func write(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        var id: Value?, user: Value?, flow: Value?, step: Value?, appVersion: Value?, platform: Value?
+        guard string(plan.eventID, &id), let id, id.end > id.start,
+              string(plan.userID, &user), let user, user.end > user.start,
+              string(plan.flow, &flow), flow != nil || plan.defaultFlow != nil,
+              string(plan.step, &step),
+              string(plan.appVersion, &appVersion), string(plan.platform, &platform),
+              let name = naming(b, step: &step),
+              let (time, timeRange) = readTime(b) else { return false }
+        var properties: Plan.Properties?
+        for p in plan.properties where values[p.slot].present {
+            guard values[p.slot].kind == 0x7B else { return false }
+            properties = p
+            break
+        }
+        let parts = Parts(id: id, user: user, flow: flow, step: step, appVersion: appVersion, platform: platform,
+                          name: name, time: time, timeRange: timeRange, properties: properties)
+        let room = room(parts)
+        if buffer.count < room { buffer = Array(repeating: 0, count: max(room, 2 * buffer.count)) }
+        // The buffer is moved out and back, so that the writer's scope reads the cutter freely.
+        var out: [UInt8] = []
+        swap(&out, &buffer)
+        defer { swap(&out, &buffer) }
+        guard let written = writeLine(parts, b, into: &out) else { return false }
+        lineCount = written.count
+        if let f = written.fields {
+            fields = f
+            vendorFields = vendorFields(id: id, name: name, user: user, flow: flow, step: step)
+        }
+        return true
+    }
+
+    /// The room the native line of `parts` can take: its keys, its values' bytes, and its
+    /// flags' and properties' members each with room for quotes, colon and comma.
+    private func room(_ parts: Parts) -> Int {
+        func count(_ v: Value?) -> Int { v.map { $0.end - $0.start } ?? 0 }
+        func count(list: Int) -> Int {
+            var n = 0
+            for m in members[list] { n += m.key.count + m.value.count + 4 }
+            return n
+        }
+        var n = 256 + count(parts.id) + count(parts.user) + count(parts.step) + count(parts.appVersion) + count(parts.platform)
+        n += parts.flow.map { $0.end - $0.start } ?? plan.defaultFlow?.count ?? 0
+        switch parts.name {
+        case .raw(let v): n += count(v)
+        case .quoted(let q): n += q.count
+        }
+        n += parts.timeRange?.count ?? timeBytes.count
+        switch plan.flags {
+        case nil: break
+        case .object(let slots): n += count(first(slots))
+        case .prefix(let list, _): n += count(list: list)
+        }
+        if let p = parts.properties { n += count(list: p.list) }
+        return n
+    }
+
+    /// The native line into `out` (room made), in one scope of its bytes: its count, and
+    /// where its values went (nil when a string of its envelope holds an escape); nil when the
+    /// line is off the common path. Not mutating: the scope borrows the cutter, not a copy.
+    private func writeLine(_ parts: Parts, _ b: UnsafeBufferPointer<UInt8>,
+                           into out: inout [UInt8]) -> (count: Int, fields: NativeFields?)? {
+        out.withUnsafeMutableBufferPointer { p in
+            guard var w = ByteWriter(p), let fields = writeLine(parts, b, into: &w) else { return nil }
+            return (w.count, fields)
+        }
+    }
+
+    /// The native line into `w`: where its values went, nil when a string of its envelope
+    /// holds an escape; nil (outside) when the line is off the common path.
+    private func writeLine(_ parts: Parts, _ b: UnsafeBufferPointer<UInt8>, into w: inout ByteWriter) -> NativeFields?? {
+        w.byte(0x7B)
+        let contextAt = w.count
+        guard writeContext(b, appVersion: parts.appVersion, platform: parts.platform, into: &w) else { return nil }
+        // `"context":` is 10 bytes; the object follows it.
+        let context = w.count > contextAt ? (contextAt + 10)..<w.count : nil
+        if w.count > contextAt { w.byte(0x2C) }
+        w.literal("\"event\":")
+        var escaped = false
+        let nameRange: Range<Int>
+        switch parts.name {
+        case .raw(let v): nameRange = Self.raw(v, b, &w); escaped = escaped || v.escaped
+        case .quoted(let q): nameRange = Self.quoted(q, &w, escaped: &escaped)
+        }
+        w.literal(",\"event_id\":")
+        let idRange = Self.raw(parts.id, b, &w)
+        w.literal(",\"flow\":")
+        let flowRange = parts.flow.map { Self.raw($0, b, &w) } ?? Self.quoted(plan.defaultFlow ?? [], &w, escaped: &escaped)
+        let propertiesAt = w.count
+        if let p = parts.properties, !writeProperties(b, list: p.list, into: &w) { return nil }
+        // `,"properties":` is 14 bytes; the object follows it.
+        let properties = w.count > propertiesAt ? (propertiesAt + 14)..<w.count : nil
+        var stepRange: Range<Int>?
+        if let step = parts.step { w.literal(",\"step\":"); stepRange = Self.raw(step, b, &w) }
+        w.literal(",\"ts\":\"")
+        let timeStart = w.count
+        if let r = parts.timeRange { w.copy(r, of: b) } else { w.copy(timeBytes) }
+        let timeText = timeStart..<w.count
+        w.literal("\",\"user_id\":")
+        let userRange = Self.raw(parts.user, b, &w)
+        w.byte(0x7D)
+        escaped = escaped || parts.id.escaped || parts.user.escaped || (parts.flow?.escaped ?? false) || (parts.step?.escaped ?? false)
+        if escaped { return .some(nil) }
+        return NativeFields(eventID: idRange, name: nameRange, userID: userRange, flow: flowRange, step: stepRange,
+                            timeText: timeText, time: parts.time, properties: properties, context: context)
+    }
+
+    private func writeContext(_ b: UnsafeBufferPointer<UInt8>, appVersion: Value?, platform: Value?,
+                              into w: inout ByteWriter) -> Bool {
+        let start = w.count
+        w.literal("\"context\":{")
+        let open = w.count
+        if let appVersion { w.literal("\"app_version\":"); Self.raw(appVersion, b, &w) }
+        let beforeFlags = w.count
+        if w.count > open { w.byte(0x2C) }
+        w.literal("\"flags\":")
+        let flagsStart = w.count
+        switch plan.flags {
+        case nil: break
+        case .object(let slots):
+            if let f = first(slots) {
+                guard f.kind == 0x7B else { return false }
+                if !Self.isEmptyObject(f, b) { w.copy(f.start..<f.end, of: b) }
+            }
+        case .prefix(let list, let prefix):
+            w.byte(0x7B)
+            let skip = prefix.count
+            for m in members[list] where m.key.count > skip {
+                guard let flag = m.flag else { return false }
+                if !flag { continue }
+                if w.count > flagsStart + 1 { w.byte(0x2C) }
+                w.byte(0x22)
+                w.copy((m.key.lowerBound + skip)..<m.key.upperBound, of: b)
+                w.literal("\":")
+                w.copy(m.value, of: b)
+            }
+            if w.count == flagsStart + 1 { w.truncate(to: flagsStart) } else { w.byte(0x7D) }
+        }
+        if w.count == flagsStart { w.truncate(to: beforeFlags) }
+        if let platform {
+            if w.count > open { w.byte(0x2C) }
+            w.literal("\"platform\":")
+            Self.raw(platform, b, &w)
+        }
+        if w.count == open { w.truncate(to: start) } else { w.byte(0x7D) }
+        return true
+    }
+
+    /// The members of the properties object at member list `list` but those other fields
+    /// read (and flags by prefix).
+    private func writeProperties(_ b: UnsafeBufferPointer<UInt8>, list: Int, into w: inout ByteWriter) -> Bool {
+        let start = w.count
+        w.literal(",\"properties\":{")
+        let open = w.count
+        let flags = plan.flagPrefix(ofList: list) != nil
+        for m in members[list] where !m.consumed {
+            if flags {
+                guard let flag = m.flag else { return false }
+                if flag { continue }
+            }
+            if w.count > open { w.byte(0x2C) }
+            w.byte(0x22)
+            w.copy(m.key, of: b)
+            w.literal("\":")
+            w.copy(m.value, of: b)
+        }
+        if w.count == open { w.truncate(to: start) } else { w.byte(0x7D) }
+        return true
+    }
+
+    /// Where the values of the line just written are in the vendor's line `b`; the values of
+    /// the id, user and time fields' later choices to `otherValues`.
+    mutating func vendorFields(id: Value, name: Name, user: Value, flow: Value?, step: Value?) -> VendorFields? {
+        guard let t = first(plan.ts) else { return nil }
+        var passed: Range<Int>?
+        if case .raw(let v) = name { passed = v.start..<v.end }
+        addLaterChoices(plan.eventID)
+        addLaterChoices(plan.userID)
+        addLaterChoices(plan.ts)
+        return VendorFields(eventID: id.start..<id.end, name: passed, userID: user.start..<user.end, flow: flow.map { $0.start..<$0.end },
+                            step: step.map { $0.start..<$0.end }, time: t.start..<t.end)
+    }
+
+    /// The present values of `slots` after the first, to `otherValues`.
+    private mutating func addLaterChoices(_ slots: [Int]) {
+        var chosen = false
+        for s in slots where values[s].present {
+            if chosen { otherValues.append(values[s].start..<values[s].end) }
+            chosen = true
+        }
+    }
+
+
+    /// The time, checked as `SourceDefinition.TimeFormat.time` does, and where its text is
+    /// in the vendor's line; nil there when the native line writes it otherwise (in
+    /// `timeBytes`).
+    private mutating func readTime(_ b: UnsafeBufferPointer<UInt8>) -> (Timestamp, Range<Int>?)? {
+        guard let t = first(plan.ts) else { return nil }
+        let text = UnsafeBufferPointer(rebasing: b[t.start..<t.end])
+        switch plan.timeFormat {
+        case .iso8601:
+            guard t.isString, !t.escaped, text.count > 10, let parsed = Timestamp.parse(bytes: text) else { return nil }
+            return (parsed, t.start..<t.end)
+        case .sqlUTC:
+            guard t.isString, !t.escaped, text.count >= 19, text[10] == 0x20,
+                  text[19...].allSatisfy({ $0 == 0x2E || (0x30...0x39).contains($0) }) else { return nil }
+            timeBytes.removeAll(keepingCapacity: true)
+            timeBytes.append(contentsOf: text)
+            timeBytes.append(0x5A)
+            guard let parsed = timeBytes.withUnsafeBufferPointer({ Timestamp.parse(bytes: $0) }) else { return nil }
+            return (parsed, nil)
+        case .unix:
+            guard t.kind == 0x2D || (0x30...0x39).contains(t.kind),
+                  let parsed = SourceDefinition.TimeFormat.unixTime(bytes: text) else { return nil }
+            timeBytes.removeAll(keepingCapacity: true)
+            parsed.appendRFC3339(into: &timeBytes)
+            return (parsed, nil)
+        }
+    }
+
+    /// A string value as written, quotes around its content; returns where the content went.
+    @discardableResult
+    private static func raw(_ v: Value, _ b: UnsafeBufferPointer<UInt8>, _ w: inout ByteWriter) -> Range<Int> {
+        w.byte(0x22)
+        let start = w.count
+        w.copy(v.start..<v.end, of: b)
+        let end = w.count
+        w.byte(0x22)
+        return start..<end
+    }
+
+    /// A quoted string (quotes included); returns where its content went, and notes whether
+    /// it holds an escape.
+    private static func quoted(_ q: [UInt8], _ w: inout ByteWriter, escaped: inout Bool) -> Range<Int> {
+        let start = w.count + 1
+        w.copy(q)
+        if q.contains(0x5C) { escaped = true }
+        return start..<max(start, w.count - 1)
+    }
+}

@@ -8,24 +8,29 @@ import StoreCore
 public struct RecordedLines {
     private var decoder = EventDecoder()
     private var cache = EventCache()
-    /// The cutter of each input read through a source, by input id.
-    private var cutters: [Int64: SourceCutter]
+    /// The cutters of the inputs read through a source, and each such input's among them (an
+    /// array's element is mapped and read in place, where a dictionary's value is copied).
+    private var cutters: [SourceCutter] = []
+    private var cutterOf: [Int64: Int] = [:]
 
     /// The event of a stored line; a line that no longer decodes is a store fault.
     public init(sources: [Int64: SourceMapping] = [:]) {
-        cutters = sources.mapValues(SourceCutter.init)
+        for (input, mapping) in sources {
+            cutterOf[input] = cutters.count
+            cutters.append(SourceCutter(mapping))
+        }
     }
 
     /// `input`: the input the line came from (its `input_id`); `keepLine`: whether the event
     /// carries its line's text (a fold does not read it).
     public mutating func event(seq: Int64, input: Int64, line: ArraySlice<UInt8>, keepLine: Bool = true) throws -> RecordedEvent {
-        guard cutters[input] != nil else { return try decoded(seq: seq, line, shown: nil, keepLine: keepLine) }
+        guard let c = cutterOf[input] else { return try decoded(seq: seq, line, shown: nil, keepLine: keepLine) }
         // Mapped in place: the cutter keeps its buffers from line to line.
-        let rejection = line.withUnsafeBufferPointer { cutters[input]?.map($0) }
-        if let r = rejection ?? nil {
+        switch line.withUnsafeBufferPointer({ cutters[c].nativeLine($0) }) {
+        case .success(let native): return try decoded(seq: seq, native[...], shown: line, keepLine: keepLine)
+        case .failure(let r):
             throw StoreError(doing: "reading event seq \(seq)", reason: "the stored vendor line no longer maps: \(r)", kind: .corrupt)
         }
-        return try decoded(seq: seq, (cutters[input]?.line ?? [])[...], shown: line, keepLine: keepLine)
     }
 
     /// The event of `line`, with `shown` (else `line`) as its text.

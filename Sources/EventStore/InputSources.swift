@@ -10,8 +10,11 @@ final class InputSources {
     private let db: Database
     /// Whether any input was read through a source (or may be: the store's own ingest).
     private let any: Bool
-    /// The cutter of each input read through a source; the ids of those read natively.
-    private var cutters: [Int64: SourceCutter] = [:]
+    /// The cutters of the inputs read through a source, and each such input's among them (an
+    /// array's element is mapped and read in place, where a dictionary's value is copied);
+    /// the ids of those read natively.
+    private var cutters: [SourceCutter] = []
+    private var cutterOf: [Int64: Int] = [:]
     private var native: Set<Int64> = []
     private var inputOfSeq: RawStatement?
 
@@ -26,13 +29,13 @@ final class InputSources {
     func nativeLine(_ stored: [UInt8], seq: Int64) throws -> [UInt8] {
         guard any else { return stored }
         let input = try inputID(seq: seq)
-        guard try hasSource(input: input) else { return stored }
+        guard let c = try cutter(input: input) else { return stored }
         // Mapped in place: the cutter keeps its buffers from line to line.
-        let rejection = stored.withUnsafeBufferPointer { cutters[input]?.map($0) }
-        if let r = rejection ?? nil {
+        switch stored.withUnsafeBufferPointer({ cutters[c].nativeLine($0) }) {
+        case .success(let line): return line
+        case .failure(let r):
             throw StoreError(doing: "reading event seq \(seq)", reason: "the stored vendor line no longer maps: \(r)", kind: .corrupt)
         }
-        return cutters[input]?.line ?? stored
     }
 
     private func inputID(seq: Int64) throws -> Int64 {
@@ -47,19 +50,21 @@ final class InputSources {
         return statement.int64(0)
     }
 
-    /// Whether `input` was read through a source (its cutter then made).
-    private func hasSource(input: Int64) throws -> Bool {
-        if cutters[input] != nil { return true }
-        if native.contains(input) { return false }
+    /// The index in `cutters` of the cutter of `input` (made when new), or nil when it was
+    /// read natively.
+    private func cutter(input: Int64) throws -> Int? {
+        if let c = cutterOf[input] { return c }
+        if native.contains(input) { return nil }
         let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT source, source_flow FROM inputs WHERE id = ?"), arguments: [input])
         guard let json: String = row?[0] else {
             native.insert(input)
-            return false
+            return nil
         }
         guard let cutter = InputSourceRecord(definitionJSON: json, defaultFlow: row?[1]).cutter else {
             throw StoreError(doing: "reading input \(input)", reason: "its recorded source definition does not read", kind: .corrupt)
         }
-        cutters[input] = cutter
-        return true
+        cutterOf[input] = cutters.count
+        cutters.append(cutter)
+        return cutters.count - 1
     }
 }

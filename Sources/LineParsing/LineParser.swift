@@ -145,10 +145,9 @@ package enum LineParser {
                 let decoded: Result<Envelope, Rejection>?
                 if info.isOversized {
                     decoded = nil
-                } else if var c = cutter.take() {
+                } else if let mapped = cutter?.decodeLine(bytes, decoder: &decoder) {
                     vendor = true
-                    (decoded, decodedHere) = VendorLine.decode(bytes, cutter: &c, decoder: &decoder)
-                    cutter = c
+                    (decoded, decodedHere) = mapped
                 } else {
                     matched = keyer.match(bytes)
                     decodedHere = matched == nil
@@ -179,18 +178,11 @@ package enum LineParser {
                 case .success(var env)?:
                     // A vendor line's envelope is its native line's, kept as scratch after it;
                     // its shape leaves out the values the cutter found as written, and one the
-                    // cutter did not write (mapped in full) is stored verbatim. The cutter is
-                    // taken out to be read in place: reads through the optional would copy it.
+                    // cutter did not write (mapped in full) is stored verbatim.
                     let decodedStart = batch.bytes.count
-                    if vendor, let c = cutter.take() {
-                        c.withLine { batch.bytes.append(contentsOf: $0) }
-                        if let f = c.vendorFields {
-                            let first = batch.cuts.count
-                            if VendorLine.appendCuts(f, others: c.otherValues, lineStart: lineStart, to: &batch.cuts) {
-                                parsed.vendorCuts = Int32(first)..<Int32(batch.cuts.count)
-                            }
-                        }
-                        cutter = c
+                    if vendor {
+                        cutter?.appendLine(to: &batch.bytes)
+                        parsed.vendorCuts = cutter?.appendCuts(lineStart: lineStart, to: &batch.cuts) ?? nil
                     }
                     let base = vendor ? decodedStart : lineStart
                     let scratchStart = batch.bytes.count

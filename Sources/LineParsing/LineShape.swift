@@ -95,25 +95,27 @@ package struct LineShape {
         add(step, .step)
         add(properties, .properties)
         for i in runs.indices { add(runs[i], .properties) }
-        sort(&cuts, from: first)
-        var previousEnd = Int.min
-        for i in first..<cuts.count {
-            if cuts[i].start < previousEnd {
-                cuts.removeSubrange(first...)
-                return false
+        let apart = cuts.withUnsafeMutableBufferPointer { all -> Bool in
+            let added = UnsafeMutableBufferPointer(rebasing: all[first...])
+            sort(added)
+            var previousEnd = Int.min
+            for c in added {
+                if c.start < previousEnd { return false }
+                previousEnd = c.end
             }
-            previousEnd = cuts[i].end
+            return true
         }
-        return true
+        if !apart { cuts.removeSubrange(first...) }
+        return apart
     }
 
-    /// Puts `cuts` from `first` on in line order (insertion sort: a line has few), by index:
-    /// a slice of the array would be a second reference to its buffer.
-    static func sort(_ cuts: inout [Cut], from first: Int) {
-        guard cuts.count > first + 1 else { return }
-        for i in (first + 1)..<cuts.count {
+    /// Puts `cuts` in line order (insertion sort: a line has few), in place: one access to
+    /// the array for all of a line's cuts.
+    static func sort(_ cuts: UnsafeMutableBufferPointer<Cut>) {
+        guard cuts.count > 1 else { return }
+        for i in 1..<cuts.count {
             var j = i
-            while j > first && cuts[j - 1].start > cuts[j].start {
+            while j > 0 && cuts[j - 1].start > cuts[j].start {
                 cuts.swapAt(j - 1, j)
                 j -= 1
             }

@@ -37,3 +37,27 @@ enum VendorLine {
                          properties: nil, runs: others, offset: lineStart, to: &cuts)
     }
 }
+
+/// A vendor line's steps in the parser, called on the parser's optional cutter in place
+/// (`cutter?.decodeLine`): mutating, as a call of a non-mutating method through an optional
+/// may copy the whole cutter first.
+extension SourceCutter {
+    /// `VendorLine.decode` of `line`.
+    mutating func decodeLine(_ line: UnsafeBufferPointer<UInt8>, decoder: inout EventDecoder) -> (Result<Envelope, Rejection>, decoded: Bool) {
+        VendorLine.decode(line, cutter: &self, decoder: &decoder)
+    }
+
+    /// Appends the native line of the line decoded last to `bytes`.
+    mutating func appendLine(to bytes: inout [UInt8]) {
+        withLine { bytes.append(contentsOf: $0) }
+    }
+
+    /// `VendorLine.appendCuts` of the line decoded last, at `lineStart` of its batch: where
+    /// its cuts went in `cuts`, nil when it has none (it is stored verbatim).
+    mutating func appendCuts(lineStart: Int, to cuts: inout [LineShape.Cut]) -> Range<Int32>? {
+        guard let f = vendorFields else { return nil }
+        let first = cuts.count
+        guard VendorLine.appendCuts(f, others: otherValues, lineStart: lineStart, to: &cuts) else { return nil }
+        return Int32(first)..<Int32(cuts.count)
+    }
+}

@@ -117,6 +117,13 @@ public struct SourceCutter: Sendable {
         }
     }
 
+    /// Maps one vendor line, as `map`, and gives its native line (a copy) or why it is
+    /// rejected: a reader holding cutters in a collection calls it in place, in one access.
+    public mutating func nativeLine(_ b: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], SourceRejection> {
+        if let r = map(b) { return .failure(r) }
+        return .success(line)
+    }
+
     /// The one scan: true when the line's native line is written to `line`; false when the
     /// line is off the common path.
     mutating func cutLine(_ b: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -19,8 +19,10 @@ import LineParsing
 enum EventIDs {
     /// Pairs per row (16 bytes each): 2048 pairs are 32 KiB.
     static let maxEntries = 2048
-    /// More runs than this are merged whatever their sizes (each lookup reads every run).
-    static let maxRuns = 8
+    /// Runs of similar size merged at once: each tier of runs is `fanIn` times the one below.
+    static let fanIn = 4
+    /// More runs than this are merged whatever their sizes (each lookup reads a row a run).
+    static let maxRuns = 12
 
     struct Entry: Comparable {
         var hash: Int64
@@ -58,14 +60,27 @@ enum EventIDs {
         }
     }
 
-    /// Finds the seqs stored under a hash: one row read per run.
+    /// Finds the seqs stored under a hash: one row read per run, by its rowid, from a
+    /// directory of every run's rows (their `lo`s) kept in memory.
     struct Finder {
         private let statement: RawStatement
-        private let runs: [Int64]
+        /// Per run, its rows' `lo` (ascending) and rowids.
+        private let runs: [(lo: [Int64], id: [Int64])]
 
         init(_ db: Database) throws {
-            statement = try RawStatement(db, "SELECT entries FROM event_ids WHERE run = ? AND lo <= ? ORDER BY lo DESC LIMIT 1")
-            runs = try Int64.fetchAll(db, sql: "SELECT run FROM event_id_runs ORDER BY run")
+            statement = try RawStatement(db, "SELECT entries FROM event_ids WHERE id = ?")
+            let rows = try RawStatement(db, "SELECT run, lo, id FROM event_ids ORDER BY run, lo")
+            var runs: [(lo: [Int64], id: [Int64])] = []
+            var current: Int64?
+            try rows.forEachRow("reading the event ids' rows") {
+                if rows.int64(0) != current {
+                    current = rows.int64(0)
+                    runs.append(([], []))
+                }
+                runs[runs.count - 1].lo.append(rows.int64(1))
+                runs[runs.count - 1].id.append(rows.int64(2))
+            }
+            self.runs = runs
         }
 
         /// The seqs stored under `hash`, ascending (usually none; one for a stored event;
@@ -73,14 +88,14 @@ enum EventIDs {
         func seqs(of hash: Int64) throws -> [Int64] {
             var out: [Int64] = []
             for run in runs {
-                statement.int(1, run)
-                statement.int(2, hash)
+                // The last row whose `lo` is at most `hash`.
+                let row = partitionPoint(run.lo.count) { run.lo[$0] <= hash } - 1
+                guard row >= 0 else { continue }
+                statement.int(1, run.id[row])
                 defer { statement.reset() }
                 guard try statement.step("looking up an event id") else { continue }
                 let raw = statement.bytes(0)
-                let n = raw.count
-                guard n > 0 else { continue }
-                let count = n / 16
+                let count = raw.count / 16
                 func hashAt(_ i: Int) -> Int64 { Int64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 16, as: Int64.self)) }
                 var i = partitionPoint(count) { hashAt($0) < hash }
                 while i < count && hashAt(i) == hash {
@@ -204,33 +219,38 @@ enum EventIDs {
         try Int64.fetchOne(db, sql: "SELECT coalesce(max(run), 0) + 1 FROM event_id_runs") ?? 1
     }
 
-    /// Merges the two smallest runs while the smaller is at least half the other (or there
-    /// are more than `maxRuns`).
+    /// Merges runs in tiers: the `fanIn` smallest into one while they are of similar size
+    /// (the largest at most twice the smallest), or whatever their sizes while there are more
+    /// than `maxRuns`. A pair is rewritten once a tier, about log4 of the runs added.
     static func compact(maxEntries: Int = maxEntries, in db: Database) throws {
         while true {
             let runs = try Row.fetchAll(db, sql: "SELECT run, pairs FROM event_id_runs ORDER BY pairs, run")
                 .map { (run: $0[0] as Int64, pairs: $0[1] as Int) }
-            guard runs.count >= 2, runs[0].pairs * 2 >= runs[1].pairs || runs.count > maxRuns else { return }
-            var a = try RunReader(run: runs[0].run, in: db)
-            var b = try RunReader(run: runs[1].run, in: db)
-            var writer = try RunWriter(run: try nextRun(in: db), maxEntries: maxEntries, in: db)
-            while true {
-                let x = try a.peek(), y = try b.peek()
-                if let x, y.map({ x <= $0 }) ?? true {
-                    try writer.append(x)
-                    a.advance()
-                } else if let y {
-                    try writer.append(y)
-                    b.advance()
-                } else {
-                    break
-                }
+            let similar = runs.count >= fanIn && runs[fanIn - 1].pairs <= 2 * runs[0].pairs
+            guard similar || runs.count > maxRuns else { return }
+            try merge(runs.prefix(fanIn).map(\.run), maxEntries: maxEntries, in: db)
+        }
+    }
+
+    /// Merges `merged` runs into a new one, in (hash, seq) order, and drops them.
+    private static func merge(_ merged: [Int64], maxEntries: Int, in db: Database) throws {
+        var readers = try merged.map { try RunReader(run: $0, in: db) }
+        var writer = try RunWriter(run: try nextRun(in: db), maxEntries: maxEntries, in: db)
+        while true {
+            // The reader with the smallest next pair (few runs: a scan beats a heap).
+            var best: (reader: Int, entry: Entry)?
+            for r in readers.indices {
+                guard let e = try readers[r].peek() else { continue }
+                if best.map({ e < $0.entry }) ?? true { best = (r, e) }
             }
-            try writer.finish(in: db)
-            for run in [runs[0].run, runs[1].run] {
-                try db.execute(sql: "DELETE FROM event_ids WHERE run = ?", arguments: [run])
-                try db.execute(sql: "DELETE FROM event_id_runs WHERE run = ?", arguments: [run])
-            }
+            guard let best else { break }
+            try writer.append(best.entry)
+            readers[best.reader].advance()
+        }
+        try writer.finish(in: db)
+        for run in merged {
+            try db.execute(sql: "DELETE FROM event_ids WHERE run = ?", arguments: [run])
+            try db.execute(sql: "DELETE FROM event_id_runs WHERE run = ?", arguments: [run])
         }
     }
 

@@ -225,21 +225,29 @@ struct InputWriter {
         }
     }
 
-    /// The stored line with event id `id` (`hash` its index key), nil when none has it.
+    /// The stored line with event id `id` (`hash` its index key), nil when none has it. The
+    /// input's own ids first: a copy re-sent within an input is found without a store lookup.
     private mutating func storedLine(id eventID: UnsafeBufferPointer<UInt8>, hash: Int64) throws -> [UInt8]? {
-        for seq in try findID.seqs(of: hash) + written.ids.seqs(of: hash) {
-            findSeq.int(1, seq)
-            guard try findSeq.step("looking up event \(String(decoding: eventID, as: UTF8.self))") else {
-                findSeq.reset()
-                throw StoreError(doing: "appending \(label)", reason: "event \(seq) is indexed but not stored")
-            }
-            let stored = try lineReader.line(user: findSeq.int64(0), flow: findSeq.int64(1), body: findSeq.bytes(2), seq: seq)
-            findSeq.reset()
-            let native = try lineReader.eventLine(stored, seq: seq)
-            let same = native.withUnsafeBufferPointer { sb in StoredLine.eventID(of: sb)?.elementsEqual(eventID) ?? false }
-            if same { return stored }
+        for seq in written.ids.seqs(of: hash) {
+            if let stored = try storedLine(seq: seq, ifID: eventID) { return stored }
+        }
+        for seq in try findID.seqs(of: hash) {
+            if let stored = try storedLine(seq: seq, ifID: eventID) { return stored }
         }
         return nil
+    }
+
+    /// The stored line of event `seq` when its event id is `eventID`.
+    private func storedLine(seq: Int64, ifID eventID: UnsafeBufferPointer<UInt8>) throws -> [UInt8]? {
+        findSeq.int(1, seq)
+        defer { findSeq.reset() }
+        guard try findSeq.step("looking up event \(String(decoding: eventID, as: UTF8.self))") else {
+            throw StoreError(doing: "appending \(label)", reason: "event \(seq) is indexed but not stored")
+        }
+        let stored = try lineReader.line(user: findSeq.int64(0), flow: findSeq.int64(1), body: findSeq.bytes(2), seq: seq)
+        let native = try lineReader.eventLine(stored, seq: seq)
+        let same = native.withUnsafeBufferPointer { sb in StoredLine.eventID(of: sb)?.elementsEqual(eventID) ?? false }
+        return same ? stored : nil
     }
 
     /// What waits for written rows' seqs: their ids, their users' runs, and (observed) which

@@ -24,6 +24,8 @@ public struct JourneyFold: Sendable {
     private var platform: String?
     private var visits: [Journey.StepVisit] = []
     private var visitIndex: [String: Int] = [:]
+    /// The visit of `currentStep` (its index in `visits`), so a step change needs no lookup.
+    private var currentVisit: Int?
     private var viewOrder: [String] = []
     private var events = 0
     private var unplanned = 0
@@ -99,6 +101,7 @@ public struct JourneyFold: Sendable {
         platform = journey.platform
         visits = journey.visits
         for (i, v) in journey.visits.enumerated() { visitIndex[v.step] = i }
+        currentVisit = journey.currentStep.flatMap { visitIndex[$0] }
         viewOrder = journey.visits.map(\.step)
         events = journey.events
         unplanned = journey.unplanned
@@ -188,7 +191,7 @@ public struct JourneyFold: Sendable {
         case .stepViewed:
             guard let step else { note("step_viewed without a step"); break }
             if let from = currentStep, from != step {
-                if let since = currentStepSince, let i = visitIndex[from], visits[i].secondsOnStep == nil {
+                if let since = currentStepSince, let i = currentVisit, visits[i].secondsOnStep == nil {
                     visits[i].secondsOnStep = Double(time.micros - since.micros) / 1_000_000
                 }
                 note("\(from) → \(step)")
@@ -197,10 +200,13 @@ public struct JourneyFold: Sendable {
             } else {
                 note("→ \(step)")
             }
-            if let i = visitIndex[step] {
+            let visit: Int
+            if let i = currentStep == step ? currentVisit : visitIndex[step] {
                 visits[i].views += 1
+                visit = i
             } else {
-                visitIndex[step] = visits.count
+                visit = visits.count
+                visitIndex[step] = visit
                 visits.append(.init(step: step, firstViewedAt: time, views: 1, secondsOnStep: nil))
                 viewOrder.append(step)
             }
@@ -215,6 +221,7 @@ public struct JourneyFold: Sendable {
                 viewRuns.append(.init(step: step, at: time))
             }
             currentStep = step
+            currentVisit = visit
         case .stepCompleted:
             let properties = e.properties
             var collected: [String] = []
@@ -306,7 +313,8 @@ public struct JourneyFold: Sendable {
             let startIndex = startStep.flatMap { s in expected.entries.firstIndex { $0.step == s } }
                 ?? viewOrder.first.flatMap { s in expected.entries.firstIndex { $0.step == s } }
                 ?? 0
-            var previousShown: String?
+            // Whether the step shown on the path before this one was reached (true: none).
+            var previousShownReached = true
             var previousUndetermined = false
             for (i, entry) in expected.entries.enumerated() {
                 let reached = visitIndex[entry.step] != nil
@@ -316,9 +324,8 @@ public struct JourneyFold: Sendable {
                     if i < startIndex {
                         step.status = .beforeStart
                     } else {
-                        let prevReached = previousShown.map { visitIndex[$0] != nil } ?? true
-                        step.eligible = started && !previousUndetermined && prevReached
-                        previousShown = entry.step
+                        step.eligible = started && !previousUndetermined && previousShownReached
+                        previousShownReached = reached
                     }
                 case .skipped(let why):
                     step.status = .skipped

@@ -85,6 +85,39 @@ final class EventIDsTests: XCTestCase {
         }
     }
 
+    /// Runs merge in tiers of four: four runs of one size become one run four times as
+    /// large, a smaller run waits beside larger ones, and every pair is still found.
+    func testRunsOfSimilarSizeMergeFourAtATime() throws {
+        let store = try EventStore(path: dir.appendingPathComponent("t.sqlite").path)
+        var seq: Int64 = 0
+        try store.writer.write { db in
+            func sizes() throws -> [Int] {
+                try Int.fetchAll(db, sql: "SELECT pairs FROM event_id_runs ORDER BY pairs DESC")
+            }
+            for round in 1...17 {
+                var new: [EventIDs.Entry] = []
+                for _ in 0..<100 {
+                    seq += 1
+                    new.append(EventIDs.Entry(hash: seq &* 0x5DEE_CE66D, seq: seq))
+                }
+                try EventIDs.add(new, maxEntries: 64, in: db)
+                switch round {
+                case 3: XCTAssertEqual(try sizes(), [100, 100, 100])
+                case 4: XCTAssertEqual(try sizes(), [400])
+                case 5: XCTAssertEqual(try sizes(), [400, 100])
+                case 15: XCTAssertEqual(try sizes(), [400, 400, 400, 100, 100, 100])
+                case 16: XCTAssertEqual(try sizes(), [1_600])
+                case 17: XCTAssertEqual(try sizes(), [1_600, 100])
+                default: break
+                }
+            }
+            let finder = try EventIDs.Finder(db)
+            for s in stride(from: Int64(1), through: seq, by: 37) {
+                XCTAssertEqual(try finder.seqs(of: s &* 0x5DEE_CE66D), [s])
+            }
+        }
+    }
+
     /// An input's new pairs, found again under their hash wherever they are held (the unsorted
     /// tail, a small chunk, a full chunk), and handed over in (hash, seq) order: signed hashes
     /// negative first, the pairs of one hash by seq though the hash came back later in

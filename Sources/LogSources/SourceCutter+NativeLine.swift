@@ -58,7 +58,7 @@ extension SourceCutter {
         }
         let parts = Parts(id: id, user: user, flow: flow, step: step, appVersion: appVersion, platform: platform,
                           name: name, time: time, timeRange: timeRange, properties: properties)
-        let room = room(parts)
+        let room = room(parts, line: b.count)
         if buffer.count < room { buffer = Array(repeating: 0, count: max(room, 2 * buffer.count)) }
         // The buffer is moved out and back, so that the writer's scope reads the cutter freely.
         var out: [UInt8] = []
@@ -74,14 +74,10 @@ extension SourceCutter {
     }
 
     /// The room the native line of `parts` can take: its keys, its values' bytes, and its
-    /// flags' and properties' members each with room for quotes, colon and comma.
-    private func room(_ parts: Parts) -> Int {
+    /// flags' and properties' members, each list at most the line's length (a member written
+    /// as `,"key":value` takes no more bytes than it and its separator take in the line).
+    private func room(_ parts: Parts, line: Int) -> Int {
         func count(_ v: Value?) -> Int { v.map { $0.end - $0.start } ?? 0 }
-        func count(list: Int) -> Int {
-            var n = 0
-            for m in members[list] { n += m.key.count + m.value.count + 4 }
-            return n
-        }
         var n = 256 + count(parts.id) + count(parts.user) + count(parts.step) + count(parts.appVersion) + count(parts.platform)
         n += parts.flow.map { $0.end - $0.start } ?? plan.defaultFlow?.count ?? 0
         switch parts.name {
@@ -92,9 +88,9 @@ extension SourceCutter {
         switch plan.flags {
         case nil: break
         case .object(let slots): n += count(first(slots))
-        case .prefix(let list, _): n += count(list: list)
+        case .prefix: n += line
         }
-        if let p = parts.properties { n += count(list: p.list) }
+        if parts.properties != nil { n += line }
         return n
     }
 

@@ -87,6 +87,26 @@ final class SourceCutterTests: XCTestCase {
         }
     }
 
+    /// Lines longer than the room a cutter starts with (many properties and flags, long
+    /// values) take the scan and map as the mapping does, and so does a short line after them.
+    func testLongLinesTakeTheScanAndMapAsTheMappingDoes() throws {
+        let native = try lines(in: sampleData.appendingPathComponent("glp1"))
+        let short = try EventDecoder.decode(bytes: native[0]).get()
+        var long = short
+        for i in 0..<120 { long.properties["answer\(i)"] = .string(String(repeating: "ab", count: i)) }
+        for i in 0..<40 { long.context.flags["flag\(i)"] = .bool(i % 2 == 0) }
+        for name in presetNames {
+            let writer = SourceWriter(preset(name))
+            var cutter = SourceCutter(SourceMapping(preset(name)))
+            for event in [short, long, short, long] {
+                let line = try writer.line(for: event)
+                XCTAssertTrue(line.withUnsafeBufferPointer { cutter.cutLine($0) }, "\(name): \(line.count) bytes take the scan")
+                assertSame(&cutter, line, name)
+            }
+            XCTAssertGreaterThan(try writer.line(for: long).count, 10_000, name)
+        }
+    }
+
     /// The vendor sample exports as they are on disk (identify and page lines among them).
     func testTheVendorSamplesMapAsTheMappingDoes() throws {
         for name in presetNames {

@@ -8,27 +8,22 @@ import StoreCore
 public struct RecordedLines {
     private var decoder = EventDecoder()
     private var cache = EventCache()
-    /// The cutters of the inputs read through a source, and each such input's among them (an
-    /// array's element is mapped and read in place, where a dictionary's value is copied).
-    private var cutters: [SourceCutter] = []
-    private var cutterOf: [Int64: Int] = [:]
+    /// The cutters of the inputs read through a source.
+    private var cutters = SourceCutters()
 
     /// The event of a stored line; a line that no longer decodes is a store fault.
     public init(sources: [Int64: SourceMapping] = [:]) {
-        for (input, mapping) in sources {
-            cutterOf[input] = cutters.count
-            cutters.append(SourceCutter(mapping))
-        }
+        for (input, mapping) in sources { cutters.add(SourceCutter(mapping), input: input) }
     }
 
     /// `input`: the input the line came from (its `input_id`); `keepLine`: whether the event
     /// carries its line's text (a fold does not read it).
     public mutating func event(seq: Int64, input: Int64, line: ArraySlice<UInt8>, keepLine: Bool = true) throws -> RecordedEvent {
-        guard let c = cutterOf[input] else { return try decoded(seq: seq, line, shown: nil, keepLine: keepLine) }
         // Mapped in place: the cutter keeps its buffers from line to line.
-        switch line.withUnsafeBufferPointer({ cutters[c].nativeLine($0) }) {
-        case .success(let native): return try decoded(seq: seq, native[...], shown: line, keepLine: keepLine)
-        case .failure(let r):
+        switch line.withUnsafeBufferPointer({ cutters.nativeLine(input: input, $0) }) {
+        case nil: return try decoded(seq: seq, line, shown: nil, keepLine: keepLine)
+        case .success(let native)?: return try decoded(seq: seq, native[...], shown: line, keepLine: keepLine)
+        case .failure(let r)?:
             throw StoreError(doing: "reading event seq \(seq)", reason: "the stored vendor line no longer maps: \(r)", kind: .corrupt)
         }
     }

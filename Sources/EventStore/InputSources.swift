@@ -10,11 +10,8 @@ final class InputSources {
     private let db: Database
     /// Whether any input was read through a source (or may be: the store's own ingest).
     private let any: Bool
-    /// The cutters of the inputs read through a source, and each such input's among them (an
-    /// array's element is mapped and read in place, where a dictionary's value is copied);
-    /// the ids of those read natively.
-    private var cutters: [SourceCutter] = []
-    private var cutterOf: [Int64: Int] = [:]
+    /// The cutters of the inputs read through a source; the ids of those read natively.
+    private var cutters = SourceCutters()
     private var native: Set<Int64> = []
     private var inputOfSeq: RawStatement?
 
@@ -29,12 +26,13 @@ final class InputSources {
     func nativeLine(_ stored: [UInt8], seq: Int64) throws -> [UInt8] {
         guard any else { return stored }
         let input = try inputID(seq: seq)
-        guard let c = try cutter(input: input) else { return stored }
+        guard try hasSource(input: input) else { return stored }
         // Mapped in place: the cutter keeps its buffers from line to line.
-        switch stored.withUnsafeBufferPointer({ cutters[c].nativeLine($0) }) {
-        case .success(let line): return line
-        case .failure(let r):
+        switch stored.withUnsafeBufferPointer({ cutters.nativeLine(input: input, $0) }) {
+        case .success(let line)?: return line
+        case .failure(let r)?:
             throw StoreError(doing: "reading event seq \(seq)", reason: "the stored vendor line no longer maps: \(r)", kind: .corrupt)
+        case nil: return stored
         }
     }
 
@@ -50,21 +48,19 @@ final class InputSources {
         return statement.int64(0)
     }
 
-    /// The index in `cutters` of the cutter of `input` (made when new), or nil when it was
-    /// read natively.
-    private func cutter(input: Int64) throws -> Int? {
-        if let c = cutterOf[input] { return c }
-        if native.contains(input) { return nil }
+    /// Whether `input` was read through a source (its cutter then made).
+    private func hasSource(input: Int64) throws -> Bool {
+        if cutters.has(input: input) { return true }
+        if native.contains(input) { return false }
         let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT source, source_flow FROM inputs WHERE id = ?"), arguments: [input])
         guard let json: String = row?[0] else {
             native.insert(input)
-            return nil
+            return false
         }
         guard let cutter = InputSourceRecord(definitionJSON: json, defaultFlow: row?[1]).cutter else {
             throw StoreError(doing: "reading input \(input)", reason: "its recorded source definition does not read", kind: .corrupt)
         }
-        cutterOf[input] = cutters.count
-        cutters.append(cutter)
-        return cutters.count - 1
+        cutters.add(cutter, input: input)
+        return true
     }
 }

@@ -19,9 +19,14 @@ extension SourceCutter {
         return out.map(\.isString) ?? true
     }
 
+    /// Makes the native line's buffer at least `n` bytes (at least doubled when it grows).
+    mutating func makeRoom(_ n: Int) {
+        if buffer.count < n { buffer = Array(repeating: 0, count: max(n, 2 * buffer.count)) }
+    }
+
     /// `bytes` as the native line (a line `SourceMapping` mapped).
     mutating func setLine(_ bytes: [UInt8]) {
-        if buffer.count < bytes.count { buffer = Array(repeating: 0, count: bytes.count) }
+        makeRoom(bytes.count)
         buffer.withUnsafeMutableBufferPointer { out in
             bytes.withUnsafeBufferPointer { _ = UnsafeMutableBufferPointer(rebasing: out[..<$0.count]).update(fromContentsOf: $0) }
         }
@@ -58,8 +63,7 @@ extension SourceCutter {
         }
         let parts = Parts(id: id, user: user, flow: flow, step: step, appVersion: appVersion, platform: platform,
                           name: name, time: time, timeRange: timeRange, properties: properties)
-        let room = room(parts, line: b.count)
-        if buffer.count < room { buffer = Array(repeating: 0, count: max(room, 2 * buffer.count)) }
+        makeRoom(room(parts, line: b.count))
         // The buffer is moved out and back, so that the writer's scope reads the cutter freely.
         var out: [UInt8] = []
         swap(&out, &buffer)
@@ -228,7 +232,6 @@ extension SourceCutter {
             chosen = true
         }
     }
-
 
     /// The time, checked as `SourceDefinition.TimeFormat.time` does, and where its text is
     /// in the vendor's line; nil there when the native line writes it otherwise (in

@@ -118,8 +118,8 @@ public struct SourceCutter: Sendable {
     }
 
     /// Maps one vendor line, as `map`, and gives its native line (a copy) or why it is
-    /// rejected: a reader holding cutters in a collection calls it in place, in one access.
-    public mutating func nativeLine(_ b: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], SourceRejection> {
+    /// rejected, in one access (`SourceCutters` calls it on a cutter in place).
+    mutating func nativeLine(_ b: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], SourceRejection> {
         if let r = map(b) { return .failure(r) }
         return .success(line)
     }

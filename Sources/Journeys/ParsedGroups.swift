@@ -81,8 +81,16 @@ extension ParsedGroups {
     /// Hands each user and flow's accepted events on, in first-touch order, with their real
     /// seqs, moving them out: events whose line was not accepted (a duplicate, a conflict) are
     /// dropped, and a user and flow left with none is skipped. nil: past the buffer limit,
-    /// to be folded from the log.
+    /// to be folded from the log. Leaves the groups empty.
     package func takeAccepted(_ accepted: AcceptedLines, _ body: (JourneyKey, [HeldEvent]?) -> Void) {
+        defer {
+            order = []
+            slots = []
+            lists = []
+            index = [:]
+            byUser = []
+            count = 0
+        }
         for (k, key) in order.enumerated() {
             let i = slots[k]
             guard i >= 0 else {

@@ -14,6 +14,9 @@ struct FoldContext: Sendable {
     /// Beside the writing thread: true once the writer waits for the fold (then every
     /// worker folds).
     var awaited: (@Sendable () -> Bool)? = nil
+    /// The events of the input folded before this one's new users, and where this one's go
+    /// (nil: none kept, every late event folds its user from the log).
+    var recent: RecentEvents? = nil
 
     /// Folds the journeys of `p` that need nothing from the store (the users new with this
     /// input, from their held events alone), removes them from `p`, and hands the outcomes to
@@ -31,7 +34,9 @@ struct FoldContext: Sendable {
             var plans: [FoldPlan] = []
             plans.reserveCapacity(end - start)
             for key in new[start..<end] {
-                plans.append(.fold(nil, p.buffered.removeValue(forKey: key).flatMap { $0 } ?? []))
+                let events = p.buffered.removeValue(forKey: key).flatMap { $0 } ?? []
+                if let owner = p.input { recent?.keep(key, events, table: table, owner: owner) }
+                plans.append(.fold(nil, events))
             }
             counts.fromMemory += plans.count
             try emit(foldAll(plans, keys: Array(new[start..<end]), table: table))
@@ -98,6 +103,11 @@ struct FoldContext: Sendable {
                         counts.resumed += 1
                         continue
                     }
+                    if let earlier = try recentEvents(key, firstSeq: p.firstSeq, in: db) {
+                        plans.append(.merge(earlier.table, earlier.events, held))
+                        counts.fromRecent += 1
+                        continue
+                    }
                 }
                 let stored = try logLines.lines(user: key.user, flow: key.flow)
                 logBytes += stored.byteCount
@@ -128,5 +138,17 @@ struct FoldContext: Sendable {
         let prior = try EventStore.priorEvents(user: key.user, flow: key.flow, before: firstSeq, in: db)
         guard prior.count == journey.events, prior.lastMicros == journey.lastEventAt.micros else { return nil }
         return JourneyFold(resuming: journey, state, definition: context.definition, vocabulary: context.vocabulary)
+    }
+
+    /// The events a committed input before kept for `key` (`RecentEvents`), when they are every
+    /// event the store has for it before `firstSeq`: they are all there (their input
+    /// committed), so as many is the same events.
+    private func recentEvents(_ key: JourneyKey, firstSeq: Int64, in db: Database) throws
+        -> (table: EventTable, events: [HeldEvent])? {
+        guard firstSeq != .max, let earlier = recent?.previous(key) else { return nil }
+        let prior = try EventStore.priorEvents(user: key.user, flow: key.flow, before: firstSeq, in: db)
+        guard prior.count == earlier.events.count,
+              prior.lastMicros == earlier.events.map(\.time.micros).max() else { return nil }
+        return earlier
     }
 }

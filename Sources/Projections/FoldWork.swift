@@ -9,6 +9,9 @@ import Journeys
 enum FoldPlan: Sendable {
     /// From its held events (parts in `FoldWork`), going on from a stored fold or from nothing.
     case fold(JourneyFold?, [HeldEvent])
+    /// From the held events of the input before (the user's whole history before this one,
+    /// with the parts they refer to) and this input's: the two merged in fold order.
+    case merge(EventTable, [HeldEvent], [HeldEvent])
     /// Again from the log: its stored lines, read where the plan is made, decoded by a worker.
     case log(StoredLines)
 }
@@ -58,6 +61,10 @@ extension ProjectionStore {
                 }
                 fold = going
             }
+        case .merge(let earlierTable, let earlier, let held):
+            var going = JourneyFold(userID: key.user, flow: key.flow, definition: definition, vocabulary: context.vocabulary)
+            foldMerged(into: &going, HeldView(held: earlier, table: earlierTable, i: 0), HeldView(held: held, table: work.table, i: 0))
+            fold = going
         case .log(let stored):
             do {
                 fold = JourneyFold.fold(try stored.events(), definition: definition, vocabulary: context.vocabulary)
@@ -66,5 +73,36 @@ extension ProjectionStore {
             }
         }
         return fold.map { .row(ProjectionStore.encode($0.finish(paths: context.paths), context: context, resume: $0.resume)) } ?? .none
+    }
+
+    /// Folds the events of two views (each over its own held events and parts) in fold order:
+    /// time, then seq (seqs differ between inputs, so no two events tie).
+    private static func foldMerged(into going: inout JourneyFold, _ a: HeldView, _ b: HeldView) {
+        var a = a, b = b
+        let orderA = EventParts.foldOrder(a.held), orderB = EventParts.foldOrder(b.held)
+        var i = 0, j = 0
+        // Context numbers are each input's own: the fold forgets the last one when the
+        // events switch from one view to the other.
+        var fromA: Bool?
+        while i < orderA.count || j < orderB.count {
+            var takeA = j == orderB.count
+            if i < orderA.count, j < orderB.count {
+                let x = a.held[orderA[i]], y = b.held[orderB[j]]
+                takeA = (x.time.micros, x.seq) < (y.time.micros, y.seq)
+            }
+            if fromA != takeA {
+                going.forgetContextNumber()
+                fromA = takeA
+            }
+            if takeA {
+                a.i = orderA[i]
+                going.apply(a, explain: false)
+                i += 1
+            } else {
+                b.i = orderB[j]
+                going.apply(b, explain: false)
+                j += 1
+            }
+        }
     }
 }

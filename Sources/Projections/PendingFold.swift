@@ -1,5 +1,6 @@
 import Journeys
 import Workers
+import LineParsing
 /// One input's touched journeys, waiting to be folded: the events buffered per user and
 /// flow (nil: fold from the log), in first-touch order.
 struct PendingFold: Sendable {
@@ -15,6 +16,9 @@ struct PendingFold: Sendable {
     var through: Int64
     /// The journeys folded before the input committed (`FoldContext.foldNew`), taken out.
     var folded = ProjectionUpdater.Counts()
+    /// The input's sink: what its new users' events are kept under for the inputs after it
+    /// (`RecentEvents`; nil: not kept).
+    var input: (any ParsedEventSink)? = nil
 }
 
 /// A pending fold handed to the thread that folds it, so that the thread holds its only

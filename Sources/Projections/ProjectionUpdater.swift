@@ -18,6 +18,9 @@ import Journeys
 /// - no events before this input (the common case in a cold ingest): from those events;
 /// - a stored journey that covers exactly the earlier events (same count, same definition)
 ///   and new events that all come after them in fold order: the stored fold goes on;
+/// - a user new with one of the last inputs the ingest committed, whose events there are
+///   every earlier one (a session across the cut between two files): from those events kept
+///   in memory (`RecentEvents`) and the new ones;
 /// - otherwise (a late or out-of-order event, a changed definition): again from the log.
 /// Buffered events are capped at `bufferLimit`: past it, a user's buffer is dropped and the
 /// user refolded from the log, so memory does not grow with the input.
@@ -25,6 +28,8 @@ public final class ProjectionUpdater: IngestObserver {
     let definitions: [String: FlowDefinition]
     let contexts: [String: FlowContext]
     let bufferLimit: Int
+    /// The events of the last input's new users, for the next input's late events.
+    private let recent: RecentEvents
     /// How the last input's journeys were folded (for tests and tuning).
     public private(set) var lastCounts = Counts()
     /// The fold of the input whose journeys were left for after its commit (its new users'
@@ -37,12 +42,15 @@ public final class ProjectionUpdater: IngestObserver {
         public var fromMemory = 0
         public var resumed = 0
         public var fromLog = 0
+        /// Folded from the events the input before kept and this input's (`RecentEvents`).
+        public var fromRecent = 0
     }
 
     public init(definitions: [FlowDefinition], bufferLimit: Int = Tuning.heldEvents) {
         self.definitions = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         self.contexts = self.definitions.mapValues { FlowContext($0) }
         self.bufferLimit = bufferLimit
+        recent = RecentEvents(limit: bufferLimit)
     }
 
     public func makeEventSink() -> any ParsedEventSink {
@@ -67,7 +75,7 @@ public final class ProjectionUpdater: IngestObserver {
     /// says they are missing, and whoever reads the store next folds them from the log.
     public func willCommit(_ input: CommittedInput, in db: Database) throws {
         var pending = PendingFold(order: [], buffered: [:], parts: EventParts(), firstSeq: input.firstSeq,
-                                  newUsers: input.newUsers ?? [], through: input.lastSeq)
+                                  newUsers: input.newUsers ?? [], through: input.lastSeq, input: input.events)
         if let groups = input.events as? ParsedGroups {
             ProjectionUpdater.adopt(groups, accepted: input.accepted, into: &pending)
         }
@@ -79,7 +87,7 @@ public final class ProjectionUpdater: IngestObserver {
             prepare(pending)
             return
         }
-        let context = FoldContext(definitions: definitions, contexts: contexts, workers: WorkerCount.machine)
+        let context = FoldContext(definitions: definitions, contexts: contexts, workers: WorkerCount.machine, recent: recent)
         let counts = try context.fold(&pending, in: db) { rows in
             for row in rows { try ProjectionStore.apply(row, contexts: contexts, in: db) }
         }
@@ -98,7 +106,8 @@ public final class ProjectionUpdater: IngestObserver {
     private func prepare(_ pending: PendingFold) {
         let box = PendingBox(pending)
         let job = DeferredFold(through: box.through)
-        let context = FoldContext(definitions: definitions, contexts: contexts, workers: Tuning.foldBesideWriterWorkers, awaited: { job.isAwaited })
+        let context = FoldContext(definitions: definitions, contexts: contexts, workers: Tuning.foldBesideWriterWorkers,
+                                  awaited: { job.isAwaited }, recent: recent)
         prepared = (box, job)
         WorkerThread.folding.run {
             // The box's only reference while this runs: events are let go as the fold goes.
@@ -115,16 +124,19 @@ public final class ProjectionUpdater: IngestObserver {
     /// An input left for later whose transaction did not commit: its fold stops, and nothing
     /// of it is written.
     private func dropPrepared() {
-        prepared?.job.abandon()
-        prepared = nil
+        guard let prepared else { return }
+        prepared.job.abandon()
+        self.prepared = nil
     }
 
     /// Folds the rest of the input that just committed, when it was left for later (after
     /// its new users', on the same thread).
     public func didCommit(_ input: CommittedInput, store: EventStore) {
+        recent.committed(input.events)
         guard let (box, job) = prepared else { return }
         prepared = nil
-        let context = FoldContext(definitions: definitions, contexts: contexts, workers: Tuning.foldBesideWriterWorkers, awaited: { job.isAwaited })
+        let context = FoldContext(definitions: definitions, contexts: contexts, workers: Tuning.foldBesideWriterWorkers,
+                                  awaited: { job.isAwaited }, recent: recent)
         running = job
         WorkerThread.folding.run {
             // Nil when the first part failed (the job has its end already).
@@ -144,6 +156,8 @@ public final class ProjectionUpdater: IngestObserver {
     /// Writes the journeys still being folded, in their own transaction.
     public func finish(_ summary: IngestSummary, store: EventStore) throws {
         dropPrepared()
+        // Another ingest may come between this one and the next.
+        recent.clear()
         guard running != nil else { return }
         try store.writer.write { db in try writeDeferred(in: db, wait: true) }
     }

@@ -1,0 +1,71 @@
+import Journeys
+import Workers
+
+/// The held events of the users new with the last inputs an ingest committed (each one's whole
+/// history in the store then), kept while the next input is folded: a user who comes back
+/// there with an event earlier than their last (a session across the cut between two files)
+/// is folded again from these and the new events, not from the log.
+///
+/// An input's events are kept under its sink (`CommittedInput.events`) and read only once
+/// it has committed (`committed(_:)`): an input whose transaction rolled back never is.
+final class RecentEvents: Sendable {
+    /// One input's kept events, by user and flow, and the parts they refer to.
+    private struct Input {
+        /// The input's sink: held, so that no other input's has its identity.
+        let owner: AnyObject
+        let table: EventTable
+        var events: [JourneyKey: [HeldEvent]] = [:]
+        var count = 0
+        var committed = false
+    }
+
+    /// Inputs in the order they were kept.
+    private let inputs = Locked<[Input]>([])
+    /// Events kept for one input at most: past it, the next ones are not kept.
+    private let limit: Int
+    /// Committed inputs read: the one before the input being folded, and that input itself
+    /// (it commits before the rest of its fold runs).
+    private static let committedKept = 2
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Keeps the events of a user new with the input of `owner` (`table`: its parts).
+    func keep(_ key: JourneyKey, _ events: [HeldEvent], table: EventTable, owner: AnyObject) {
+        inputs.withLock { inputs in
+            var i = inputs.lastIndex { $0.owner === owner } ?? -1
+            if i < 0 {
+                inputs.append(Input(owner: owner, table: table))
+                i = inputs.count - 1
+            }
+            guard inputs[i].count + events.count <= limit else { return }
+            inputs[i].events[key] = events
+            inputs[i].count += events.count
+        }
+    }
+
+    /// The input of `owner` has committed: its events may be read. Inputs kept before it that
+    /// did not commit never will, and only the last committed ones are kept.
+    func committed(_ owner: AnyObject) {
+        inputs.withLock { inputs in
+            guard let i = inputs.lastIndex(where: { $0.owner === owner }) else { return }
+            inputs[i].committed = true
+            let earlier = inputs[..<i].filter(\.committed).suffix(RecentEvents.committedKept - 1)
+            inputs = Array(earlier) + inputs[i...]
+        }
+    }
+
+    /// The events a committed input kept for `key` (the latest such input), and their parts.
+    func previous(_ key: JourneyKey) -> (table: EventTable, events: [HeldEvent])? {
+        inputs.withLock { inputs in
+            for input in inputs.reversed() where input.committed {
+                if let events = input.events[key] { return (input.table, events) }
+            }
+            return nil
+        }
+    }
+
+    /// Forgets every kept event.
+    func clear() {
+        inputs.withLock { $0 = [] }
+    }
+}

@@ -124,6 +124,9 @@ public protocol FoldableEvent {
     /// A number for the event's context: an event with the same number as the event folded
     /// before it has the same context (so the fold need not apply it again); -1 when unknown.
     var contextID: Int32 { get }
+    /// The code of the event's step (`FlowVocabulary.stepCodes`, given as `codes`): -1 for
+    /// no step or one the codes do not have.
+    func stepCode(in codes: [String: Int32]) -> Int32
 }
 
 extension FoldableEvent {
@@ -132,6 +135,10 @@ extension FoldableEvent {
     /// The known event this is, or nil for an event outside the v1 vocabulary.
     public var known: EventName? { EventName(normalizing: rawName) }
     public var contextID: Int32 { -1 }
+    public func stepCode(in codes: [String: Int32]) -> Int32 {
+        guard let step else { return -1 }
+        return codes[step] ?? -1
+    }
 }
 
 extension RecordedEvent: FoldableEvent {

@@ -19,6 +19,12 @@ public struct FlowVocabulary: Sendable, Hashable {
     public let laneIDs: [String]
     /// Where each step id of the definition or of a lane is: one lookup a step for all of it.
     public let stepPlaces: [String: StepPlace]
+    /// Each step id of the definition by its code: its first index in the definition's steps
+    /// (a journey's fold keys its steps by it; `JourneyNames` lists the steps first, in this
+    /// order, so a step's code is also its index there).
+    public let stepCodes: [String: Int32]
+    /// How many codes there are (the definition's steps, repeats included).
+    public let stepCodeCount: Int
 
     /// Whether the definition has a step, and the lanes that have it (indexes into `laneIDs`).
     public struct StepPlace: Sendable, Hashable {
@@ -28,6 +34,10 @@ public struct FlowVocabulary: Sendable, Hashable {
 
     public init(_ definition: FlowDefinition) {
         knownSteps = Set(definition.steps.map(\.id))
+        var codes: [String: Int32] = [:]
+        for (i, step) in definition.steps.enumerated() where codes[step.id] == nil { codes[step.id] = Int32(i) }
+        stepCodes = codes
+        stepCodeCount = definition.steps.count
         declaredFlags = Set(definition.flags.map(\.id))
         laneKey = definition.laneKey
         var read = definition.conditionKeys

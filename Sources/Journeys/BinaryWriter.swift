@@ -77,6 +77,14 @@ package struct BinaryWriter {
         }
     }
 
+    /// A step as `name(_:)` writes it, by its code (`FlowVocabulary.stepCodes`), the `i`th
+    /// of `codes`, when it has one: the steps come first in `names`, so a code is the step's
+    /// index there.
+    package mutating func name(_ s: String, _ i: Int, of codes: [Int32]) {
+        guard i < codes.count, codes[i] >= 0 else { return name(s) }
+        uint(UInt64(codes[i]) + 2)
+    }
+
     /// Seconds: 0 for none, 1 and whole microseconds when they give back the same value,
     /// else 2 and the double's bits.
     package mutating func seconds(_ s: Double?) {

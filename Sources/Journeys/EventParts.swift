@@ -81,4 +81,13 @@ package final class EventTable: Sendable {
         self.contexts = contexts
         self.properties = properties
     }
+
+    /// The step code of each of `names` (`FlowVocabulary.stepCodes`, given as `codes`) for a
+    /// fold of `flow`: -1 for no step, a step the codes do not have, or another flow's name.
+    package func stepCodes(flow: String, _ codes: [String: Int32]) -> [Int32] {
+        names.map { n in
+            guard n.flow == flow, let step = n.step else { return -1 }
+            return codes[step] ?? -1
+        }
+    }
 }

@@ -17,9 +17,10 @@ package final class FlowContext: Sendable {
 
     package init(_ definition: FlowDefinition?) {
         self.definition = definition
-        paths = definition.map(ExpectedPaths.init)
+        let vocabulary = definition.map(FlowVocabulary.init)
+        self.vocabulary = vocabulary
+        paths = definition.flatMap { d in vocabulary.map { ExpectedPaths(d, vocabulary: $0) } }
         facts = definition.map(JourneyFacts.Prepared.init)
-        vocabulary = definition.map(FlowVocabulary.init)
         names = JourneyNames(definition)
         fingerprint = JourneyFold.fingerprint(definition)
         var slots: [String: Int] = [:]

@@ -18,11 +18,15 @@ package struct HeldView: FoldableEvent {
     package let table: EventTable
     /// The event's position (a fold moves one view along the events).
     package var i: Int
+    /// The step code of each of the table's names in the fold's flow (`EventTable.stepCodes`;
+    /// empty: each event's step is looked up).
+    package let stepCodes: [Int32]
 
-    package init(held: [HeldEvent], table: EventTable, i: Int) {
+    package init(held: [HeldEvent], table: EventTable, i: Int, stepCodes: [Int32] = []) {
         self.held = held
         self.table = table
         self.i = i
+        self.stepCodes = stepCodes
     }
 
     package var seq: Int64 { held[i].seq }
@@ -34,4 +38,10 @@ package struct HeldView: FoldableEvent {
     package var known: EventName? { table.names[Int(held[i].names)].known }
     /// Equal numbers are the same context bytes, so the same context.
     package var contextID: Int32 { held[i].context }
+    package func stepCode(in codes: [String: Int32]) -> Int32 {
+        let n = Int(held[i].names)
+        if n < stepCodes.count { return stepCodes[n] }
+        guard let step = table.names[n].step else { return -1 }
+        return codes[step] ?? -1
+    }
 }

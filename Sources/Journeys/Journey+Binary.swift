@@ -24,6 +24,13 @@ extension Journey {
     /// The journey's bytes, and after them the fold's resume state when given. `names`: those
     /// of the definition the journey was folded with (reading the bytes back needs the same).
     public func binary(resume: JourneyFold.Resume? = nil, names: JourneyNames = .none) -> [UInt8] {
+        binary(resume: resume, names: names, codes: nil)
+    }
+
+    /// `binary(resume:names:)`, writing the steps of visits, view runs and the path by their
+    /// codes (`JourneyFold.finishCoded`; the fold's definition is the one `names` are of).
+    package func binary(resume: JourneyFold.Resume?, names: JourneyNames, codes: JourneyCodes?) -> [UInt8] {
+        let visitCodes = codes?.visits ?? [], pathCodes = codes?.path ?? [], runCodes = codes?.runs ?? []
         var w = BinaryWriter()
         w.bytes.reserveCapacity(512)
         w.names = names
@@ -44,16 +51,16 @@ extension Journey {
         w.string(appVersion)
         w.string(platform)
         w.uint(UInt64(visits.count))
-        for v in visits {
-            w.name(v.step)
+        for (i, v) in visits.enumerated() {
+            w.name(v.step, i, of: visitCodes)
             w.timestamp(v.firstViewedAt, from: base)
             w.uint(UInt64(v.views))
             w.seconds(v.secondsOnStep)
         }
         w.uint(UInt64(path.count))
         var reasons: [String] = []
-        for p in path {
-            w.name(p.step)
+        for (i, p) in path.enumerated() {
+            w.name(p.step, i, of: pathCodes)
             let status: UInt8
             switch p.status {
             case .shown: status = 0
@@ -94,8 +101,8 @@ extension Journey {
         }
         w.seq(lastSeqOnCurrentStep)
         w.uint(UInt64(viewRuns.count))
-        for run in viewRuns {
-            w.name(run.step)
+        for (i, run) in viewRuns.enumerated() {
+            w.name(run.step, i, of: runCodes)
             w.timestamp(run.at, from: base)
         }
         w.uint(UInt64(silences.count))

@@ -71,6 +71,8 @@ public struct JourneyFacts: Sendable, Hashable {
         package let flagDefaults: [String: Bool]
         package let cohorts: [Condition?]
         package let vocabulary: FlowVocabulary
+        /// The slot of each step code (`FlowVocabulary.stepCodes`), -1 for a step on no lane.
+        let slotOfCode: [Int]
         /// What the cohorts' conditions read of a context.
         let reads: ConditionReads
         let bits = BoundedCache<ConditionReads.Key, ContextBits>(limit: Tuning.cachedPaths)
@@ -79,6 +81,9 @@ public struct JourneyFacts: Sendable, Hashable {
             flagDefaults = definition.flagDefaults
             cohorts = definition.cohorts.map { try? Condition(parsing: $0.where) }
             vocabulary = FlowVocabulary(definition)
+            var slot: [String: Int] = [:]
+            for (i, step) in JourneyFacts.slots(definition).enumerated() { slot[step] = i }
+            slotOfCode = definition.steps.map { slot[$0.id] ?? -1 }
             reads = ConditionReads(Set(cohorts.compactMap { $0 }.flatMap(\.keys)))
         }
     }
@@ -101,7 +106,16 @@ public struct JourneyFacts: Sendable, Hashable {
         self.init(j, definition: definition, slots: slots, prepared: Prepared(definition))
     }
 
-    package init(_ j: Journey, definition: FlowDefinition, slots: [String: Int], prepared: Prepared) {
+    package init(_ j: Journey, definition: FlowDefinition, slots: [String: Int], prepared: Prepared,
+                 codes: JourneyCodes? = nil) {
+        let slotOfCode = prepared.slotOfCode
+        let visitCodes = codes?.visits ?? [], pathCodes = codes?.path ?? [], runCodes = codes?.runs ?? []
+        /// The slot of the journey's step `step`, the `i`th of `codes` (none: looked up).
+        func slotOf(_ step: String, _ i: Int, in codes: [Int32]) -> Int? {
+            guard i < codes.count, codes[i] >= 0 else { return slots[step] }
+            let k = slotOfCode[Int(codes[i])]
+            return k >= 0 ? k : nil
+        }
         startedAt = j.startedAt?.micros
         completedAt = j.completedAt?.micros
         firstEventAt = j.firstEventAt.micros
@@ -119,16 +133,16 @@ public struct JourneyFacts: Sendable, Hashable {
         flagsOn = contextBits.flagsOn
         bits = [UInt8](repeating: 0, count: slots.count)
         seconds = [Double](repeating: .nan, count: slots.count)
-        for v in j.visits {
-            guard let k = slots[v.step], bits[k] & 1 == 0 else { continue }
+        for (i, v) in j.visits.enumerated() {
+            guard let k = slotOf(v.step, i, in: visitCodes), bits[k] & 1 == 0 else { continue }
             bits[k] |= 1
             if let s = v.secondsOnStep { seconds[k] = s }
         }
         var pathSeen = [Bool](repeating: false, count: slots.count)
         pathSlots = []
         pathSlots.reserveCapacity(j.path.count)
-        for p in j.path {
-            let slot = slots[p.step]
+        for (i, p) in j.path.enumerated() {
+            let slot = slotOf(p.step, i, in: pathCodes)
             if p.status != .skipped { pathSlots.append(slot ?? -1) }
             guard let k = slot, !pathSeen[k] else { continue }
             pathSeen[k] = true
@@ -150,8 +164,8 @@ public struct JourneyFacts: Sendable, Hashable {
         platform = j.platform
         runSlots.reserveCapacity(j.viewRuns.count)
         runMicros.reserveCapacity(j.viewRuns.count)
-        for run in j.viewRuns {
-            runSlots.append(slots[run.step] ?? otherRunSlot(run.step))
+        for (i, run) in j.viewRuns.enumerated() {
+            runSlots.append(slotOf(run.step, i, in: runCodes) ?? otherRunSlot(run.step))
             runMicros.append(run.at.micros)
         }
     }

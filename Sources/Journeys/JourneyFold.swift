@@ -23,6 +23,11 @@ public struct JourneyFold: Sendable {
     private var appVersion: String?
     private var platform: String?
     private var visits: [Journey.StepVisit] = []
+    /// Each visit's step code (`FlowVocabulary.stepCodes`; -1: a step without one).
+    private var visitCodes: [Int32] = []
+    /// The visit of each step code (-1: none yet; empty before the first).
+    private var visitByCode: [Int32] = []
+    /// The visits of steps without a code, by step.
     private var visitIndex: [String: Int] = [:]
     /// The visit of `currentStep` (its index in `visits`), so a step change needs no lookup.
     private var currentVisit: Int?
@@ -40,14 +45,17 @@ public struct JourneyFold: Sendable {
     private var lastSeqOnCurrentStep: Int64?
     /// `Journey.viewRuns`, `silences`, `silenceSinceView` and `lastSeq`.
     private var viewRuns: [Journey.ViewRun] = []
+    /// The visit of each of `viewRuns` (an index into `visits`; -1: none).
+    private var runVisits: [Int32] = []
     private var silences: [Journey.Silence] = []
     private var silenceSinceView: Int64 = 0
     private var lastSeq: Int64?
     /// The context number of the last event folded (`FoldableEvent.contextID`).
     private var lastContextID: Int32 = -1
-    /// The definition's steps, flags and listed values (`FlowVocabulary`; empty without one),
-    /// kept apart: each event reads one of them, not a copy of the whole vocabulary.
-    private let knownSteps: Set<String>
+    /// The definition's step codes, flags and listed values (`FlowVocabulary`; empty without
+    /// one), kept apart: each event reads one of them, not a copy of the whole vocabulary.
+    private let stepCodes: [String: Int32]
+    private let stepCodeCount: Int
     private let declaredFlags: Set<String>
     private let listedValues: [String: Set<String>]
     /// Whether there is a definition: asked for every event, and `definition != nil` copies
@@ -65,7 +73,8 @@ public struct JourneyFold: Sendable {
         self.definition = definition
         hasDefinition = definition != nil
         let vocabulary = vocabulary ?? definition.map(FlowVocabulary.init)
-        knownSteps = vocabulary?.knownSteps ?? []
+        stepCodes = vocabulary?.stepCodes ?? [:]
+        stepCodeCount = vocabulary?.stepCodeCount ?? 0
         declaredFlags = vocabulary?.declaredFlags ?? []
         listedValues = vocabulary?.listedValues ?? [:]
     }
@@ -100,8 +109,12 @@ public struct JourneyFold: Sendable {
         appVersion = journey.appVersion
         platform = journey.platform
         visits = journey.visits
-        for (i, v) in journey.visits.enumerated() { visitIndex[v.step] = i }
-        currentVisit = journey.currentStep.flatMap { visitIndex[$0] }
+        for (i, v) in journey.visits.enumerated() {
+            let code = stepCodes[v.step] ?? -1
+            visitCodes.append(code)
+            index(visit: i, of: v.step, code: code)
+        }
+        currentVisit = journey.currentStep.flatMap { visit(of: $0, code: stepCodes[$0] ?? -1) }
         viewOrder = journey.visits.map(\.step)
         events = journey.events
         unplanned = journey.unplanned
@@ -112,6 +125,7 @@ public struct JourneyFold: Sendable {
         promptOutcomes = journey.promptOutcomes
         lastSeqOnCurrentStep = journey.lastSeqOnCurrentStep
         viewRuns = journey.viewRuns
+        runVisits = journey.viewRuns.map { run in Int32(visit(of: run.step, code: stepCodes[run.step] ?? -1) ?? -1) }
         silences = journey.silences
         silenceSinceView = journey.silenceSinceView
         lastSeq = journey.lastSeq
@@ -139,6 +153,7 @@ public struct JourneyFold: Sendable {
         }
         // Each read once: a value read from a held event is a copy to retain and release.
         let step = e.step, time = e.time
+        let code = hasDefinition ? e.stepCode(in: stepCodes) : -1
         // After the event's own changes: a view makes its step current, and any event on the
         // current step is the latest there (events come in fold order).
         defer { if let step, step == currentStep { lastSeqOnCurrentStep = e.seq } }
@@ -167,13 +182,13 @@ public struct JourneyFold: Sendable {
             }
             lastContextID = contextID
         }
-        if let step, hasDefinition, !knownSteps.contains(step) {
+        if let step, hasDefinition, code < 0 {
             unplanned += 1
             note("unknown step \(step): not in flow \(flow)")
             appendDeviation("unknown step \(step)")
         }
         guard let known = e.known else {
-            if step == nil || knownSteps.contains(step ?? "") { unplanned += 1 }
+            if step == nil || code >= 0 { unplanned += 1 }
             note("unplanned event \(e.name): stored, not counted")
             appendDeviation("unknown event \(e.name)")
             if hasDefinition { seen(DriftKey.event(e.name), at: time) }
@@ -201,12 +216,13 @@ public struct JourneyFold: Sendable {
                 note("→ \(step)")
             }
             let visit: Int
-            if let i = currentStep == step ? currentVisit : visitIndex[step] {
+            if let i = currentStep == step ? currentVisit : self.visit(of: step, code: code) {
                 visits[i].views += 1
                 visit = i
             } else {
                 visit = visits.count
-                visitIndex[step] = visit
+                index(visit: visit, of: step, code: code)
+                visitCodes.append(code)
                 visits.append(.init(step: step, firstViewedAt: time, views: 1, secondsOnStep: nil))
                 viewOrder.append(step)
             }
@@ -219,6 +235,7 @@ public struct JourneyFold: Sendable {
             if startsRun {
                 currentStepSince = time
                 viewRuns.append(.init(step: step, at: time))
+                runVisits.append(Int32(visit))
             }
             currentStep = step
             currentVisit = visit
@@ -283,6 +300,23 @@ public struct JourneyFold: Sendable {
         return notes
     }
 
+    /// The visit of `step` (`code` its code, -1 for none), nil before its first view.
+    private func visit(of step: String, code: Int32) -> Int? {
+        guard code >= 0 else { return visitIndex[step] }
+        let i = Int(code)
+        return i < visitByCode.count && visitByCode[i] >= 0 ? Int(visitByCode[i]) : nil
+    }
+
+    /// Records `visit` as the visit of `step` (`code` its code, -1 for none).
+    private mutating func index(visit: Int, of step: String, code: Int32) {
+        guard code >= 0 else {
+            visitIndex[step] = visit
+            return
+        }
+        if visitByCode.isEmpty { visitByCode = [Int32](repeating: -1, count: stepCodeCount) }
+        visitByCode[Int(code)] = Int32(visit)
+    }
+
     private func provider<E: FoldableEvent>(_ e: E) -> String {
         e.properties["provider"].map { " with \($0.textValue)" } ?? ""
     }
@@ -300,13 +334,18 @@ public struct JourneyFold: Sendable {
     public func finish() -> Journey { finish(paths: nil) }
 
     /// `finish()`, taking the expected path from `paths` when it holds one for the context.
-    package func finish(paths: ExpectedPaths?) -> Journey {
+    package func finish(paths: ExpectedPaths?) -> Journey { finishCoded(paths: paths).journey }
+
+    /// `finish(paths:)`, with the step codes of the journey's visits, view runs and path.
+    package func finishCoded(paths: ExpectedPaths?) -> (journey: Journey, codes: JourneyCodes) {
+        var codes = JourneyCodes(visits: visitCodes, runs: runVisits.map { $0 >= 0 ? visitCodes[Int($0)] : -1 }, path: [])
         var path: [Journey.PathStep] = []
         var lane: String?
         var laneReason = "no flow definition for \(flow)"
         var deviations = self.deviations
         if let definition {
-            let expected = expectedPath(definition, paths: paths)
+            let (expected, pathCodes) = expectedPath(definition, paths: paths)
+            codes.path = pathCodes
             lane = expected.lane
             laneReason = expected.laneReason
             // Steps on the path before the one the user started on are not tracked for them.
@@ -317,7 +356,7 @@ public struct JourneyFold: Sendable {
             var previousShownReached = true
             var previousUndetermined = false
             for (i, entry) in expected.entries.enumerated() {
-                let reached = visitIndex[entry.step] != nil
+                let reached = visit(of: entry.step, code: pathCodes[i]) != nil
                 var step = Journey.PathStep(step: entry.step, status: .shown, reason: nil, reached: reached, eligible: false)
                 switch entry.status {
                 case .shown:
@@ -345,7 +384,7 @@ public struct JourneyFold: Sendable {
             }
         }
         let first = firstEventAt ?? Timestamp(micros: 0)
-        return Journey(
+        let journey = Journey(
             userID: userID, flow: flow, startedAt: startedAt, startStep: startStep, completedAt: completedAt,
             firstEventAt: first, lastEventAt: lastEventAt ?? first, currentStep: currentStep,
             lane: lane, laneReason: laneReason, values: values, flags: flags, appVersion: appVersion,
@@ -353,21 +392,26 @@ public struct JourneyFold: Sendable {
             backNavigations: backNavigations, signInFailures: signInFailures, deviations: deviations,
             driftSeen: driftSeen, promptOutcomes: promptOutcomes, lastSeqOnCurrentStep: lastSeqOnCurrentStep,
             viewRuns: viewRuns, silences: silences, silenceSinceView: silenceSinceView, lastSeq: lastSeq)
+        return (journey, codes)
     }
 
     private var started: Bool { startedAt != nil }
 
-    /// The journey's expected path: kept in `paths` by the part of the context it reads, else
-    /// worked out.
-    private func expectedPath(_ definition: FlowDefinition, paths: ExpectedPaths?) -> ExpectedPath {
+    /// The journey's expected path and its steps' codes: kept in `paths` by the part of the
+    /// context it reads, else worked out.
+    private func expectedPath(_ definition: FlowDefinition, paths: ExpectedPaths?) -> (ExpectedPath, [Int32]) {
         func context() -> ConditionContext {
             ConditionContext(values: values, flags: flags, appVersion: appVersion, platform: platform,
                              startDate: startedAt?.utcDay, flagDefaults: paths?.flagDefaults ?? definition.flagDefaults)
         }
-        guard let paths else { return definition.expectedPath(context()) }
+        guard let paths else {
+            let path = definition.expectedPath(context())
+            return (path, path.entries.map { stepCodes[$0.step] ?? -1 })
+        }
         let key = paths.reads.key(values: values, flags: flags, appVersion: appVersion, platform: platform,
                                   startDate: { startedAt?.utcDay })
-        return paths.path(key: key, context)
+        let coded = paths.coded(key: key, context)
+        return (coded.path, coded.codes)
     }
 
     private func appendUnique(_ list: inout [String], _ text: String) {
@@ -415,13 +459,27 @@ package final class ExpectedPaths: Sendable {
     private let keys: Set<String>
     /// What the expected path reads of a context: the paths are kept by it.
     package let reads: ConditionReads
-    private let paths = BoundedCache<ConditionReads.Key, ExpectedPath>(limit: Tuning.cachedPaths)
+    private let paths = BoundedCache<ConditionReads.Key, CodedPath>(limit: Tuning.cachedPaths)
+    /// The definition's step codes (`FlowVocabulary.stepCodes`).
+    private let stepCodes: [String: Int32]
 
-    package init(_ definition: FlowDefinition) {
+    /// A path and its steps' codes (-1: a step without one).
+    package struct CodedPath: Sendable {
+        package var path: ExpectedPath
+        package var codes: [Int32]
+    }
+
+    package convenience init(_ definition: FlowDefinition) {
+        self.init(definition, vocabulary: FlowVocabulary(definition))
+    }
+
+    /// `vocabulary`: the definition's.
+    package init(_ definition: FlowDefinition, vocabulary: FlowVocabulary) {
         self.definition = definition
         flagDefaults = definition.flagDefaults
         keys = definition.conditionKeys
         reads = ConditionReads(keys)
+        stepCodes = vocabulary.stepCodes
     }
 
     /// The path of `ctx`, whose flag defaults are none or the definition's.
@@ -435,7 +493,15 @@ package final class ExpectedPaths: Sendable {
     /// The path kept for `key`, else the one `context()` gives (a context with that key and
     /// the definition's flag defaults).
     package func path(key: ConditionReads.Key, _ context: () -> ConditionContext) -> ExpectedPath {
+        coded(key: key, context).path
+    }
+
+    /// `path(key:_:)`, with its steps' codes.
+    package func coded(key: ConditionReads.Key, _ context: () -> ConditionContext) -> CodedPath {
         // Worked out from the part the key keeps, so a path is always the same function of its key.
-        paths.value(for: key) { definition.expectedPath(definition.pathContext(context(), keys: keys)) }
+        paths.value(for: key) {
+            let path = definition.expectedPath(definition.pathContext(context(), keys: keys))
+            return CodedPath(path: path, codes: path.entries.map { stepCodes[$0.step] ?? -1 })
+        }
     }
 }

@@ -32,6 +32,24 @@ struct FoldWork: Sendable {
     let table: EventTable
     let definitions: [String: FlowDefinition]
     let contexts: [String: FlowContext]
+    /// By flow, the step code of each of the table's names (`EventTable.stepCodes`).
+    let stepCodes: [String: [Int32]]
+
+    init(plans: [FoldPlan], keys: [JourneyKey], table: EventTable, definitions: [String: FlowDefinition],
+         contexts: [String: FlowContext]) {
+        self.plans = plans
+        self.keys = keys
+        self.table = table
+        self.definitions = definitions
+        self.contexts = contexts
+        var codes: [String: [Int32]] = [:]
+        if !table.names.isEmpty {
+            for key in keys where codes[key.flow] == nil {
+                codes[key.flow] = contexts[key.flow]?.vocabulary.map { table.stepCodes(flow: key.flow, $0.stepCodes) } ?? []
+            }
+        }
+        stepCodes = codes
+    }
 }
 
 extension ProjectionStore {
@@ -54,7 +72,7 @@ extension ProjectionStore {
                 var going = resumed ?? JourneyFold(userID: key.user, flow: key.flow, definition: definition,
                                                    vocabulary: context.vocabulary)
                 // One view moved along the events: the held events and parts retained once.
-                var view = HeldView(held: held, table: work.table, i: 0)
+                var view = HeldView(held: held, table: work.table, i: 0, stepCodes: work.stepCodes[key.flow] ?? [])
                 for j in EventParts.foldOrder(held) {
                     view.i = j
                     going.apply(view, explain: false)
@@ -63,7 +81,8 @@ extension ProjectionStore {
             }
         case .merge(let earlierTable, let earlier, let held):
             var going = JourneyFold(userID: key.user, flow: key.flow, definition: definition, vocabulary: context.vocabulary)
-            foldMerged(into: &going, HeldView(held: earlier, table: earlierTable, i: 0), HeldView(held: held, table: work.table, i: 0))
+            foldMerged(into: &going, HeldView(held: earlier, table: earlierTable, i: 0),
+                       HeldView(held: held, table: work.table, i: 0, stepCodes: work.stepCodes[key.flow] ?? []))
             fold = going
         case .log(let stored):
             do {
@@ -72,7 +91,9 @@ extension ProjectionStore {
                 return .failed("\(error)")
             }
         }
-        return fold.map { .row(ProjectionStore.encode($0.finish(paths: context.paths), context: context, resume: $0.resume)) } ?? .none
+        guard let fold else { return .none }
+        let (journey, codes) = fold.finishCoded(paths: context.paths)
+        return .row(ProjectionStore.encode(journey, context: context, resume: fold.resume, codes: codes))
     }
 
     /// Folds the events of two views (each over its own held events and parts) in fold order:

@@ -23,16 +23,18 @@ extension ProjectionStore {
         try write(encode(j, context: context, resume: resume), context: context, in: db)
     }
 
-    /// A journey's row values, computed off the writing thread.
-    static func encode(_ j: Journey, context: FlowContext, resume: JourneyFold.Resume?) -> EncodedJourney {
+    /// A journey's row values, computed off the writing thread. `codes`: its steps' codes,
+    /// when `context`'s fold finished it (`JourneyFold.finishCoded`).
+    static func encode(_ j: Journey, context: FlowContext, resume: JourneyFold.Resume?, codes: JourneyCodes? = nil) -> EncodedJourney {
         let facts = context.definition.flatMap { d in
             JourneyFacts.supports(d)
-                ? Data(JourneyFacts(j, definition: d, slots: context.slots, prepared: context.facts ?? JourneyFacts.Prepared(d)).binary())
+                ? Data(JourneyFacts(j, definition: d, slots: context.slots, prepared: context.facts ?? JourneyFacts.Prepared(d),
+                                    codes: codes).binary())
                 : nil
         }
         return EncodedJourney(flow: j.flow, userID: j.userID, startedUs: j.startedAt?.micros, completedUs: j.completedAt?.micros,
                               lastUs: j.lastEventAt.micros, currentStep: j.currentStep, lane: j.lane,
-                              data: Data(j.binary(resume: resume, names: context.names)), facts: facts)
+                              data: Data(j.binary(resume: resume, names: context.names, codes: codes)), facts: facts)
     }
 
     static func write(_ e: EncodedJourney, context: FlowContext, in db: Database) throws {

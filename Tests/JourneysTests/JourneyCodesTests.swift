@@ -1,0 +1,98 @@
+import XCTest
+import Foundation
+import FunnelModel
+import LogFiles
+import Flows
+import Simulator
+@testable import Journeys
+
+/// A journey saved through its steps' codes (`JourneyFold.finishCoded`) is saved byte for
+/// byte as one whose steps are looked up by name, for every built-in flow, with steps the
+/// definition does not have among them; and a fold that reads its events' step codes from
+/// their parts folds the same journey.
+final class JourneyCodesTests: XCTestCase {
+    /// Each simulated user's events in `flow`, a few of them moved to steps the definition
+    /// does not have (one that is also a value's name, to be written as that name).
+    func usersEvents(_ flow: FlowDefinition, users: Int) throws -> [[RecordedEvent]] {
+        let sim = try Simulation(flow: flow, options: SimulationOptions(users: users, seed: 5, days: 2)).run()
+        let strange = ["not_a_step"] + flow.steps.flatMap { $0.collects.flatMap { $0.values ?? [] } }.prefix(1)
+        let stepMember = try NSRegularExpression(pattern: #""step": ?"[^"]*""#)
+        var byUser: [Int32: [RecordedEvent]] = [:]
+        for i in 0..<sim.events.count {
+            var line = sim.events.line(i)
+            if i % 17 == 0 {
+                line = stepMember.stringByReplacingMatches(in: line, range: NSRange(line.startIndex..., in: line),
+                                                           withTemplate: "\"step\":\"\(strange[i % strange.count])\"")
+            }
+            guard case .success(let event) = EventDecoder.decode(line: line) else {
+                XCTFail("simulated line \(i) does not decode")
+                continue
+            }
+            byUser[sim.events.users[i], default: []].append(RecordedEvent(seq: Int64(i + 1), event: event, line: line))
+        }
+        return byUser.keys.sorted().compactMap { byUser[$0] }
+    }
+
+    func testCodedJourneysSaveAsLookedUpOnes() throws {
+        var compared = 0, unknown = 0
+        for definition in Flows.builtIn where JourneyFacts.supports(definition) {
+            let context = FlowContext(definition)
+            let prepared = try XCTUnwrap(context.facts)
+            for events in try usersEvents(definition, users: 60) {
+                let fold = try XCTUnwrap(JourneyFold.fold(events, definition: definition, vocabulary: context.vocabulary))
+                for paths in [context.paths, nil] {
+                    let (journey, codes) = fold.finishCoded(paths: paths)
+                    XCTAssertEqual(journey, fold.finish())
+                    XCTAssertEqual(codes.visits.count, journey.visits.count)
+                    XCTAssertEqual(codes.runs.count, journey.viewRuns.count)
+                    XCTAssertEqual(codes.path.count, journey.path.count)
+                    XCTAssertEqual(journey.binary(resume: fold.resume, names: context.names, codes: codes),
+                                   journey.binary(resume: fold.resume, names: context.names),
+                                   "\(definition.id) \(journey.userID)")
+                    // As bytes: the facts hold NaN for steps never seen, which no NaN equals.
+                    XCTAssertEqual(JourneyFacts(journey, definition: definition, slots: context.slots, prepared: prepared, codes: codes).binary(),
+                                   JourneyFacts(journey, definition: definition, slots: context.slots, prepared: prepared).binary(),
+                                   "\(definition.id) \(journey.userID)")
+                    compared += 1
+                    unknown += codes.visits.filter { $0 < 0 }.count
+                }
+            }
+        }
+        XCTAssertGreaterThan(compared, 300)
+        XCTAssertGreaterThan(unknown, 20, "visits of steps without a code")
+    }
+
+    func testEventsReadingCodesFromTheirPartsFoldTheSameJourney() throws {
+        let definition = try XCTUnwrap(Flows.builtIn.first { $0.id == "glp1" })
+        let context = FlowContext(definition)
+        let vocabulary = try XCTUnwrap(context.vocabulary)
+        for events in try usersEvents(definition, users: 40) {
+            // The user's events as an input holds them: parts numbered by key, read through views.
+            var parts = EventParts()
+            var keys: [String: Int32] = [:]
+            var held: [HeldEvent] = []
+            for e in events {
+                let line = Array(e.line.utf8)
+                try line.withUnsafeBufferPointer { b in
+                    var decoder = EventDecoder()
+                    guard case .success(let env) = decoder.envelope(b) else { throw CocoaError(.coderReadCorrupt) }
+                    let text = "\(e.event.rawName)|\(e.event.step ?? "")"
+                    let key = keys[text] ?? Int32(keys.count)
+                    keys[text] = key
+                    held.append(parts.hold(seq: e.seq, names: parts.names(ofKey: key, env, in: b), env, in: b))
+                }
+            }
+            let table = parts.table
+            let codes = table.stepCodes(flow: definition.id, vocabulary.stepCodes)
+            XCTAssertEqual(codes.count, table.names.count)
+            var coded = JourneyFold(userID: events[0].event.userID, flow: definition.id, definition: definition, vocabulary: vocabulary)
+            var view = HeldView(held: held, table: table, i: 0, stepCodes: codes)
+            for i in EventParts.foldOrder(held) {
+                view.i = i
+                coded.apply(view, explain: false)
+            }
+            let looked = try XCTUnwrap(JourneyFold.fold(events, definition: definition, vocabulary: vocabulary))
+            XCTAssertEqual(coded.finish(paths: context.paths), looked.finish(paths: context.paths))
+        }
+    }
+}

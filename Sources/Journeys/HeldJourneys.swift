@@ -57,6 +57,8 @@ public final class HeldJourneys: @unchecked Sendable {
     public func add(_ sink: any ParsedEventSink, accepted: AcceptedLines) {
         guard let groups = sink as? ParsedGroups else { return }
         let table = groups.parts.table
+        // Each flow's step codes of the input's names, worked out the first time the flow is met.
+        var stepCodes: [String: [Int32]] = [:]
         groups.takeAccepted(accepted) { key, events in
             guard let folder = folders[key.flow] else { return }
             guard let events else {
@@ -84,7 +86,10 @@ public final class HeldJourneys: @unchecked Sendable {
                                                 vocabulary: folder.context.vocabulary),
                               lastTime: .min, lastSeq: .min, maxSeq: .min)
             }
-            var view = HeldView(held: events, table: table, i: 0)
+            if stepCodes[key.flow] == nil {
+                stepCodes[key.flow] = folder.context.vocabulary.map { table.stepCodes(flow: key.flow, $0.stepCodes) } ?? []
+            }
+            var view = HeldView(held: events, table: table, i: 0, stepCodes: stepCodes[key.flow] ?? [])
             for i in order {
                 view.i = i
                 going.fold.apply(view, explain: false)

@@ -7,8 +7,6 @@ package enum Tuning {
     /// Events such an ingest holds for folding (`HeldJourneys`); past it, a user's events are
     /// dropped and the user is folded from the log.
     package static let heldJourneyEvents = 250_000
-    /// Slots of the recent-combination table of an input's event parts (a power of two).
-    package static let recentPartSlots = 1_024
     /// Expected paths kept per flow definition before the cache starts over; the facts'
     /// cohort and flag bits (`JourneyFacts.Prepared`) are kept by the same bound.
     package static let cachedPaths = 4_096

@@ -13,7 +13,8 @@ final class RecentEvents: Sendable {
     private struct Input {
         /// The input's sink: held, so that no other input's has its identity.
         let owner: AnyObject
-        let table: EventTable
+        /// Nil until the first event is kept.
+        var table: EventTable?
         var events: [JourneyKey: [HeldEvent]] = [:]
         var count = 0
         var committed = false
@@ -34,19 +35,22 @@ final class RecentEvents: Sendable {
         inputs.withLock { inputs in
             var i = inputs.lastIndex { $0.owner === owner } ?? -1
             if i < 0 {
-                inputs.append(Input(owner: owner, table: table))
+                inputs.append(Input(owner: owner))
                 i = inputs.count - 1
             }
             guard inputs[i].count + events.count <= limit else { return }
+            if inputs[i].table == nil { inputs[i].table = table }
             inputs[i].events[key] = events
             inputs[i].count += events.count
         }
     }
 
-    /// The input of `owner` has committed: its events may be read. Inputs kept before it that
-    /// did not commit never will, and only the last committed ones are kept.
+    /// The input of `owner` has committed: its events may be read (those kept after this too:
+    /// its new users' fold may still be running). Inputs kept before it that did not commit
+    /// never will, and only the last committed ones are kept.
     func committed(_ owner: AnyObject) {
         inputs.withLock { inputs in
+            if !inputs.contains(where: { $0.owner === owner }) { inputs.append(Input(owner: owner)) }
             guard let i = inputs.lastIndex(where: { $0.owner === owner }) else { return }
             inputs[i].committed = true
             let earlier = inputs[..<i].filter(\.committed).suffix(RecentEvents.committedKept - 1)
@@ -58,7 +62,7 @@ final class RecentEvents: Sendable {
     func previous(_ key: JourneyKey) -> (table: EventTable, events: [HeldEvent])? {
         inputs.withLock { inputs in
             for input in inputs.reversed() where input.committed {
-                if let events = input.events[key] { return (input.table, events) }
+                if let table = input.table, let events = input.events[key] { return (table, events) }
             }
             return nil
         }

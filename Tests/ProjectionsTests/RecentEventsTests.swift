@@ -42,8 +42,12 @@ final class RecentEventsTests: DayFilesTestCase {
         recent.keep(a, held([9]), table: table, owner: third)
         recent.committed(third)
         XCTAssertEqual(recent.previous(a)?.events.map(\.seq), [9])
-        recent.committed(rolledBack)
-        XCTAssertEqual(recent.previous(b)?.events.map(\.seq), [8], "a dropped input cannot commit later")
+        // An input's new users may still be folding when it commits: what they keep is read.
+        let fourth = Input()
+        recent.committed(fourth)
+        recent.keep(b, held([10]), table: table, owner: fourth)
+        XCTAssertEqual(recent.previous(b)?.events.map(\.seq), [10])
+        XCTAssertEqual(recent.previous(a)?.events.map(\.seq), [9])
         recent.clear()
         XCTAssertNil(recent.previous(a))
         XCTAssertNil(recent.previous(b))
@@ -55,7 +59,7 @@ final class RecentEventsTests: DayFilesTestCase {
         let files = try dayFiles(users: 400, seed: 17, into: "a")
         // Each input committed on its own: late users fold from the input before's events.
         let own = try ingestAndRebuild(files, groupBytes: 0, name: "own")
-        XCTAssertGreaterThan(own.fromRecent, 2, "\(own)")
+        XCTAssertGreaterThan(own.fromRecent, 10, "\(own)")
         // Inputs committed together: an input's events are not read before its commit, so the
         // inputs of one transaction fold their late users from the log.
         XCTAssertEqual(try ingestAndRebuild(files, groupBytes: 1 << 30, name: "grouped").fromRecent, 0)

@@ -241,28 +241,30 @@ public struct JourneyFold: Sendable {
             currentVisit = visit
         case .stepCompleted:
             let properties = e.properties
-            var collected: [String] = []
-            if !explain {
+            if explain {
+                var collected: [String] = []
+                for key in properties.keys.sorted() {
+                    guard let v = properties[key] else { continue }
+                    if let old = values[key], old != v {
+                        collected.append("\(key) = \(v.textValue) (was \(old.textValue))")
+                    } else {
+                        collected.append("\(key) = \(v.textValue)")
+                    }
+                    values[key] = v
+                }
+                note("completed \(step ?? "a step")" + (collected.isEmpty ? "" : ": " + collected.joined(separator: ", ")))
+            } else {
                 for (key, v) in properties { values[key] = v }
             }
-            for key in properties.keys.sorted() where explain {
-                guard let v = properties[key] else { continue }
-                if let old = values[key], old != v {
-                    collected.append("\(key) = \(v.textValue) (was \(old.textValue))")
-                } else {
-                    collected.append("\(key) = \(v.textValue)")
-                }
-                values[key] = v
-            }
-            note("completed \(step ?? "a step")" + (collected.isEmpty ? "" : ": " + collected.joined(separator: ", ")))
             if !listedValues.isEmpty {
+                // Sorted for replay's notes; folding for the projection builds none.
                 var unlisted: [String] = []
                 for (key, v) in properties {
                     guard let listed = listedValues[key], !listed.contains(v.textValue) else { continue }
                     if explain { unlisted.append("\(key) = \(v.textValue) is not a value flow \(flow) lists for \(key)") }
                     seen(DriftKey.value(key, v.textValue), at: time)
                 }
-                for text in unlisted.sorted() { note(text) }
+                if explain { for text in unlisted.sorted() { note(text) } }
             }
         case .stepBack:
             backNavigations += 1

@@ -9,8 +9,16 @@ public enum PromptOutcome {
     public static let permissionPrompted = "permission_prompted"
 
     public static func permissionResult(granted: String?) -> String {
-        "permission_result granted=\(granted ?? "(none)")"
+        // The two usual answers' texts are built once, not per event.
+        switch granted {
+        case "true": return grantedTrue
+        case "false": return grantedFalse
+        default: return "permission_result granted=\(granted ?? "(none)")"
+        }
     }
+
+    private static let grantedTrue = "permission_result granted=true"
+    private static let grantedFalse = "permission_result granted=false"
 
     public static func signInFailed(reason: String?) -> String {
         "sign_in_failed reason=\(reason ?? "(none)")"
@@ -29,13 +37,12 @@ public enum PromptOutcome {
     /// Adds `outcome` on `step`: a permission outcome replaces the step's earlier one, a
     /// sign-in failure is added once.
     package static func add(_ outcome: String, on step: String, to outcomes: inout [String: [String]]) {
-        var list = outcomes[step] ?? []
+        // Changed in place: a copy of the step's list would be copied again when stored back.
         if isPermission(outcome) {
-            list.removeAll(where: isPermission)
-        } else if list.contains(outcome) {
+            outcomes[step, default: []].removeAll(where: isPermission)
+        } else if outcomes[step]?.contains(outcome) == true {
             return
         }
-        list.append(outcome)
-        outcomes[step] = list
+        outcomes[step, default: []].append(outcome)
     }
 }

@@ -48,7 +48,8 @@ extension ProjectionStore {
               current_step = excluded.current_step, lane = excluded.lane,
               definition = excluded.definition, data = excluded.data
             """, in: db)
-        let doing = "writing the journey of \(e.userID) in \(e.flow)"
+        // Built only for an error message.
+        func doing() -> String { "writing the journey of \(e.userID) in \(e.flow)" }
         journey.text(1, e.flow)
         journey.text(2, e.userID)
         journey.int(3, e.startedUs)
@@ -59,7 +60,7 @@ extension ProjectionStore {
         journey.text(8, context.fingerprint)
         try e.data.withUnsafeBytes { data in
             journey.staticBlob(9, data.bindMemory(to: UInt8.self))
-            try journey.step(doing)
+            try journey.step(doing())
         }
         journey.reset()
         let facts = try RawStatement(cached: """
@@ -72,11 +73,11 @@ extension ProjectionStore {
         if let bytes = e.facts {
             try bytes.withUnsafeBytes { b in
                 facts.staticBlob(4, b.bindMemory(to: UInt8.self))
-                try facts.step(doing)
+                try facts.step(doing())
             }
         } else {
             facts.null(4)
-            try facts.step(doing)
+            try facts.step(doing())
         }
         facts.reset()
     }

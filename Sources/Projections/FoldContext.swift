@@ -14,8 +14,8 @@ struct FoldContext: Sendable {
     /// Beside the writing thread: true once the writer waits for the fold (then every
     /// worker folds).
     var awaited: (@Sendable () -> Bool)? = nil
-    /// The events of the input folded before this one's new users, and where this one's go
-    /// (nil: none kept, every late event folds its user from the log).
+    /// Where the input's new users' events are kept, and the kept events of the inputs
+    /// committed before it, which its late users fold from (nil: none; they fold from the log).
     var recent: RecentEvents? = nil
 
     /// Folds the journeys of `p` that need nothing from the store (the users new with this

@@ -24,9 +24,6 @@ final class RecentEvents: Sendable {
     private let inputs = Locked<[Input]>([])
     /// Events kept for one input at most: past it, the next ones are not kept.
     private let limit: Int
-    /// Committed inputs read: the one before the input being folded, and that input itself
-    /// (it commits before the rest of its fold runs).
-    private static let committedKept = 2
 
     init(limit: Int) { self.limit = limit }
 
@@ -53,7 +50,7 @@ final class RecentEvents: Sendable {
             if !inputs.contains(where: { $0.owner === owner }) { inputs.append(Input(owner: owner)) }
             guard let i = inputs.lastIndex(where: { $0.owner === owner }) else { return }
             inputs[i].committed = true
-            let earlier = inputs[..<i].filter(\.committed).suffix(RecentEvents.committedKept - 1)
+            let earlier = inputs[..<i].filter(\.committed).suffix(Tuning.recentInputs - 1)
             inputs = Array(earlier) + inputs[i...]
         }
     }

@@ -23,9 +23,13 @@ package final class FlowContext: Sendable {
         facts = definition.map(JourneyFacts.Prepared.init)
         names = JourneyNames(definition)
         fingerprint = JourneyFold.fingerprint(definition)
-        var slots: [String: Int] = [:]
-        let ordered: [String] = definition.map { JourneyFacts.slots($0) } ?? []
-        for i in ordered.indices { slots[ordered[i]] = i }
-        self.slots = slots
+        slots = definition.map(JourneyFacts.slotIndex) ?? [:]
+    }
+
+    /// The step code of each of `table`'s names in this context's flow (`EventTable.stepCodes`;
+    /// empty without a definition, when each event's step is looked up).
+    package func stepCodes(of table: EventTable) -> [Int32] {
+        guard let definition, let vocabulary else { return [] }
+        return table.stepCodes(flow: definition.id, vocabulary.stepCodes)
     }
 }

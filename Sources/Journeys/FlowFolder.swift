@@ -16,19 +16,25 @@ public struct FlowFolder: Sendable {
     /// The journey of one user's events in one flow (any order) up to `until`; nil when the
     /// user has no event by then.
     public func journey(of events: [RecordedEvent], until: Timestamp? = nil) -> Journey? {
-        JourneyFold.fold(events, definition: context.definition, until: until, vocabulary: context.vocabulary)?
-            .finish(paths: context.paths)
+        coded(events, until: until)?.journey
     }
 
     /// The report facts of that journey; nil without a definition or without an event by `until`.
     public func facts(of events: [RecordedEvent], until: Timestamp? = nil) -> JourneyFacts? {
-        guard let journey = journey(of: events, until: until) else { return nil }
-        return facts(of: journey)
+        guard let (journey, codes) = coded(events, until: until) else { return nil }
+        return facts(of: journey, codes: codes)
     }
 
-    /// The report facts of a journey folded with this definition; nil without one.
-    package func facts(of journey: Journey) -> JourneyFacts? {
+    /// That journey and its steps' codes.
+    private func coded(_ events: [RecordedEvent], until: Timestamp?) -> (journey: Journey, codes: JourneyCodes)? {
+        JourneyFold.fold(events, definition: context.definition, until: until, vocabulary: context.vocabulary)?
+            .finishCoded(paths: context.paths)
+    }
+
+    /// The report facts of a journey folded with this definition (`codes`: its steps' codes,
+    /// when this folder's fold finished it); nil without a definition.
+    package func facts(of journey: Journey, codes: JourneyCodes? = nil) -> JourneyFacts? {
         guard let definition = context.definition, let prepared = context.facts else { return nil }
-        return JourneyFacts(journey, definition: definition, slots: context.slots, prepared: prepared)
+        return JourneyFacts(journey, definition: definition, slots: context.slots, prepared: prepared, codes: codes)
     }
 }

@@ -86,9 +86,7 @@ public final class HeldJourneys: @unchecked Sendable {
                                                 vocabulary: folder.context.vocabulary),
                               lastTime: .min, lastSeq: .min, maxSeq: .min)
             }
-            if stepCodes[key.flow] == nil {
-                stepCodes[key.flow] = folder.context.vocabulary.map { table.stepCodes(flow: key.flow, $0.stepCodes) } ?? []
-            }
+            if stepCodes[key.flow] == nil { stepCodes[key.flow] = folder.context.stepCodes(of: table) }
             var view = HeldView(held: events, table: table, i: 0, stepCodes: stepCodes[key.flow] ?? [])
             for i in order {
                 view.i = i
@@ -121,8 +119,9 @@ public final class HeldJourneys: @unchecked Sendable {
 
     /// A held journey's report facts, the highest seq among its events and its last event's time.
     public func facts(flow: String, user: String) -> (facts: JourneyFacts, throughSeq: Int64, lastMicros: Int64)? {
-        guard case .going(let going)? = journeys[JourneyKey(flow: flow, user: user)], let folder = folders[flow],
-              let facts = folder.facts(of: going.fold.finish(paths: folder.context.paths)) else { return nil }
+        guard case .going(let going)? = journeys[JourneyKey(flow: flow, user: user)], let folder = folders[flow] else { return nil }
+        let (journey, codes) = going.fold.finishCoded(paths: folder.context.paths)
+        guard let facts = folder.facts(of: journey, codes: codes) else { return nil }
         return (facts, going.maxSeq, going.lastTime)
     }
 }

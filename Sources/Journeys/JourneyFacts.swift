@@ -59,6 +59,13 @@ public struct JourneyFacts: Sendable, Hashable {
         return out
     }
 
+    /// Each slot's number by its step (`slots(_:)`).
+    public static func slotIndex(_ definition: FlowDefinition) -> [String: Int] {
+        var index: [String: Int] = [:]
+        for (i, step) in slots(definition).enumerated() { index[step] = i }
+        return index
+    }
+
     /// Whether facts can stand for journeys of this definition (bit fields are 64 wide).
     public static func supports(_ definition: FlowDefinition) -> Bool {
         definition.cohorts.count <= 64 && definition.flags.count <= 64
@@ -81,8 +88,7 @@ public struct JourneyFacts: Sendable, Hashable {
             flagDefaults = definition.flagDefaults
             cohorts = definition.cohorts.map { try? Condition(parsing: $0.where) }
             vocabulary = FlowVocabulary(definition)
-            var slot: [String: Int] = [:]
-            for (i, step) in JourneyFacts.slots(definition).enumerated() { slot[step] = i }
+            let slot = JourneyFacts.slotIndex(definition)
             slotOfCode = definition.steps.map { slot[$0.id] ?? -1 }
             reads = ConditionReads(Set(cohorts.compactMap { $0 }.flatMap(\.keys)))
         }

@@ -408,7 +408,7 @@ public struct JourneyFold: Sendable {
         }
         guard let paths else {
             let path = definition.expectedPath(context())
-            return (path, path.entries.map { stepCodes[$0.step] ?? -1 })
+            return (path, ExpectedPaths.codes(of: path, stepCodes))
         }
         let key = paths.reads.key(values: values, flags: flags, appVersion: appVersion, platform: platform,
                                   startDate: { startedAt?.utcDay })
@@ -503,7 +503,13 @@ package final class ExpectedPaths: Sendable {
         // Worked out from the part the key keeps, so a path is always the same function of its key.
         paths.value(for: key) {
             let path = definition.expectedPath(definition.pathContext(context(), keys: keys))
-            return CodedPath(path: path, codes: path.entries.map { stepCodes[$0.step] ?? -1 })
+            return CodedPath(path: path, codes: ExpectedPaths.codes(of: path, stepCodes))
         }
+    }
+
+    /// The codes (`FlowVocabulary.stepCodes`, given as `stepCodes`) of `path`'s steps, -1 for
+    /// a step without one.
+    package static func codes(of path: ExpectedPath, _ stepCodes: [String: Int32]) -> [Int32] {
+        path.entries.map { stepCodes[$0.step] ?? -1 }
     }
 }

@@ -44,11 +44,14 @@ struct FoldWork: Sendable {
         self.contexts = contexts
         var codes: [String: [Int32]] = [:]
         if !table.names.isEmpty {
-            for key in keys where codes[key.flow] == nil {
-                codes[key.flow] = contexts[key.flow]?.vocabulary.map { table.stepCodes(flow: key.flow, $0.stepCodes) } ?? []
-            }
+            for key in keys where codes[key.flow] == nil { codes[key.flow] = contexts[key.flow]?.stepCodes(of: table) ?? [] }
         }
         stepCodes = codes
+    }
+
+    /// A view of `held`, events of this work's table, for a fold of `flow`.
+    func view(_ held: [HeldEvent], flow: String) -> HeldView {
+        HeldView(held: held, table: table, i: 0, stepCodes: stepCodes[flow] ?? [])
     }
 }
 
@@ -72,7 +75,7 @@ extension ProjectionStore {
                 var going = resumed ?? JourneyFold(userID: key.user, flow: key.flow, definition: definition,
                                                    vocabulary: context.vocabulary)
                 // One view moved along the events: the held events and parts retained once.
-                var view = HeldView(held: held, table: work.table, i: 0, stepCodes: work.stepCodes[key.flow] ?? [])
+                var view = work.view(held, flow: key.flow)
                 for j in EventParts.foldOrder(held) {
                     view.i = j
                     going.apply(view, explain: false)
@@ -81,8 +84,7 @@ extension ProjectionStore {
             }
         case .merge(let earlierTable, let earlier, let held):
             var going = JourneyFold(userID: key.user, flow: key.flow, definition: definition, vocabulary: context.vocabulary)
-            foldMerged(into: &going, HeldView(held: earlier, table: earlierTable, i: 0),
-                       HeldView(held: held, table: work.table, i: 0, stepCodes: work.stepCodes[key.flow] ?? []))
+            foldMerged(into: &going, HeldView(held: earlier, table: earlierTable, i: 0), work.view(held, flow: key.flow))
             fold = going
         case .log(let stored):
             do {

@@ -28,7 +28,8 @@ public final class ProjectionUpdater: IngestObserver {
     let definitions: [String: FlowDefinition]
     let contexts: [String: FlowContext]
     let bufferLimit: Int
-    /// The events of the last input's new users, for the next input's late events.
+    /// The events of the last committed inputs' new users, for the late events of the inputs
+    /// after them.
     private let recent: RecentEvents
     /// How the last input's journeys were folded (for tests and tuning).
     public private(set) var lastCounts = Counts()
@@ -124,9 +125,8 @@ public final class ProjectionUpdater: IngestObserver {
     /// An input left for later whose transaction did not commit: its fold stops, and nothing
     /// of it is written.
     private func dropPrepared() {
-        guard let prepared else { return }
-        prepared.job.abandon()
-        self.prepared = nil
+        prepared?.job.abandon()
+        prepared = nil
     }
 
     /// Folds the rest of the input that just committed, when it was left for later (after

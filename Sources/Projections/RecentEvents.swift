@@ -30,11 +30,7 @@ final class RecentEvents: Sendable {
     /// Keeps the events of a user new with the input of `owner` (`table`: its parts).
     func keep(_ key: JourneyKey, _ events: [HeldEvent], table: EventTable, owner: AnyObject) {
         inputs.withLock { inputs in
-            var i = inputs.lastIndex { $0.owner === owner } ?? -1
-            if i < 0 {
-                inputs.append(Input(owner: owner))
-                i = inputs.count - 1
-            }
+            let i = RecentEvents.entry(of: owner, in: &inputs)
             guard inputs[i].count + events.count <= limit else { return }
             if inputs[i].table == nil { inputs[i].table = table }
             inputs[i].events[key] = events
@@ -47,12 +43,18 @@ final class RecentEvents: Sendable {
     /// never will, and only the last committed ones are kept.
     func committed(_ owner: AnyObject) {
         inputs.withLock { inputs in
-            if !inputs.contains(where: { $0.owner === owner }) { inputs.append(Input(owner: owner)) }
-            guard let i = inputs.lastIndex(where: { $0.owner === owner }) else { return }
+            let i = RecentEvents.entry(of: owner, in: &inputs)
             inputs[i].committed = true
             let earlier = inputs[..<i].filter(\.committed).suffix(Tuning.recentInputs - 1)
             inputs = Array(earlier) + inputs[i...]
         }
+    }
+
+    /// The index of `owner`'s input in `inputs`, added when it has none.
+    private static func entry(of owner: AnyObject, in inputs: inout [Input]) -> Int {
+        if let i = inputs.lastIndex(where: { $0.owner === owner }) { return i }
+        inputs.append(Input(owner: owner))
+        return inputs.count - 1
     }
 
     /// The events a committed input kept for `key` (the latest such input), and their parts.

@@ -45,9 +45,9 @@ enum Tuning {
     static let filterMinBlocks = 1 << 9
     /// Bytes moved at a time between a filter and its saved copy.
     static let filterChunkBytes = 1 << 20
-    /// New ids kept unsorted before they are sorted into a chunk, and the largest chunk.
-    static let newIDsTail = 256
-    static let newIDsChunk = 1 << 16
+    /// An input's new ids are kept in 2^bits buckets by their hash's top bits (`NewIDs`):
+    /// 4,096 bucket ends fit the cache, and at `heldIDs` a bucket holds about 64 pairs.
+    static let newIDsBucketBits = 12
 
     // MARK: memory and threads
 

@@ -118,14 +118,13 @@ final class EventIDsTests: XCTestCase {
         }
     }
 
-    /// An input's new pairs, found again under their hash wherever they are held (the unsorted
-    /// tail, a small chunk, a full chunk), and handed over in (hash, seq) order: signed hashes
-    /// negative first, the pairs of one hash by seq though the hash came back later in
-    /// arrival (and in another chunk). Small limits, so every layout occurs.
+    /// An input's new pairs, found again under their hash in its bucket, and handed over in
+    /// (hash, seq) order: signed hashes negative first, the pairs of one hash by seq though the
+    /// hash came back later in arrival. One bucket, a few, and the default.
     func testNewIDsAreFoundAndLeaveInHashThenSeqOrder() {
         var rng = SystemRandomNumberGenerator()
-        for (tail, chunk) in [(4, 16), (256, 1 << 16), (7, 7)] {
-            var ids = NewIDs(tailLimit: tail, chunkLimit: chunk)
+        for bits in [0, 1, 3, Tuning.newIDsBucketBits] {
+            var ids = NewIDs(bucketBits: bits)
             var entries: [EventIDs.Entry] = []
             var seq: Int64 = 0
             func add(_ h: Int64) {
@@ -148,15 +147,22 @@ final class EventIDsTests: XCTestCase {
             XCTAssertEqual(ids.count, entries.count)
             var expected: [Int64: [Int64]] = [:]
             for e in entries { expected[e.hash, default: []].append(e.seq) }
-            for (hash, seqs) in expected { XCTAssertEqual(ids.seqs(of: hash), seqs, "hash \(hash), limits \(tail) \(chunk)") }
+            for (hash, seqs) in expected { XCTAssertEqual(ids.seqs(of: hash), seqs, "hash \(hash), \(bits) bits") }
             XCTAssertEqual(ids.seqs(of: 12_345), [])
             var drained: [EventIDs.Entry] = []
             ids.drain { drained.append($0) }
-            XCTAssertEqual(drained, entries.sorted(), "limits \(tail) \(chunk)")
+            XCTAssertEqual(drained, entries.sorted(), "\(bits) bits")
             XCTAssertEqual(drained.first?.hash, .min)
             XCTAssertEqual(drained.last?.hash, .max)
             XCTAssertEqual(ids.count, 0)
             XCTAssertEqual(ids.seqs(of: .max), [])
+            // Emptied, the buckets take new pairs again.
+            let again = [EventIDs.Entry(hash: 5, seq: 9_000), EventIDs.Entry(hash: -5, seq: 9_001)]
+            for e in again { ids.append(e) }
+            XCTAssertEqual(ids.seqs(of: 5), [9_000])
+            drained = []
+            ids.drain { drained.append($0) }
+            XCTAssertEqual(drained, again.sorted(), "\(bits) bits, again")
         }
     }
 

@@ -124,7 +124,7 @@ struct InputWriter {
         switch verdict {
         case .event:
             rows.add(PendingEvents.Row(line: line.number, hash: line.keys.idHash, user: userAtom,
-                                       flow: atom.flow, ts: env.time.micros, offset: env.time.offsetSeconds,
+                                       userNumber: line.keys.user, flow: atom.flow, ts: env.time.micros, offset: env.time.offsetSeconds,
                                        name: atom.name, step: atom.step),
                      body: encoder.body)
             if rows.isFull { try flushRows() }
@@ -263,7 +263,7 @@ struct InputWriter {
         let observed = self.observed
         try rows.flush(into: &written) { written, row, seq in
             written.ids.append(EventIDs.Entry(hash: row.hash, seq: seq))
-            written.runs.add(user: row.user, flow: row.flow, seq: seq, ts: row.ts)
+            written.runs.add(user: row.user, flow: row.flow, seq: seq, ts: row.ts, userNumber: row.userNumber)
             if observed { written.lines.append(line: row.line, seq: seq) }
         }
     }

@@ -9,6 +9,8 @@ struct PendingEvents {
         var line: Int
         var hash: Int64
         var user: Int64
+        /// The parser's number of the user in this input (`LineKeys.user`).
+        var userNumber: Int32
         var flow: Int64
         var ts: Int64
         var offset: Int32

@@ -1,9 +1,11 @@
 import GRDB
+import StoreCore
 
 /// Accepted lines on their way into `events`, written many rows to one INSERT: running a
-/// statement once per row cost more than the row itself. Seqs are given here, in line
-/// order, following the store's last one (the writer is the only one appending), and
-/// handed over by `flush` once the rows are written.
+/// statement once per row cost more than the row itself. Seqs follow the store's last one in
+/// line order (the writer is the only one appending): SQLite gives each row the next rowid
+/// itself, appending without looking the seq up, and each statement's last seq is checked
+/// against the one counted here before the seqs are handed over by `flush`.
 struct PendingEvents {
     struct Row {
         var line: Int
@@ -21,7 +23,7 @@ struct PendingEvents {
     /// Rows per multi-row INSERT.
     static let rowsPerStatement = Tuning.eventRowsPerStatement
     /// Parameters a row binds.
-    static let columnsPerRow: Int32 = 11
+    static let columnsPerRow: Int32 = 10
     private var rows: [Row] = []
     private var bodies: [UInt8] = []
     private var ends: [Int] = []
@@ -37,8 +39,8 @@ struct PendingEvents {
     init(_ db: Database, inputID: Int64, label: String) throws {
         // OR FAIL: a failing row stops the statement without a statement journal (the input's
         // transaction is rolled back by the error anyway).
-        let columns = "INSERT OR FAIL INTO events (seq, id_hash, user, flow, ts_us, ts_offset, input_id, line_no, body, event, step) VALUES "
-        let values = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        let columns = "INSERT OR FAIL INTO events (id_hash, user, flow, ts_us, ts_offset, input_id, line_no, body, event, step) VALUES "
+        let values = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         many = try RawStatement(db, columns + Array(repeating: values, count: PendingEvents.rowsPerStatement).joined(separator: ", "))
         one = try RawStatement(db, columns + values)
         nextSeq = (try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0) + 1
@@ -78,21 +80,25 @@ struct PendingEvents {
                     let i = first + k
                     let row = rows[i]
                     let base = Int32(k) * PendingEvents.columnsPerRow
-                    statement.int(base + 1, batchSeq + Int64(i))
-                    statement.int(base + 2, row.hash)
-                    statement.int(base + 3, row.user)
-                    statement.int(base + 4, row.flow)
-                    statement.int(base + 5, row.ts)
-                    statement.int(base + 6, Int64(row.offset))
-                    statement.int(base + 7, inputID)
-                    statement.int(base + 8, Int64(row.line))
+                    statement.int(base + 1, row.hash)
+                    statement.int(base + 2, row.user)
+                    statement.int(base + 3, row.flow)
+                    statement.int(base + 4, row.ts)
+                    statement.int(base + 5, Int64(row.offset))
+                    statement.int(base + 6, inputID)
+                    statement.int(base + 7, Int64(row.line))
                     // Bound in place: the bytes stay put until the statement has run.
-                    statement.staticBlob(base + 9, UnsafeBufferPointer(rebasing: all[(i == 0 ? 0 : ends[i - 1])..<ends[i]]))
-                    statement.int(base + 10, row.name)
-                    if row.step == 0 { statement.null(base + 11) } else { statement.int(base + 11, row.step) }
+                    statement.staticBlob(base + 8, UnsafeBufferPointer(rebasing: all[(i == 0 ? 0 : ends[i - 1])..<ends[i]]))
+                    statement.int(base + 9, row.name)
+                    if row.step == 0 { statement.null(base + 10) } else { statement.int(base + 10, row.step) }
                 }
                 try statement.step("appending \(label) line \(rows[first].line)")
                 statement.reset()
+                let expected = batchSeq + Int64(first + perStatement - 1)
+                guard statement.lastInsertedRowID == expected else {
+                    throw StoreError(doing: "appending \(label) line \(rows[first].line)",
+                                     reason: "the log gave seq \(statement.lastInsertedRowID), not \(expected)", kind: .corrupt)
+                }
                 first += perStatement
             }
         }

@@ -4,14 +4,91 @@ import GRDB
 import Foundation
 
 /// The ids an input added so far, for finding a copy later in the same input. They are kept
-/// in buckets by the top bits of their hash, in the order of signed hashes: an append goes to
-/// the end of its bucket (the buckets' ends stay in cache, where a hash table's slot would be
-/// a cache miss a line), a lookup scans one bucket, and the pairs leave in (hash, seq) order
-/// with each bucket sorted on its own, 16 bytes a pair in memory.
+/// in buckets by the top bits of their hash, in the order of signed hashes; each bucket is a
+/// chain of small blocks in one slab: an append writes at the end of its bucket's last block
+/// (the buckets' ends stay in cache, where a hash table's slot would be a cache miss a line),
+/// a lookup reads one bucket's blocks, and the pairs leave in (hash, seq) order with each
+/// bucket sorted on its own, 16 bytes a pair in memory.
 struct NewIDs {
+    /// The slab and the buckets' chains, copied before a change when shared.
+    private final class Storage {
+        let bucketCount: Int
+        /// Blocks of `blockPairs` pairs; the block before each in its bucket (-1: none).
+        var slab: UnsafeMutablePointer<EventIDs.Entry>
+        var previous: UnsafeMutablePointer<Int32>
+        var blockRoom: Int
+        var blocks = 0
+        /// Each bucket's last block (-1: none) and the pairs in it.
+        let last: UnsafeMutablePointer<Int32>
+        let filled: UnsafeMutablePointer<Int32>
+
+        init(bucketCount: Int, blockRoom: Int) {
+            self.bucketCount = bucketCount
+            self.blockRoom = max(1, blockRoom)
+            slab = .allocate(capacity: self.blockRoom * NewIDs.blockPairs)
+            previous = .allocate(capacity: self.blockRoom)
+            last = .allocate(capacity: bucketCount)
+            last.initialize(repeating: -1, count: bucketCount)
+            filled = .allocate(capacity: bucketCount)
+            filled.initialize(repeating: 0, count: bucketCount)
+        }
+
+        deinit {
+            slab.deallocate()
+            previous.deallocate()
+            last.deallocate()
+            filled.deallocate()
+        }
+
+        func copy() -> Storage {
+            let c = Storage(bucketCount: bucketCount, blockRoom: blockRoom)
+            c.slab.update(from: slab, count: blocks * NewIDs.blockPairs)
+            c.previous.update(from: previous, count: blocks)
+            c.blocks = blocks
+            c.last.update(from: last, count: bucketCount)
+            c.filled.update(from: filled, count: bucketCount)
+            return c
+        }
+
+        /// A new block at the end of bucket `b`'s chain; the slab doubles when full.
+        func newBlock(for b: Int) {
+            if blocks == blockRoom {
+                let room = blockRoom * 2
+                let wider = UnsafeMutablePointer<EventIDs.Entry>.allocate(capacity: room * NewIDs.blockPairs)
+                wider.moveInitialize(from: slab, count: blocks * NewIDs.blockPairs)
+                slab.deallocate()
+                slab = wider
+                let chains = UnsafeMutablePointer<Int32>.allocate(capacity: room)
+                chains.moveInitialize(from: previous, count: blocks)
+                previous.deallocate()
+                previous = chains
+                blockRoom = room
+            }
+            previous[blocks] = last[b]
+            last[b] = Int32(blocks)
+            filled[b] = 0
+            blocks += 1
+        }
+
+        /// Calls `body` with each pair of bucket `b`, last block first.
+        func forEach(inBucket b: Int, _ body: (EventIDs.Entry) throws -> Void) rethrows {
+            var block = Int(last[b]), n = Int(filled[b])
+            while block >= 0 {
+                let start = slab + block * NewIDs.blockPairs
+                for i in 0..<n { try body(start[i]) }
+                block = Int(previous[block])
+                n = NewIDs.blockPairs
+            }
+        }
+    }
+
+    /// Pairs a block holds (four cache lines).
+    private static let blockPairs = 16
     /// How far a hash is shifted to its bucket (64: one bucket).
     private let shift: UInt64
-    private var buckets: [[EventIDs.Entry]]
+    private var storage: Storage
+    /// A bucket's pairs, gathered to be sorted.
+    private var scratch: [EventIDs.Entry] = []
     /// Pairs added.
     private(set) var count = 0
 
@@ -19,7 +96,7 @@ struct NewIDs {
     init(bucketBits: Int = Tuning.newIDsBucketBits) {
         let bits = min(max(0, bucketBits), 20)
         shift = UInt64(64 - bits)
-        buckets = Array(repeating: [], count: 1 << bits)
+        storage = Storage(bucketCount: 1 << bits, blockRoom: 1 << bits)
     }
 
     /// The bucket of `hash`: its top bits with the sign bit flipped, so that buckets go from
@@ -29,25 +106,37 @@ struct NewIDs {
     }
 
     mutating func append(_ e: EventIDs.Entry) {
-        buckets[bucket(of: e.hash)].append(e)
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        let s = storage, b = bucket(of: e.hash)
+        if s.last[b] < 0 || Int(s.filled[b]) == NewIDs.blockPairs { s.newBlock(for: b) }
+        s.slab[Int(s.last[b]) * NewIDs.blockPairs + Int(s.filled[b])] = e
+        s.filled[b] += 1
         count += 1
     }
 
     /// The seqs added under `hash`, in arrival order.
     func seqs(of hash: Int64) -> [Int64] {
         var out: [Int64] = []
-        for e in buckets[bucket(of: hash)] where e.hash == hash { out.append(e.seq) }
+        storage.forEach(inBucket: bucket(of: hash)) { e in
+            if e.hash == hash { out.append(e.seq) }
+        }
         return out.sorted()
     }
 
     /// Hands every pair to `body` in (hash, seq) order, bucket after bucket, and leaves the
-    /// set empty (its buckets keep their room for the next pairs).
+    /// set empty (with its slab, for the next pairs).
     mutating func drain(_ body: (EventIDs.Entry) throws -> Void) rethrows {
-        for b in buckets.indices where !buckets[b].isEmpty {
-            buckets[b].sort()
-            for e in buckets[b] { try body(e) }
-            buckets[b].removeAll(keepingCapacity: true)
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        let s = storage
+        for b in 0..<s.bucketCount where s.last[b] >= 0 {
+            scratch.removeAll(keepingCapacity: true)
+            s.forEach(inBucket: b) { scratch.append($0) }
+            scratch.sort()
+            for e in scratch { try body(e) }
         }
+        s.last.update(repeating: -1, count: s.bucketCount)
+        s.filled.update(repeating: 0, count: s.bucketCount)
+        s.blocks = 0
         count = 0
     }
 }

@@ -118,9 +118,10 @@ final class EventIDsTests: XCTestCase {
         }
     }
 
-    /// An input's new pairs, found again under their hash in its bucket, and handed over in
-    /// (hash, seq) order: signed hashes negative first, the pairs of one hash by seq though the
-    /// hash came back later in arrival. One bucket, a few, and the default.
+    /// An input's new pairs, found again under their hash in its bucket (across its blocks), and
+    /// handed over in (hash, seq) order: signed hashes negative first, the pairs of one hash by
+    /// seq though the hash came back later in arrival. One bucket (hundreds of blocks), a few,
+    /// and the default.
     func testNewIDsAreFoundAndLeaveInHashThenSeqOrder() {
         var rng = SystemRandomNumberGenerator()
         for bits in [0, 1, 3, Tuning.newIDsBucketBits] {
@@ -149,6 +150,14 @@ final class EventIDsTests: XCTestCase {
             for e in entries { expected[e.hash, default: []].append(e.seq) }
             for (hash, seqs) in expected { XCTAssertEqual(ids.seqs(of: hash), seqs, "hash \(hash), \(bits) bits") }
             XCTAssertEqual(ids.seqs(of: 12_345), [])
+            // A copy is a value of its own: what it adds or drains leaves the original as is.
+            var copy = ids
+            copy.append(EventIDs.Entry(hash: 12_345, seq: 1_000_000))
+            XCTAssertEqual(copy.seqs(of: 12_345), [1_000_000])
+            XCTAssertEqual(ids.seqs(of: 12_345), [])
+            copy.drain { _ in }
+            XCTAssertEqual(copy.count, 0)
+            XCTAssertEqual(ids.count, entries.count)
             var drained: [EventIDs.Entry] = []
             ids.drain { drained.append($0) }
             XCTAssertEqual(drained, entries.sorted(), "\(bits) bits")

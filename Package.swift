@@ -29,8 +29,9 @@ let package = Package(
                        providers: [.apt(["libisal-dev"])]),
         .systemLibrary(name: "CZstd", path: "Sources/CZstd", pkgConfig: "libzstd",
                        providers: [.apt(["libzstd-dev"])]),
-        // glibc's allocator knobs (Linux) and SQLite's variadic sqlite3_config, which Swift cannot call.
-        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
+        // glibc calls Swift's Glibc module leaves out (Linux): the allocator's knobs, starting a file's write-out.
+        .systemLibrary(name: "CGlibc", path: "Sources/CGlibc"),
+        // SQLite's variadic sqlite3_config, which Swift cannot call.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "FunnelModel", dependencies: ["Workers"]),
         .target(name: "LogFiles", dependencies: ["FunnelModel", "CZlib", "CDeflate", "CIsal", "CZstd"], swiftSettings: hotPath),
@@ -44,7 +45,7 @@ let package = Package(
         .target(name: "LineParsing", dependencies: ["FunnelModel", "LogFiles", "LogSources", "Workers"], swiftSettings: hotPath),
         // What every store shares: the read protocol, records, options, summary, errors, the ledger's content hash.
         .target(name: "StoreCore", dependencies: [
-            "FunnelModel", "LogFiles", "LogSources", "LineParsing", "CMalloc",
+            "FunnelModel", "LogFiles", "LogSources", "LineParsing", "Workers", "CGlibc",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The embedded store: the log in SQLite (GRDB).
@@ -91,7 +92,7 @@ let package = Package(
         .testTarget(name: "LogSourcesTests", dependencies: ["TestSupport", "LogSources", "Simulator", "Flows", "LogFiles", "FunnelModel"]),
         .testTarget(name: "SimulatorTests", dependencies: ["TestSupport", "Simulator", "LogFiles", "Flows", "FunnelModel"]),
         .testTarget(name: "LineParsingTests", dependencies: ["LineParsing", "LogFiles", "LogSources", "FunnelModel"]),
-        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "LineParsing", "LogFiles", "FunnelModel"]),
+        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "LineParsing", "LogFiles", "FunnelModel", "CGlibc"]),
         .testTarget(name: "EventStoreTests", dependencies: ["TestSupport", "EventStore", "StoreCore", "LineParsing", "LogFiles", "Flows", "FunnelModel",
                                                        .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ClickHouseStoreTests", dependencies: ["TestSupport", "ClickHouseStore", "StoreCore", "EventStore", "LogFiles", "Flows", "FunnelModel"]),

@@ -37,7 +37,7 @@ let package = Package(
         .systemLibrary(name: "CDeflate", path: "Library/CDeflate", pkgConfig: "libdeflate"),
         .systemLibrary(name: "CIsal", path: "Library/CIsal", pkgConfig: "libisal"),
         .systemLibrary(name: "CZstd", path: "Library/CZstd", pkgConfig: "libzstd"),
-        .systemLibrary(name: "CMalloc", path: "Library/CMalloc"),
+        .systemLibrary(name: "CGlibc", path: "Library/CGlibc"),
         .target(name: "FunnelModel", dependencies: ["Workers"], path: "Library/FunnelModel", swiftSettings: instrumented),
         .target(name: "LogFiles", dependencies: ["FunnelModel", "CZlib", "CDeflate", "CIsal", "CZstd"], path: "Library/LogFiles",
                 swiftSettings: instrumented),
@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "LineParsing", dependencies: ["FunnelModel", "LogFiles", "Workers"], path: "Library/LineParsing",
                 swiftSettings: instrumented),
         .target(name: "StoreCore", dependencies: [
-            "FunnelModel", "LogFiles", "LineParsing", "CMalloc", .product(name: "Crypto", package: "swift-crypto"),
+            "FunnelModel", "LogFiles", "LineParsing", "Workers", "CGlibc", .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Library/StoreCore", swiftSettings: instrumented),
         .target(name: "Journeys", dependencies: ["FunnelModel", "LogFiles", "Workers", "LineParsing", "StoreCore"], path: "Library/Journeys",
                 swiftSettings: instrumented),

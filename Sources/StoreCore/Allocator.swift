@@ -1,5 +1,5 @@
 #if os(Linux)
-import CMalloc
+import CGlibc
 #endif
 
 /// The process's allocator, set for ingest: large blocks mapped on their own, and the memory

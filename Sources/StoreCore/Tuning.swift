@@ -1,5 +1,5 @@
-/// StoreCore's tuning constants, in one place: the input reader's buffer and the allocator's
-/// threshold and release.
+/// StoreCore's tuning constants, in one place: the input reader's buffer, the allocator's
+/// threshold and release, and the write-behind's interval.
 enum Tuning {
     /// Bytes read at a time while hashing or spooling an input.
     static let readBuffer = 1 << 20
@@ -14,4 +14,7 @@ enum Tuning {
     /// Source definitions kept read (`InputSourceRecord.cutter`): a store's inputs were read
     /// through a few.
     static let cachedSources = 64
+    /// Seconds between two starts of a store's write-out while it is written (`WriteBehind`):
+    /// a checkpoint's fsync then waits for a few milliseconds' pages at most.
+    static let writeBehindInterval = 0.005
 }

@@ -1,0 +1,34 @@
+import Foundation
+import Workers
+#if os(Linux)
+import Glibc
+import CGlibc
+#endif
+
+/// Starts the kernel's write-out of files' dirty pages every `Tuning.writeBehindInterval`
+/// while a long write runs, on a thread of its own, so that the writer's fsyncs (SQLite's at
+/// each checkpoint) find their pages already on the way to disk instead of waiting for all of
+/// them. It only starts write-out, never waits for it: durability stays the fsyncs'. Linux
+/// only; elsewhere it does nothing.
+package final class WriteBehind: Sendable {
+    private let job: Repeating?
+
+    /// Starts the write-outs of `paths` (a file not there yet is skipped until it is).
+    package init(paths: [String]) {
+        #if os(Linux)
+        job = Repeating(name: "funnel-writeout", every: Tuning.writeBehindInterval) {
+            for path in paths {
+                let fd = open(path, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { continue }
+                _ = funnel_start_writeout(fd)
+                close(fd)
+            }
+        }
+        #else
+        job = nil
+        #endif
+    }
+
+    /// Stops the write-outs, waiting for one under way.
+    package func stop() { job?.stop() }
+}

@@ -26,7 +26,7 @@ package struct IngestDriver<Backend: IngestBackend> {
         summary.flowsChecked = !options.flows.isEmpty
         var unplanned: [UnplannedKey: Int] = [:]
         // The next input's parse, started while this one is written and committed.
-        var ahead: (index: Int, content: InputContent.Hash, run: ParseRun)?
+        var ahead: (index: Int, content: InputContent.Ahead, run: ParseRun)?
         // Input bytes read since freed memory was last given back.
         var readSinceRelease: Int64 = 0
         defer { ahead?.run.cancel() }
@@ -37,11 +37,15 @@ package struct IngestDriver<Backend: IngestBackend> {
             var prefetched: ParseRun?
             defer { prefetched?.cancel() }
             do {
-                if let a = ahead, a.index == index {
-                    content = a.content
+                if let a = ahead, a.index == index, let hash = a.content.value() {
+                    content = hash
                     prefetched = a.run
                     ahead = nil
                 } else {
+                    // A read-ahead whose file could not be hashed then: read again here, which
+                    // reports why.
+                    ahead?.run.cancel()
+                    ahead = nil
                     // Inputs held uncommitted are not held while standard input is waited on.
                     if input.isStandardInput { try backend.flush() }
                     // An input not read ahead (the first) starts parsing before it is hashed, so
@@ -130,13 +134,13 @@ package struct IngestDriver<Backend: IngestBackend> {
                  source: options.source)
     }
 
-    /// The parse of the input after `index`, started now: only a file can be read ahead
-    /// (standard input is spooled first), and one that cannot be hashed now is reported when
-    /// its turn comes.
-    private func readAhead(_ inputs: [InputSource], after index: Int) -> (index: Int, content: InputContent.Hash, run: ParseRun)? {
+    /// The hash and parse of the input after `index`, queued now on the parsing thread: only
+    /// a file can be read ahead (standard input is spooled first), and one that cannot be
+    /// hashed then is reported when its turn comes.
+    private func readAhead(_ inputs: [InputSource], after index: Int) -> (index: Int, content: InputContent.Ahead, run: ParseRun)? {
         let next = index + 1
-        guard options.parallel, next < inputs.count, !inputs[next].isStandardInput,
-              let hash = try? InputContent.of(inputs[next]).0 else { return nil }
-        return (next, hash, startParse(inputs[next], skipLines: 0))
+        guard options.parallel, next < inputs.count, !inputs[next].isStandardInput else { return nil }
+        let content = InputContent.Ahead(inputs[next])
+        return (next, content, startParse(inputs[next], skipLines: 0))
     }
 }

@@ -94,6 +94,25 @@ final class DamagedInputTests: XCTestCase {
         XCTAssertEqual(try st.inputs().map(\.outcome), [.complete])
     }
 
+    /// An input gone by the time it is read ahead (hashed on the parsing thread while the one
+    /// before is written) is reported as unreadable when its turn comes, and the inputs on
+    /// either side of it are stored.
+    func testAnInputGoneBeforeItsReadAheadIsReportedAndTheOthersStored() throws {
+        let first = dir.appendingPathComponent("first.ndjson.gz").path
+        let last = dir.appendingPathComponent("last.ndjson.gz").path
+        try GzipWriter(path: first, level: 6, append: false).writeMember(member(3, count: 50))
+        try GzipWriter(path: last, level: 6, append: false).writeMember(member(4, count: 70))
+        let gone = dir.appendingPathComponent("gone.ndjson.gz").path
+        let st = try store()
+        let s = try Ingestor(store: st, options: IngestOptions(now: fixedClock(1_000)))
+            .ingest([InputSource(path: first), InputSource(path: gone), InputSource(path: last)])
+        XCTAssertTrue(s.isBalanced)
+        XCTAssertEqual(s.failures.map(\.kind), [.unreadable])
+        XCTAssertEqual(s.failures.map(\.path), [gone])
+        XCTAssertEqual(s.accepted, 120)
+        XCTAssertEqual(try st.inputs().map(\.outcome), [.complete, .complete])
+    }
+
     func testZeroPaddingAfterTheLastMemberIsNoFault() throws {
         let (path, _, _) = try file(storedEvents: 100)
         let padded = dir.appendingPathComponent("padded.ndjson.gz").path

@@ -119,14 +119,20 @@ struct InputWriter {
         }
         let atom = try keyAtoms(of: line, env, in: b)
         let userAtom = try user(of: line, env, in: b)
-        try encode(line, env, nameAtom: atom.name, stepAtom: atom.step, bytes: bytes, in: b,
-                   vendorCuts: line.cuts(in: batch.cuts))
+        let shapeID = try cut(line, env, in: b, vendorCuts: line.cuts(in: batch.cuts))
         switch verdict {
         case .event:
-            rows.add(PendingEvents.Row(line: line.number, hash: line.keys.idHash, user: userAtom,
-                                       userNumber: line.keys.user, flow: atom.flow, ts: env.time.micros, offset: env.time.offsetSeconds,
-                                       name: atom.name, step: atom.step),
-                     body: encoder.body)
+            let row = PendingEvents.Row(line: line.number, hash: line.keys.idHash, user: userAtom,
+                                        userNumber: line.keys.user, flow: atom.flow, ts: env.time.micros, offset: env.time.offsetSeconds,
+                                        name: atom.name, step: atom.step)
+            let encoder = self.encoder
+            rows.add(row) { body in
+                if let shapeID {
+                    encoder.appendBody(shapeID: shapeID, nameAtom: atom.name, stepAtom: atom.step, in: b, to: &body)
+                } else {
+                    LineEncoder.appendVerbatim(bytes, to: &body)
+                }
+            }
             if rows.isFull { try flushRows() }
         case .duplicate:
             insertDuplicate.text(1, env.eventID.bytes(in: b))
@@ -190,12 +196,12 @@ struct InputWriter {
         return userAtoms[u]
     }
 
-    /// Encodes the line's stored body into `encoder.body`: its shape and cut values, or the
-    /// line verbatim (no shape, or none left in this input's budget). A vendor line is cut
-    /// where its parser said (`vendorCuts`), any other where its envelope's values are.
-    private mutating func encode(_ line: ParsedLine, _ env: Envelope, nameAtom: Int64, stepAtom: Int64,
-                                 bytes: UnsafeBufferPointer<UInt8>, in b: UnsafeBufferPointer<UInt8>,
-                                 vendorCuts: ArraySlice<LineShape.Cut>?) throws {
+    /// Picks the line's cuts for its stored body (`encoder`), learning its shape the first
+    /// time; returns the shape's id, or nil when the line is kept verbatim (no shape, or none
+    /// left in this input's budget). A vendor line is cut where its parser said
+    /// (`vendorCuts`), any other where its envelope's values are.
+    private mutating func cut(_ line: ParsedLine, _ env: Envelope, in b: UnsafeBufferPointer<UInt8>,
+                              vendorCuts: ArraySlice<LineShape.Cut>?) throws -> Int64? {
         let lineEnd = line.start + line.count
         var shapeID: Int64?
         let shape = Int(line.keys.shape)
@@ -218,11 +224,7 @@ struct InputWriter {
             }
             shapeID = shapeIDs[shape]
         }
-        if let shapeID {
-            encoder.body(shapeID: shapeID, nameAtom: nameAtom, stepAtom: stepAtom, in: b)
-        } else {
-            encoder.verbatim(bytes)
-        }
+        return shapeID
     }
 
     /// The stored line with event id `id` (`hash` its index key), nil when none has it. The

@@ -3,12 +3,11 @@ import LogFiles
 import LineParsing
 
 /// Encodes a line's stored body on the ingest path from its shape's cuts, reusing its
-/// buffers.
+/// buffers, straight onto the rows' bodies (`PendingEvents`).
 struct LineEncoder {
     private var shaper = LineShape()
-    var body: [UInt8] = []
 
-    init() { body.reserveCapacity(1024) }
+    init() {}
 
     /// The shape of the line at `lineStart..<lineEnd` of `b`, as `LineShape.shape` builds it.
     var skeleton: [UInt8] { shaper.skeleton }
@@ -33,10 +32,9 @@ struct LineEncoder {
         shaper.take(cuts)
     }
 
-    /// The body for the cuts picked by `shape`, given the shape id and the atom ids of the
-    /// name and step values.
-    mutating func body(shapeID: Int64, nameAtom: Int64, stepAtom: Int64, in b: UnsafeBufferPointer<UInt8>) {
-        body.removeAll(keepingCapacity: true)
+    /// Appends to `body` the body for the cuts picked by `shape`, given the shape id and the
+    /// atom ids of the name and step values.
+    func appendBody(shapeID: Int64, nameAtom: Int64, stepAtom: Int64, in b: UnsafeBufferPointer<UInt8>, to body: inout [UInt8]) {
         Varint.append(UInt64(shapeID), to: &body)
         for c in shaper.cuts {
             switch c.field {
@@ -50,9 +48,8 @@ struct LineEncoder {
         }
     }
 
-    /// A body holding the line itself.
-    mutating func verbatim(_ line: UnsafeBufferPointer<UInt8>) {
-        body.removeAll(keepingCapacity: true)
+    /// Appends to `body` a body holding the line itself.
+    static func appendVerbatim(_ line: UnsafeBufferPointer<UInt8>, to body: inout [UInt8]) {
         body.append(0)
         body.append(contentsOf: line)
     }

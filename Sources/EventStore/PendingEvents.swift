@@ -60,9 +60,10 @@ struct PendingEvents {
     /// `seqs.upperBound - 1`).
     var seqs: Range<Int64> { firstSeq..<nextSeq }
 
-    mutating func add(_ row: Row, body: [UInt8]) {
+    /// Holds `row`, its body appended by `writeBody` to the bodies held.
+    mutating func add(_ row: Row, body writeBody: (inout [UInt8]) -> Void) {
         rows.append(row)
-        bodies.append(contentsOf: body)
+        writeBody(&bodies)
         ends.append(bodies.count)
     }
 

@@ -92,9 +92,10 @@ struct NewIDs {
     /// Pairs added.
     private(set) var count = 0
 
-    /// `bucketBits`: the top bits of a hash that pick its bucket (2^bits buckets).
+    /// `bucketBits`: the top bits of a hash that pick its bucket (2^bits buckets, at most 16
+    /// bits: the slab starts with a block a bucket).
     init(bucketBits: Int = Tuning.newIDsBucketBits) {
-        let bits = min(max(0, bucketBits), 20)
+        let bits = min(max(0, bucketBits), 16)
         shift = UInt64(64 - bits)
         storage = Storage(bucketCount: 1 << bits, blockRoom: 1 << bits)
     }

@@ -7,8 +7,6 @@ import LineParsing
 struct LineEncoder {
     private var shaper = LineShape()
 
-    init() {}
-
     /// The shape of the line at `lineStart..<lineEnd` of `b`, as `LineShape.shape` builds it.
     var skeleton: [UInt8] { shaper.skeleton }
 

@@ -20,10 +20,11 @@ package final class FlowContext: Sendable {
         let vocabulary = definition.map(FlowVocabulary.init)
         self.vocabulary = vocabulary
         paths = definition.flatMap { d in vocabulary.map { ExpectedPaths(d, vocabulary: $0) } }
-        facts = definition.map(JourneyFacts.Prepared.init)
+        let slots = definition.map(JourneyFacts.slotIndex) ?? [:]
+        self.slots = slots
+        facts = definition.flatMap { d in vocabulary.map { JourneyFacts.Prepared(d, vocabulary: $0, slots: slots) } }
         names = JourneyNames(definition)
         fingerprint = JourneyFold.fingerprint(definition)
-        slots = definition.map(JourneyFacts.slotIndex) ?? [:]
     }
 
     /// The step code of each of `table`'s names in this context's flow (`EventTable.stepCodes`;

@@ -85,11 +85,15 @@ public struct JourneyFacts: Sendable, Hashable {
         let bits = BoundedCache<ConditionReads.Key, ContextBits>(limit: Tuning.cachedPaths)
 
         package init(_ definition: FlowDefinition) {
+            self.init(definition, vocabulary: FlowVocabulary(definition), slots: JourneyFacts.slotIndex(definition))
+        }
+
+        /// `vocabulary` and `slots` (`slotIndex`): the definition's, when the caller has them.
+        package init(_ definition: FlowDefinition, vocabulary: FlowVocabulary, slots: [String: Int]) {
             flagDefaults = definition.flagDefaults
             cohorts = definition.cohorts.map { try? Condition(parsing: $0.where) }
-            vocabulary = FlowVocabulary(definition)
-            let slot = JourneyFacts.slotIndex(definition)
-            slotOfCode = definition.steps.map { slot[$0.id] ?? -1 }
+            self.vocabulary = vocabulary
+            slotOfCode = definition.steps.map { slots[$0.id] ?? -1 }
             reads = ConditionReads(Set(cohorts.compactMap { $0 }.flatMap(\.keys)))
         }
     }

@@ -70,11 +70,24 @@ package struct ShapeTemplates {
 
     /// The envelope and shape of `b` (one line) when it matches a learnt shape, else nil.
     package mutating func match(_ b: UnsafeBufferPointer<UInt8>) -> Match? {
-        guard !templates.isEmpty, let base = b.baseAddress, UTF8Check.firstInvalid(b) == nil else { return nil }
-        // Where each literal starts in the line, and each cut value's bounds by field code.
-        var starts = SIMD8<Int>(repeating: 0)
-        var valueStart = SIMD8<Int32>(repeating: -1)
-        var valueEnd = SIMD8<Int32>(repeating: -1)
+        guard !templates.isEmpty, b.baseAddress != nil, UTF8Check.firstInvalid(b) == nil else { return nil }
+        // Where each literal starts in the line, and each cut value's bounds by field code, in
+        // scratch memory written a slot at a time (a SIMD vector's lane written by a variable
+        // index is stored and loaded back whole, a stall for every cut).
+        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: 3 * ShapeTemplates.slots) { scratch in
+            scratch.initialize(repeating: -1)
+            return match(b, slots: scratch)
+        }
+    }
+
+    /// Slots for each literal's start and each field's value bounds (`LineShape.Field` codes
+    /// are below it; a template has fewer cuts).
+    private static let slots = 8
+
+    /// `match(_:)` with its slots: literal starts, then value starts, then value ends.
+    private func match(_ b: UnsafeBufferPointer<UInt8>, slots: UnsafeMutableBufferPointer<Int32>) -> Match? {
+        guard let base = b.baseAddress, let starts = slots.baseAddress else { return nil }
+        let valueStart = starts + Self.slots, valueEnd = valueStart + Self.slots
         var node = 0
         var pos = 0
         var segment = 0
@@ -90,8 +103,8 @@ package struct ShapeTemplates {
                         e = edge.next
                         continue
                     }
-                    guard segment < 7 else { return false }
-                    starts[segment] = pos
+                    guard segment < Self.slots - 1 else { return false }
+                    starts[segment] = Int32(pos)
                     segment += 1
                     pos += length
                     guard let end = ShapeTemplates.valueEnd(edge.field, in: b, at: pos) else { return false }
@@ -108,7 +121,7 @@ package struct ShapeTemplates {
         var end = tailFirst[tail]
         while end >= 0, tailEnds[end].node != node { end = tailEnds[end].next }
         guard end >= 0 else { return nil }
-        starts[segment] = pos
+        starts[segment] = Int32(pos)
         let template = templates[tailEnds[end].template]
         func ref(_ f: LineShape.Field) -> StringRef? {
             let k = Int(f.rawValue)
@@ -120,7 +133,10 @@ package struct ShapeTemplates {
         else { return nil }
         let p = Int(LineShape.Field.properties.rawValue)
         let properties = valueStart[p] < 0 ? nil : Int(valueStart[p])..<Int(valueEnd[p])
-        let context = template.context.map { starts[$0.segment] + $0.offset ..< starts[$0.segment] + $0.offset + $0.count }
+        let context = template.context.map { c in
+            let start = Int(starts[c.segment]) + c.offset
+            return start..<start + c.count
+        }
         let envelope = Envelope(eventID: eventID, name: name, userID: userID, flow: flow,
                                 step: template.hasStep ? ref(.step) : nil, time: time, timeText: ts,
                                 properties: properties, context: context)

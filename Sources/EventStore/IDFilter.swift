@@ -103,10 +103,12 @@ struct IDFilter {
         return held
     }
 
-    /// `testAndInsert` for each hash of a batch in order, into `maybe`. The blocks are read
-    /// first, all of them: those reads do not wait on each other, so their cache misses overlap
-    /// (one at a time, a miss a line was most of the filter's time), and the tests after them
-    /// find the blocks in the cache.
+    /// Whether the filter may have held each hash of a batch before the batch, into `maybe`;
+    /// then adds them all. A copy of an earlier hash of the same batch is not reported for
+    /// it: the caller finds copies within its batch itself, and a lookup in the store could
+    /// only miss them. The blocks are read first, all of them: those reads do not wait on
+    /// each other, so their cache misses overlap (one at a time, a miss a line was most of the
+    /// filter's time), and the tests and inserts after them find the blocks in the cache.
     mutating func testAndInsert(_ hashes: [Int64], into maybe: inout [Bool]) {
         maybe.removeAll(keepingCapacity: true)
         var added = 0
@@ -121,9 +123,11 @@ struct IDFilter {
             }
             for h in hashes {
                 let (base, z) = probe(h)
-                let held = Self.testAndSet(base: base, bits: z, in: p)
-                if !held { added += 1 }
-                maybe.append(held)
+                maybe.append(Self.test(base: base, bits: z, in: UnsafeBufferPointer(p)))
+            }
+            for h in hashes {
+                let (base, z) = probe(h)
+                if !Self.testAndSet(base: base, bits: z, in: p) { added += 1 }
             }
         }
         // Kept, so that the reads above are not optimised away.
@@ -131,15 +135,19 @@ struct IDFilter {
         count += added
     }
 
+    /// Whether the 4 bits `z` picks in the block at `base` are all set.
+    @inline(__always)
+    private static func test(base: Int, bits z: UInt64, in p: UnsafeBufferPointer<UInt64>) -> Bool {
+        for i in 0..<4 {
+            let bit = Int((z >> (9 * UInt64(i))) & 511)
+            if p[base + bit >> 6] & (1 << UInt64(bit & 63)) == 0 { return false }
+        }
+        return true
+    }
+
     func mayContain(_ h: Int64) -> Bool {
         let (base, z) = probe(h)
-        return words.withUnsafeBufferPointer { p in
-            for i in 0..<4 {
-                let bit = Int((z >> (9 * UInt64(i))) & 511)
-                if p[base + bit >> 6] & (1 << UInt64(bit & 63)) == 0 { return false }
-            }
-            return true
-        }
+        return words.withUnsafeBufferPointer { p in Self.test(base: base, bits: z, in: p) }
     }
 
     /// A filter of every hash in the store, with room for `more` (in at most `maxBlocks`

@@ -58,7 +58,7 @@ package final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
                 if u >= 0, byUser[u] < 0 { byUser[u] = Int32(k) }
                 if count < bufferLimit {
                     slots.append(lists.count)
-                    lists.append([])
+                    lists.append(ParsedGroups.newList(expecting: count / max(1, lists.count)))
                 } else {
                     slots.append(-1)
                 }
@@ -74,6 +74,14 @@ package final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
         }
         lists[i].append(parts.hold(seq: Int64(line), names: names, env, in: b))
         count += 1
+    }
+
+    /// A list with room for `expected` events (the input's average so far; at most
+    /// `Tuning.heldListStart`): all lists together reserve at most about twice the events.
+    private static func newList(expecting expected: Int) -> [HeldEvent] {
+        var list: [HeldEvent] = []
+        list.reserveCapacity(min(Tuning.heldListStart, expected + 1))
+        return list
     }
 }
 

@@ -16,4 +16,8 @@ package enum Tuning {
     /// reads returns from the facts with an idle window at least this long, and from the log
     /// with a shorter one.
     package static let keptSilenceMicros: Int64 = 600_000_000
+    /// The most room a new user's list of held events starts with (`ParsedGroups`): the
+    /// input's events per user so far, at most this many, so that a list is not grown one
+    /// doubling at a time from one event.
+    package static let heldListStart = 64
 }

@@ -199,13 +199,13 @@ package enum LineParser {
                     parsed.keys = batch.bytes.withUnsafeBufferPointer { b in
                         keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b,
                                    shape: vendor && parsed.vendorCuts == nil ? VendorLine.verbatimShape : matched?.shape,
-                                   cuts: parsed.cuts(in: batch.cuts))
+                                   cuts: parsed.vendorCuts == nil ? nil : parsed.cuts(in: batch.cuts))
                     }
                     // Handed over as parsed, its refs into the batch: the sink builds what it
                     // keeps (once per distinct value), not an event per line.
-                    if let eventSink {
+                    if eventSink != nil {
                         batch.bytes.withUnsafeBufferPointer { b in
-                            eventSink.take(line: info.number, user: parsed.keys.user, key: parsed.keys.key, envelope: env, in: b)
+                            eventSink?.take(line: info.number, user: parsed.keys.user, key: parsed.keys.key, envelope: env, in: b)
                         }
                     }
                 }

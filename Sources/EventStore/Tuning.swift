@@ -11,8 +11,10 @@ enum Tuning {
     static let newShapesPerInput = 4_096
     /// Seqs of user runs held before they are written early.
     static let heldRunSeqs = 1 << 18
-    /// SQLite page cache of the writing connection (MiB, `Ingestor.Limits.cacheMiB`).
-    static let writerCacheMiB = 24
+    /// SQLite page cache of the writing connection (MiB, `Ingestor.Limits.cacheMiB`): room
+    /// for the pages a day's input dirties, so that few are spilled to the WAL before the
+    /// commit (a spilled page written again makes the commit read the WAL back from it).
+    static let writerCacheMiB = 48
     /// Input bytes (as read) consecutive inputs commit together in one transaction, each
     /// with its own ledger row (`Ingestor.Limits.groupBytes`): a commit writes every journey
     /// and index page it dirtied, and an hourly file dirties about as many as a daily one.

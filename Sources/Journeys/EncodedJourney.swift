@@ -1,5 +1,3 @@
-import Foundation
-
 /// A journey's row, encoded.
 package struct EncodedJourney: Sendable {
     package var flow: String
@@ -9,11 +7,13 @@ package struct EncodedJourney: Sendable {
     package var lastUs: Int64
     package var currentStep: String?
     package var lane: String?
-    package var data: Data
-    package var facts: Data?
+    /// The journey's bytes (`Journey.binary`) and its facts' (`JourneyFacts.binary`), as
+    /// encoded: bound in place when written.
+    package var data: [UInt8]
+    package var facts: [UInt8]?
 
     package init(flow: String, userID: String, startedUs: Int64?, completedUs: Int64?, lastUs: Int64, currentStep: String?,
-                 lane: String?, data: Data, facts: Data?) {
+                 lane: String?, data: [UInt8], facts: [UInt8]?) {
         self.flow = flow
         self.userID = userID
         self.startedUs = startedUs

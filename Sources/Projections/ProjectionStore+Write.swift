@@ -28,13 +28,13 @@ extension ProjectionStore {
     static func encode(_ j: Journey, context: FlowContext, resume: JourneyFold.Resume?, codes: JourneyCodes? = nil) -> EncodedJourney {
         let facts = context.definition.flatMap { d in
             JourneyFacts.supports(d)
-                ? Data(JourneyFacts(j, definition: d, slots: context.slots, prepared: context.facts ?? JourneyFacts.Prepared(d),
-                                    codes: codes).binary())
+                ? JourneyFacts(j, definition: d, slots: context.slots, prepared: context.facts ?? JourneyFacts.Prepared(d),
+                               codes: codes).binary()
                 : nil
         }
         return EncodedJourney(flow: j.flow, userID: j.userID, startedUs: j.startedAt?.micros, completedUs: j.completedAt?.micros,
                               lastUs: j.lastEventAt.micros, currentStep: j.currentStep, lane: j.lane,
-                              data: Data(j.binary(resume: resume, names: context.names, codes: codes)), facts: facts)
+                              data: j.binary(resume: resume, names: context.names, codes: codes), facts: facts)
     }
 
     static func write(_ e: EncodedJourney, context: FlowContext, in db: Database) throws {
@@ -58,8 +58,8 @@ extension ProjectionStore {
         journey.text(6, e.currentStep)
         journey.text(7, e.lane)
         journey.text(8, context.fingerprint)
-        try e.data.withUnsafeBytes { data in
-            journey.staticBlob(9, data.bindMemory(to: UInt8.self))
+        try e.data.withUnsafeBufferPointer { data in
+            journey.staticBlob(9, data)
             try journey.step(doing())
         }
         journey.reset()
@@ -71,8 +71,8 @@ extension ProjectionStore {
         facts.text(2, e.userID)
         facts.int(3, e.lastUs)
         if let bytes = e.facts {
-            try bytes.withUnsafeBytes { b in
-                facts.staticBlob(4, b.bindMemory(to: UInt8.self))
+            try bytes.withUnsafeBufferPointer { b in
+                facts.staticBlob(4, b)
                 try facts.step(doing())
             }
         } else {

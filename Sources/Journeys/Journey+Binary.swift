@@ -32,7 +32,7 @@ extension Journey {
     package func binary(resume: JourneyFold.Resume?, names: JourneyNames, codes: JourneyCodes?) -> [UInt8] {
         let visitCodes = codes?.visits ?? [], pathCodes = codes?.path ?? [], runCodes = codes?.runs ?? []
         var w = BinaryWriter()
-        w.bytes.reserveCapacity(512)
+        w.bytes.reserveCapacity(Tuning.journeyBytesReserved)
         w.names = names
         w.byte(Journey.binaryVersion)
         w.string(userID)

@@ -222,6 +222,7 @@ public struct JourneyFold: Sendable {
             } else {
                 visit = visits.count
                 index(visit: visit, of: step, code: code)
+                if visits.isEmpty { reserveViews() }
                 visitCodes.append(code)
                 visits.append(.init(step: step, firstViewedAt: time, views: 1, secondsOnStep: nil))
                 viewOrder.append(step)
@@ -302,6 +303,17 @@ public struct JourneyFold: Sendable {
         return notes
     }
 
+    /// Room for as many visits and view runs as the definition has steps, at the first view:
+    /// most journeys view many, and grown one doubling at a time each array is copied anew.
+    private mutating func reserveViews() {
+        let room = min(stepCodeCount, Tuning.foldStepsReserved)
+        visits.reserveCapacity(room)
+        visitCodes.reserveCapacity(room)
+        viewOrder.reserveCapacity(room)
+        viewRuns.reserveCapacity(room)
+        runVisits.reserveCapacity(room)
+    }
+
     /// The visit of `step` (`code` its code, -1 for none), nil before its first view.
     private func visit(of step: String, code: Int32) -> Int? {
         guard code >= 0 else { return visitIndex[step] }
@@ -348,6 +360,7 @@ public struct JourneyFold: Sendable {
         if let definition {
             let (expected, pathCodes) = expectedPath(definition, paths: paths)
             codes.path = pathCodes
+            path.reserveCapacity(expected.entries.count)
             lane = expected.lane
             laneReason = expected.laneReason
             // Steps on the path before the one the user started on are not tracked for them.

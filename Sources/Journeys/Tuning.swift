@@ -20,4 +20,10 @@ package enum Tuning {
     /// input's events per user so far, at most this many, so that a list is not grown one
     /// doubling at a time from one event.
     package static let heldListStart = 64
+    /// Room a journey's stored bytes start with (`Journey.binary`): most journeys of the
+    /// GLP-1 flow take 500–1,000 bytes, and the writer would otherwise grow and copy them.
+    package static let journeyBytesReserved = 1_024
+    /// Most visits and view runs a fold makes room for at a journey's first view (at most the
+    /// definition's steps).
+    package static let foldStepsReserved = 32
 }

@@ -43,10 +43,11 @@ let package = Package(
                 swiftSettings: instrumented),
         .target(name: "Flows", dependencies: ["FunnelModel"], path: "Library/Flows", swiftSettings: instrumented),
         .target(name: "Workers", path: "Library/Workers", swiftSettings: instrumented),
-        .target(name: "LineParsing", dependencies: ["FunnelModel", "LogFiles", "Workers"], path: "Library/LineParsing",
+        .target(name: "LogSources", dependencies: ["FunnelModel"], path: "Library/LogSources", swiftSettings: instrumented),
+        .target(name: "LineParsing", dependencies: ["FunnelModel", "LogFiles", "LogSources", "Workers"], path: "Library/LineParsing",
                 swiftSettings: instrumented),
         .target(name: "StoreCore", dependencies: [
-            "FunnelModel", "LogFiles", "LineParsing", "Workers", "CGlibc", .product(name: "Crypto", package: "swift-crypto"),
+            "FunnelModel", "LogFiles", "LogSources", "LineParsing", "Workers", "CGlibc", .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Library/StoreCore", swiftSettings: instrumented),
         .target(name: "Journeys", dependencies: ["FunnelModel", "LogFiles", "Workers", "LineParsing", "StoreCore"], path: "Library/Journeys",
                 swiftSettings: instrumented),

@@ -69,12 +69,17 @@ public struct JSONScanner {
         let start = i
         var escaped = false
         while true {
-            // Eight bytes at a time while none is a quote, a backslash or a control character
-            // (and not inside an escaped string, whose bytes are copied one by one).
+            // Eight bytes at a time while none is a quote, a backslash or a control character,
+            // then straight to the first such byte (not inside an escaped string, whose bytes
+            // are copied one by one).
             if !escaped, let base = b.baseAddress {
                 while i + 8 <= b.count {
-                    let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                    if JSONScanner.hasSpecialByte(w) { break }
+                    let w = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+                    let special = JSONScanner.specialBytes(w)
+                    if special != 0 {
+                        i += special.trailingZeroBitCount >> 3
+                        break
+                    }
                     i += 8
                 }
             }
@@ -98,10 +103,11 @@ public struct JSONScanner {
         return (start, end, escaped)
     }
 
-    /// Whether any byte of `w` is `"` (0x22), `\\` (0x5C) or below 0x20 (bytes of 0x80 and
-    /// above count as ordinary: the line is valid UTF-8 already).
+    /// The high bit of each byte of `w` (eight bytes, the first in its lowest) that is `"`
+    /// (0x22), `\\` (0x5C) or below 0x20, exact for the lowest such byte (bits above it may be
+    /// set too); 0 when none is. Bytes of 0x80 and above count as ordinary: the line is valid UTF-8 already.
     @inlinable @inline(__always)
-    static func hasSpecialByte(_ w: UInt64) -> Bool {
+    static func specialBytes(_ w: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         // A byte of x is zero exactly when the byte of w equals the pattern's; `hasZero` is
@@ -111,7 +117,7 @@ public struct JSONScanner {
         let backslash = hasZero(w ^ (ones &* 0x5C))
         // Bytes below 0x20: subtracting 0x20 borrows into the high bit (ASCII bytes only).
         let control = (w &- ones &* 0x20) & ~w & highs
-        return (quote | backslash | control) != 0
+        return quote | backslash | control
     }
 
     @inlinable

@@ -60,6 +60,49 @@ final class JSONScannerTests: XCTestCase {
         XCTAssertEqual(lineError(String(repeating: "[", count: 513)), JSONSyntaxError(offset: 512, message: "nested deeper than 512 levels"))
     }
 
+    /// Strings are scanned eight bytes at a time, then straight to the first quote, backslash
+    /// or control byte of the word: wherever that byte falls (and with UTF-8 and bytes that
+    /// borrow in the word's arithmetic before it), the string ends at its own quote, an escape
+    /// is decoded, and a control byte is named at its offset.
+    func testAStringEndsAtItsFirstSpecialByteWhereverItFalls() throws {
+        let fillers: [[UInt8]] = [Array("a".utf8), Array("é".utf8), [0x21], [0x7F]]
+        for filler in fillers {
+            for length in 0..<24 {
+                var body: [UInt8] = []
+                while body.count < length { body += filler }
+                let prefix = Array("{\"k\":".utf8)
+                func scan(_ string: [UInt8]) -> Result<(Int, Int, Bool, [UInt8]), JSONSyntaxError> {
+                    let bytes = prefix + string + Array("}".utf8)
+                    return bytes.withUnsafeBufferPointer { b in
+                        var sc = JSONScanner(b, at: prefix.count)
+                        var out: [UInt8] = []
+                        let scanned = withUnsafeMutablePointer(to: &out) { o -> Result<(start: Int, end: Int, escaped: Bool), JSONSyntaxError> in
+                            do throws(JSONSyntaxError) {
+                                return .success(try sc.scanString(decodeInto: o))
+                            } catch {
+                                return .failure(error)
+                            }
+                        }
+                        return scanned.map { r in (r.start, r.end, r.escaped, r.escaped ? out : Array(b[r.start..<r.end])) }
+                    }
+                }
+                let plain = try scan([0x22] + body + [0x22]).get()
+                XCTAssertEqual(plain.0, prefix.count + 1)
+                XCTAssertEqual(plain.1, prefix.count + 1 + body.count, "length \(length)")
+                XCTAssertEqual(plain.3, body)
+                for p in 0...body.count {
+                    let escaped = try scan([0x22] + body[..<p] + Array("\\n".utf8) + body[p...] + [0x22]).get()
+                    XCTAssertTrue(escaped.2)
+                    XCTAssertEqual(escaped.3, Array(body[..<p]) + [0x0A] + Array(body[p...]), "escape at \(p) of \(length)")
+                    let control = scan([0x22] + body[..<p] + [0x09] + body[p...] + [0x22])
+                    XCTAssertThrowsError(try control.get()) { error in
+                        XCTAssertEqual((error as? JSONSyntaxError)?.offset, prefix.count + 1 + p, "tab at \(p) of \(length)")
+                    }
+                }
+            }
+        }
+    }
+
     func testInvalidUTF8InADocumentsString() throws {
         let bytes: [UInt8] = Array(#"{"a": ""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
         XCTAssertThrowsError(try JSONScanner.parseDocument(bytes)) { error in

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import FunnelModel
 
 /// Writes a vendor line's native line straight from the line's bytes in one scan: values are
@@ -215,15 +220,13 @@ public struct SourceCutter: Sendable {
         }
     }
 
-    /// Whether the bytes at `r` are `key`'s.
+    /// Whether the bytes at `r` are `key`'s (compared in place: no iterator, no bounds checks).
     static func equal(_ key: [UInt8], _ r: Range<Int>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard key.count == r.count else { return false }
-        var i = r.lowerBound
-        for c in key {
-            if b[i] != c { return false }
-            i += 1
+        return key.withUnsafeBufferPointer { k in
+            guard let kb = k.baseAddress, let bb = b.baseAddress else { return k.isEmpty }
+            return memcmp(kb, bb + r.lowerBound, k.count) == 0
         }
-        return true
     }
 
     /// Whether the key at `r` starts with `prefix` (`wide`: it holds a byte past ASCII), as

@@ -88,16 +88,22 @@ struct IDFilter {
         return held
     }
 
+    /// The `i`th of the 4 bits `z` picks in the block at `base`: its word and its mask there.
+    @inline(__always)
+    private static func bit(_ i: Int, of z: UInt64, base: Int) -> (word: Int, mask: UInt64) {
+        let bit = Int((z >> (9 * UInt64(i))) & 511)
+        return (base + bit >> 6, 1 << UInt64(bit & 63))
+    }
+
     /// Whether the 4 bits `z` picks in the block at `base` were all set; sets them.
     @inline(__always)
     private static func testAndSet(base: Int, bits z: UInt64, in p: UnsafeMutableBufferPointer<UInt64>) -> Bool {
         var held = true
         for i in 0..<4 {
-            let bit = Int((z >> (9 * UInt64(i))) & 511)
-            let mask: UInt64 = 1 << UInt64(bit & 63)
-            if p[base + bit >> 6] & mask == 0 {
+            let (word, mask) = bit(i, of: z, base: base)
+            if p[word] & mask == 0 {
                 held = false
-                p[base + bit >> 6] |= mask
+                p[word] |= mask
             }
         }
         return held
@@ -139,8 +145,8 @@ struct IDFilter {
     @inline(__always)
     private static func test(base: Int, bits z: UInt64, in p: UnsafeBufferPointer<UInt64>) -> Bool {
         for i in 0..<4 {
-            let bit = Int((z >> (9 * UInt64(i))) & 511)
-            if p[base + bit >> 6] & (1 << UInt64(bit & 63)) == 0 { return false }
+            let (word, mask) = bit(i, of: z, base: base)
+            if p[word] & mask == 0 { return false }
         }
         return true
     }

@@ -105,7 +105,8 @@ public struct JSONScanner {
 
     /// The high bit of each byte of `w` (eight bytes, the first in its lowest) that is `"`
     /// (0x22), `\\` (0x5C) or below 0x20, exact for the lowest such byte (bits above it may be
-    /// set too); 0 when none is. Bytes of 0x80 and above count as ordinary: the line is valid UTF-8 already.
+    /// set too); 0 when none is. Bytes of 0x80 and above count as ordinary: the line is valid
+    /// UTF-8 already.
     @inlinable @inline(__always)
     static func specialBytes(_ w: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101

@@ -25,6 +25,9 @@ public struct FlowVocabulary: Sendable, Hashable {
     public let stepCodes: [String: Int32]
     /// How many codes there are (the definition's steps, repeats included).
     public let stepCodeCount: Int
+    /// The place of each step code (`stepPlaces` of the step with that code): a journey's
+    /// coded visit finds its place without hashing the step's id.
+    public let placesByCode: [StepPlace]
 
     /// Whether the definition has a step, and the lanes that have it (indexes into `laneIDs`).
     public struct StepPlace: Sendable, Hashable {
@@ -64,6 +67,7 @@ public struct FlowVocabulary: Sendable, Hashable {
             for id in Set(lane.steps.map(\.id)) { places[id, default: StepPlace()].lanes.append(i) }
         }
         stepPlaces = places
+        placesByCode = definition.steps.map { places[$0.id] ?? StepPlace() }
         self.laneTerminals = laneTerminals
         terminals = definition.orderedStepIDs.filter { terminalIDs.contains($0) }
     }

@@ -107,9 +107,10 @@ package struct BinaryWriter {
 
     package mutating func object(_ o: [String: JSONValue]) {
         uint(UInt64(o.count))
-        for key in o.keys.sorted() {
+        // The pairs sorted once by key: no key is looked up again.
+        for (key, v) in o.sorted(by: { $0.key < $1.key }) {
             name(key)
-            value(o[key] ?? .null)
+            value(v)
         }
     }
 

@@ -38,6 +38,12 @@ public struct DriftFact: Sendable, Hashable {
 
     /// Every way `j` departs from the definition `vocabulary` comes from, in a stable order.
     public static func facts(of j: Journey, vocabulary: FlowVocabulary) -> [DriftFact] {
+        facts(of: j, vocabulary: vocabulary, visitCodes: [])
+    }
+
+    /// `facts(of:vocabulary:)`, with the step codes of the journey's visits when its fold gave
+    /// them (`JourneyCodes.visits`; -1 or none: the step is looked up by its id).
+    package static func facts(of j: Journey, vocabulary: FlowVocabulary, visitCodes: [Int32]) -> [DriftFact] {
         var out: [DriftFact] = []
         // The keys with listed values are few; a journey's answers, many.
         for (key, listed) in vocabulary.listedValues {
@@ -51,8 +57,9 @@ public struct DriftFact: Sendable, Hashable {
         // The journey's lane by its index (nil: no lane, or one the definition lacks); a
         // repeated lane id names its last lane.
         let laneIndex = j.lane.flatMap { vocabulary.laneIDs.lastIndex(of: $0) }
-        for v in j.visits {
-            let place = vocabulary.stepPlaces[v.step]
+        for (i, v) in j.visits.enumerated() {
+            let place: FlowVocabulary.StepPlace? = i < visitCodes.count && visitCodes[i] >= 0
+                ? vocabulary.placesByCode[Int(visitCodes[i])] : vocabulary.stepPlaces[v.step]
             if place?.known != true {
                 out.append(DriftFact(kind: .stepNotInFlow, name: v.step, at: v.firstViewedAt.micros))
             } else if let lane = j.lane {

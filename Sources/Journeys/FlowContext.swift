@@ -14,6 +14,8 @@ package final class FlowContext: Sendable {
     package let paths: ExpectedPaths?
     /// What facts need of the definition (nil without one).
     package let facts: JourneyFacts.Prepared?
+    /// What every fold of the definition reads of it (one for all its folds).
+    package let rules: JourneyFold.Rules
 
     package init(_ definition: FlowDefinition?) {
         self.definition = definition
@@ -24,6 +26,7 @@ package final class FlowContext: Sendable {
         self.slots = slots
         facts = definition.flatMap { d in vocabulary.map { JourneyFacts.Prepared(d, vocabulary: $0, slots: slots) } }
         names = JourneyNames(definition)
+        rules = JourneyFold.Rules(definition, vocabulary: vocabulary)
         fingerprint = JourneyFold.fingerprint(definition)
     }
 

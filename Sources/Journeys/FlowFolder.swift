@@ -27,7 +27,7 @@ public struct FlowFolder: Sendable {
 
     /// That journey and its steps' codes.
     private func coded(_ events: [RecordedEvent], until: Timestamp?) -> (journey: Journey, codes: JourneyCodes)? {
-        JourneyFold.fold(events, definition: context.definition, until: until, vocabulary: context.vocabulary)?
+        JourneyFold.fold(events, rules: context.rules, until: until)?
             .finishCoded(paths: context.paths)
     }
 

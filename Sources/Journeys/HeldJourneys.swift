@@ -82,8 +82,7 @@ public final class HeldJourneys: @unchecked Sendable {
                 going.fold.forgetContextNumber()
             case nil:
                 guard journeys.count < capacity else { return }
-                going = Going(fold: JourneyFold(userID: key.user, flow: key.flow, definition: folder.context.definition,
-                                                vocabulary: folder.context.vocabulary),
+                going = Going(fold: JourneyFold(userID: key.user, flow: key.flow, rules: folder.context.rules),
                               lastTime: .min, lastSeq: .min, maxSeq: .min)
             }
             if stepCodes[key.flow] == nil { stepCodes[key.flow] = folder.context.stepCodes(of: table) }

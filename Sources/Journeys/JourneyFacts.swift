@@ -74,7 +74,8 @@ public struct JourneyFacts: Sendable, Hashable {
     /// What facts need of a definition, worked out once for many journeys: its flag
     /// defaults, its cohorts' conditions, parsed (nil: one that does not parse), and the
     /// cohort and flag bits worked out so far, kept by the part of the context they read.
-    package struct Prepared: Sendable {
+    /// Shared by reference: each journey's facts read it, none copies it.
+    package final class Prepared: Sendable {
         package let flagDefaults: [String: Bool]
         package let cohorts: [Condition?]
         package let vocabulary: FlowVocabulary
@@ -84,7 +85,7 @@ public struct JourneyFacts: Sendable, Hashable {
         let reads: ConditionReads
         let bits = BoundedCache<ConditionReads.Key, ContextBits>(limit: Tuning.cachedPaths)
 
-        package init(_ definition: FlowDefinition) {
+        package convenience init(_ definition: FlowDefinition) {
             self.init(definition, vocabulary: FlowVocabulary(definition), slots: JourneyFacts.slotIndex(definition))
         }
 
@@ -163,7 +164,7 @@ public struct JourneyFacts: Sendable, Hashable {
             if p.status == .beforeStart { b |= 32 }
             bits[k] |= b
         }
-        drift = DriftFact.facts(of: j, vocabulary: prepared.vocabulary)
+        drift = DriftFact.facts(of: j, vocabulary: prepared.vocabulary, visitCodes: visitCodes)
         runSlots = []
         runMicros = []
         otherRunSteps = []

@@ -8,7 +8,7 @@ import FunnelModel
 /// Feed events in fold order (`RecordedEvent.foldOrder`); `apply` returns what each event
 /// means for the journey, `finish` computes the expected path and eligibility.
 public struct JourneyFold: Sendable {
-    public let definition: FlowDefinition?
+    public var definition: FlowDefinition? { rules.definition }
     public private(set) var userID: String
     public private(set) var flow: String
     private var startedAt: Timestamp?
@@ -52,31 +52,26 @@ public struct JourneyFold: Sendable {
     private var lastSeq: Int64?
     /// The context number of the last event folded (`FoldableEvent.contextID`).
     private var lastContextID: Int32 = -1
-    /// The definition's step codes, flags and listed values (`FlowVocabulary`; empty without
-    /// one), kept apart: each event reads one of them, not a copy of the whole vocabulary.
-    private let stepCodes: [String: Int32]
-    private let stepCodeCount: Int
-    private let declaredFlags: Set<String>
-    private let listedValues: [String: Set<String>]
+    /// The definition and what each event reads of it (`Rules`: shared by every fold of it).
+    private let rules: Rules
     /// Whether there is a definition: asked for every event, and `definition != nil` copies
     /// the whole definition (every array in it retained and released) to answer.
     private let hasDefinition: Bool
+    private var stepCodes: [String: Int32] { rules.stepCodes }
+    private var stepCodeCount: Int { rules.stepCodeCount }
+    private var declaredFlags: Set<String> { rules.declaredFlags }
+    private var listedValues: [String: Set<String>] { rules.listedValues }
 
     public init(userID: String, flow: String, definition: FlowDefinition?) {
-        self.init(userID: userID, flow: flow, definition: definition, vocabulary: nil)
+        self.init(userID: userID, flow: flow, rules: Rules(definition))
     }
 
-    /// `vocabulary`: the definition's, when the caller has it already.
-    package init(userID: String, flow: String, definition: FlowDefinition?, vocabulary: FlowVocabulary?) {
+    /// A fold by `rules` (its flow definition's, built once for all its folds).
+    package init(userID: String, flow: String, rules: Rules) {
         self.userID = userID
         self.flow = flow
-        self.definition = definition
-        hasDefinition = definition != nil
-        let vocabulary = vocabulary ?? definition.map(FlowVocabulary.init)
-        stepCodes = vocabulary?.stepCodes ?? [:]
-        stepCodeCount = vocabulary?.stepCodeCount ?? 0
-        declaredFlags = vocabulary?.declaredFlags ?? []
-        listedValues = vocabulary?.listedValues ?? [:]
+        self.rules = rules
+        hasDefinition = rules.definition != nil
     }
 
     /// What a fold needs beyond its `Journey` to go on with later events.
@@ -92,11 +87,11 @@ public struct JourneyFold: Sendable {
     /// it had folded the journey's events itself: feed it only events that come after them in
     /// fold order.
     public init(resuming journey: Journey, _ state: Resume, definition: FlowDefinition?) {
-        self.init(resuming: journey, state, definition: definition, vocabulary: nil)
+        self.init(resuming: journey, state, rules: Rules(definition))
     }
 
-    package init(resuming journey: Journey, _ state: Resume, definition: FlowDefinition?, vocabulary: FlowVocabulary?) {
-        self.init(userID: journey.userID, flow: journey.flow, definition: definition, vocabulary: vocabulary)
+    package init(resuming journey: Journey, _ state: Resume, rules: Rules) {
+        self.init(userID: journey.userID, flow: journey.flow, rules: rules)
         startedAt = journey.startedAt
         startStep = journey.startStep
         completedAt = journey.completedAt
@@ -441,16 +436,15 @@ public struct JourneyFold: Sendable {
 
     /// The fold of a user's events (any order), before `finish`; nil without events.
     public static func fold(_ events: [RecordedEvent], definition: FlowDefinition?, until: Timestamp? = nil) -> JourneyFold? {
-        fold(events, definition: definition, until: until, vocabulary: nil)
+        fold(events, rules: Rules(definition), until: until)
     }
 
-    package static func fold(_ events: [RecordedEvent], definition: FlowDefinition?, until: Timestamp? = nil,
-                             vocabulary: FlowVocabulary?) -> JourneyFold? {
+    /// `fold(_:definition:until:)` by `rules` (its flow definition's, built once for all its folds).
+    package static func fold(_ events: [RecordedEvent], rules: Rules, until: Timestamp? = nil) -> JourneyFold? {
         // Sort positions by (time, seq), not the events themselves: no copies of events.
         let order = events.foldOrderIndices
         guard let first = order.first else { return nil }
-        var fold = JourneyFold(userID: events[first].event.userID, flow: events[first].event.flow, definition: definition,
-                               vocabulary: vocabulary)
+        var fold = JourneyFold(userID: events[first].event.userID, flow: events[first].event.flow, rules: rules)
         var any = false
         // Read in place: an event passed from the array itself would be copied.
         events.withUnsafeBufferPointer { events in

@@ -137,7 +137,7 @@ struct FoldContext: Sendable {
               let state, journey.lastEventAt.micros <= minTime else { return nil }
         let prior = try EventStore.priorEvents(user: key.user, flow: key.flow, before: firstSeq, in: db)
         guard prior.count == journey.events, prior.lastMicros == journey.lastEventAt.micros else { return nil }
-        return JourneyFold(resuming: journey, state, definition: context.definition, vocabulary: context.vocabulary)
+        return JourneyFold(resuming: journey, state, rules: context.rules)
     }
 
     /// The events a committed input before kept for `key` (`RecentEvents`), when they are every

@@ -66,14 +66,12 @@ extension ProjectionStore {
     /// What folding and encoding plan `i` of `work` gives.
     private static func fold(_ work: FoldWork, _ i: Int) -> FoldOutcome {
         let key = work.keys[i]
-        let definition = work.definitions[key.flow]
-        let context = work.contexts[key.flow] ?? FlowContext(definition)
+        let context = work.contexts[key.flow] ?? FlowContext(work.definitions[key.flow])
         var fold: JourneyFold?
         switch work.plans[i] {
         case .fold(let resumed, let held):
             if resumed != nil || !held.isEmpty {
-                var going = resumed ?? JourneyFold(userID: key.user, flow: key.flow, definition: definition,
-                                                   vocabulary: context.vocabulary)
+                var going = resumed ?? JourneyFold(userID: key.user, flow: key.flow, rules: context.rules)
                 // One view moved along the events: the held events and parts retained once.
                 var view = work.view(held, flow: key.flow)
                 for j in EventParts.foldOrder(held) {
@@ -83,12 +81,12 @@ extension ProjectionStore {
                 fold = going
             }
         case .merge(let earlierTable, let earlier, let held):
-            var going = JourneyFold(userID: key.user, flow: key.flow, definition: definition, vocabulary: context.vocabulary)
+            var going = JourneyFold(userID: key.user, flow: key.flow, rules: context.rules)
             foldMerged(into: &going, HeldView(held: earlier, table: earlierTable, i: 0), work.view(held, flow: key.flow))
             fold = going
         case .log(let stored):
             do {
-                fold = JourneyFold.fold(try stored.events(), definition: definition, vocabulary: context.vocabulary)
+                fold = JourneyFold.fold(try stored.events(), rules: context.rules)
             } catch {
                 return .failed("\(error)")
             }

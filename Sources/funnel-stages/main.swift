@@ -75,7 +75,7 @@ func foldParts() throws {
     let users = try paths.flatMap(glp1Users)
     var folds: [JourneyFold] = []
     let fold = timed {
-        folds = users.compactMap { JourneyFold.fold($0, definition: glp1, vocabulary: context.vocabulary) }
+        folds = users.compactMap { JourneyFold.fold($0, rules: context.rules) }
     }
     var journeys: [Journey] = []
     let repeats = Int(ProcessInfo.processInfo.environment["FOLD_REPEAT"] ?? "1") ?? 1

@@ -39,7 +39,7 @@ final class JourneyCodesTests: XCTestCase {
             let context = FlowContext(definition)
             let prepared = try XCTUnwrap(context.facts)
             for events in try usersEvents(definition, users: 60) {
-                let fold = try XCTUnwrap(JourneyFold.fold(events, definition: definition, vocabulary: context.vocabulary))
+                let fold = try XCTUnwrap(JourneyFold.fold(events, rules: context.rules))
                 for paths in [context.paths, nil] {
                     let (journey, codes) = fold.finishCoded(paths: paths)
                     XCTAssertEqual(journey, fold.finish())
@@ -85,13 +85,13 @@ final class JourneyCodesTests: XCTestCase {
             let table = parts.table
             let codes = table.stepCodes(flow: definition.id, vocabulary.stepCodes)
             XCTAssertEqual(codes.count, table.names.count)
-            var coded = JourneyFold(userID: events[0].event.userID, flow: definition.id, definition: definition, vocabulary: vocabulary)
+            var coded = JourneyFold(userID: events[0].event.userID, flow: definition.id, rules: context.rules)
             var view = HeldView(held: held, table: table, i: 0, stepCodes: codes)
             for i in EventParts.foldOrder(held) {
                 view.i = i
                 coded.apply(view, explain: false)
             }
-            let looked = try XCTUnwrap(JourneyFold.fold(events, definition: definition, vocabulary: vocabulary))
+            let looked = try XCTUnwrap(JourneyFold.fold(events, definition: definition))
             XCTAssertEqual(coded.finish(paths: context.paths), looked.finish(paths: context.paths))
         }
     }

@@ -1,0 +1,25 @@
+import FunnelModel
+
+extension JourneyFold {
+    /// What every fold of one flow definition reads of it, built once and shared by
+    /// reference: a journey's fold holds one reference, not a copy of each part.
+    package final class Rules: Sendable {
+        package let definition: FlowDefinition?
+        /// The definition's step codes, flags and listed values (`FlowVocabulary`; empty
+        /// without one).
+        let stepCodes: [String: Int32]
+        let stepCodeCount: Int
+        let declaredFlags: Set<String>
+        let listedValues: [String: Set<String>]
+
+        /// `vocabulary`: the definition's, when the caller has it already.
+        package init(_ definition: FlowDefinition?, vocabulary: FlowVocabulary? = nil) {
+            self.definition = definition
+            let vocabulary = vocabulary ?? definition.map(FlowVocabulary.init)
+            stepCodes = vocabulary?.stepCodes ?? [:]
+            stepCodeCount = vocabulary?.stepCodeCount ?? 0
+            declaredFlags = vocabulary?.declaredFlags ?? []
+            listedValues = vocabulary?.listedValues ?? [:]
+        }
+    }
+}

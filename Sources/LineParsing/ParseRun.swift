@@ -18,11 +18,17 @@ package final class ParseRun: Sendable {
     /// Told once the parsing thread is done with the input.
     private let done = BoundedQueue<Bool>(capacity: 1)
 
-    /// `skipLines`, `source`: as `LineParser.run` takes them.
+    /// Emptied batches for the parser to fill again (shared by the inputs of one ingest).
+    private let pool: BatchPool
+
+    /// `skipLines`, `source`: as `LineParser.run` takes them. `pool`: the batches the parser
+    /// fills again, and where the writer's go once it is done with them.
     package init(input: InputSource, batchLines: Int, batchBytes: Int = Tuning.batchBytes,
-         eventSink: (any ParsedEventSink)? = nil, skipLines: Int = 0, source: SourceMapping? = nil) {
+         eventSink: (any ParsedEventSink)? = nil, skipLines: Int = 0, source: SourceMapping? = nil,
+         pool: BatchPool = BatchPool()) {
         self.input = input
         self.eventSink = eventSink
+        self.pool = pool
         let queue = self.queue, done = self.done
         WorkerThread.parsing.run {
             defer { done.push(true, waitForRoom: false) }
@@ -30,7 +36,7 @@ package final class ParseRun: Sendable {
             do {
                 let end = try LineParser.run(input: input, batchLines: batchLines, batchBytes: batchBytes,
                                              eventSink: eventSink, skipLines: skipLines, source: source,
-                                             spare: { queue.spare() }) { batch in
+                                             spare: { pool.take() }) { batch in
                     queue.push(.batch(batch))
                 }
                 _ = queue.push(.end(end))
@@ -52,11 +58,11 @@ package final class ParseRun: Sendable {
                     continue
                 }
                 // Consumed, so that the batch's buffers have one owner again once `body` is
-                // done with them (and are kept, not copied, when recycled).
+                // done with them (and are kept, not copied, when pooled).
                 switch consume item {
                 case .batch(let batch):
                     try body(batch)
-                    queue.recycle(consume batch)
+                    pool.give(consume batch)
                 case .end(let end): return end
                 case .failed(let error): throw error
                 }

@@ -8,7 +8,8 @@ enum Tuning {
     static let batchBytes = 4 << 20
     /// Parsed batches that wait for the writer before the parser waits.
     static let waitingBatches = 12
-    /// Emptied batches kept for the parser to fill again.
+    /// Emptied batches kept for the parser to fill again, beyond as many as wait for the
+    /// writer (`BatchPool`).
     static let spareBatches = 2
     /// Shapes an input learns as templates (`ShapeTemplates`), at most: past them, lines of
     /// new shapes are parsed in full; a template holds its literals once, a few hundred bytes.

@@ -11,6 +11,8 @@ package struct IngestDriver<Backend: IngestBackend> {
     package let options: IngestOptions
     /// Each defined flow's step ids, for the classifier's `unplanned`.
     private let stepsByFlow: [String: Set<String>]
+    /// Parsed batches going round between the parsing thread and the writer, every input's.
+    private let batches = BatchPool()
 
     package init(backend: Backend, options: IngestOptions) {
         self.backend = backend
@@ -131,7 +133,7 @@ package struct IngestDriver<Backend: IngestBackend> {
     /// the line after `skipLines`.
     private func startParse(_ input: InputSource, skipLines: Int) -> ParseRun {
         ParseRun(input: input, batchLines: options.batchLines, eventSink: backend.makeEventSink(), skipLines: skipLines,
-                 source: options.source)
+                 source: options.source, pool: batches)
     }
 
     /// The hash and parse of the input after `index`, queued now on the parsing thread: only

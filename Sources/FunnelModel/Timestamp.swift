@@ -138,34 +138,29 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     public static func parse(bytes b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
         let n = b.count
-        func digits(_ at: Int, _ count: Int) -> Int64? {
-            guard at + count <= n else { return nil }
-            var v: Int64 = 0
-            for i in at..<(at + count) {
-                let c = b[i]
-                guard c >= 48, c <= 57 else { return nil }
-                v = v * 10 + Int64(c - 48)
-            }
-            return v
+        guard n >= 10, let p = b.baseAddress else { return nil }
+        // The two digits at `i` as a number, or -1 when either is not a digit (the caller
+        // has checked that both bytes are in the text).
+        func twoDigits(_ i: Int) -> Int64 {
+            let hi = p[i] &- 48, lo = p[i + 1] &- 48
+            return hi < 10 && lo < 10 ? Int64(hi) * 10 + Int64(lo) : -1
         }
-        guard let year = digits(0, 4), n >= 10, b[4] == 45, let month = digits(5, 2), b[7] == 45,
-              let day = digits(8, 2) else { return nil }
-        guard month >= 1, month <= 12, day >= 1 else { return nil }
-        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-        let monthDays: [Int64] = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard day <= monthDays[Int(month - 1)] else { return nil }
+        let century = twoDigits(0), yy = twoDigits(2), month = twoDigits(5), day = twoDigits(8)
+        guard century >= 0, yy >= 0, p[4] == 45, p[7] == 45, month >= 1, month <= 12, day >= 1 else { return nil }
+        let year = century * 100 + yy
+        guard day <= daysIn(month: month, year: year) else { return nil }
         let dayNumber = days(year: year, month: month, day: day)
         if n == 10 { return Timestamp(micros: dayNumber * 86_400_000_000, offsetSeconds: 0) }
-        guard n >= 20, b[10] == 84 || b[10] == 116 || b[10] == 32,
-              let hh = digits(11, 2), b[13] == 58, let mm = digits(14, 2), b[16] == 58,
-              let ss = digits(17, 2), hh <= 23, mm <= 59, ss <= 60 else { return nil }
+        guard n >= 20, p[10] == 84 || p[10] == 116 || p[10] == 32, p[13] == 58, p[16] == 58 else { return nil }
+        let hh = twoDigits(11), mm = twoDigits(14), ss = twoDigits(17)
+        guard hh >= 0, mm >= 0, ss >= 0, hh <= 23, mm <= 59, ss <= 60 else { return nil }
         var i = 19
         var fraction: Int64 = 0
-        if i < n, b[i] == 46 {
+        if p[i] == 46 {
             i += 1
             var count = 0
-            while i < n, b[i] >= 48, b[i] <= 57 {
-                if count < 6 { fraction = fraction * 10 + Int64(b[i] - 48) }
+            while i < n, p[i] &- 48 < 10 {
+                if count < 6 { fraction = fraction * 10 + Int64(p[i] - 48) }
                 count += 1
                 i += 1
             }
@@ -174,13 +169,13 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         }
         guard i < n else { return nil }
         var offset: Int64 = 0
-        if b[i] == 90 || b[i] == 122 {
+        if p[i] == 90 || p[i] == 122 {
             i += 1
-        } else if b[i] == 43 || b[i] == 45 {
-            let sign: Int64 = b[i] == 45 ? -1 : 1
-            guard let oh = digits(i + 1, 2), i + 3 < n, b[i + 3] == 58, let om = digits(i + 4, 2),
-                  oh <= 23, om <= 59 else { return nil }
-            offset = sign * (oh * 3600 + om * 60)
+        } else if p[i] == 43 || p[i] == 45 {
+            guard i + 6 <= n, p[i + 3] == 58 else { return nil }
+            let oh = twoDigits(i + 1), om = twoDigits(i + 4)
+            guard oh >= 0, om >= 0, oh <= 23, om <= 59 else { return nil }
+            offset = (p[i] == 45 ? -1 : 1) * (oh * 3600 + om * 60)
             i += 6
         } else {
             return nil
@@ -189,5 +184,14 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         let local = dayNumber * 86_400 + hh * 3600 + mm * 60 + min(ss, 59)
         let utc = local - offset
         return Timestamp(micros: utc * 1_000_000 + fraction, offsetSeconds: Int32(offset))
+    }
+
+    /// The days in `month` (1–12) of `year` (proleptic Gregorian).
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 }

@@ -69,7 +69,7 @@ package struct BinaryWriter {
     /// for its k-th.
     package mutating func name(_ s: String?) {
         guard let s else { bytes.append(0); return }
-        if let k = names.index[s] {
+        if let k = names.index(of: s) {
             uint(UInt64(k) + 2)
         } else {
             bytes.append(1)
@@ -123,7 +123,7 @@ package struct BinaryWriter {
             string(n)
         case .string(let s):
             // Version 2: tag 7 and the index of a name the definition has.
-            if let k = names.index[s] {
+            if let k = names.index(of: s) {
                 byte(7)
                 uint(UInt64(k))
             } else {

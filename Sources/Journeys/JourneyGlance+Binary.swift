@@ -31,8 +31,8 @@ extension JourneyGlance {
         package init(_ request: Request, _ names: JourneyNames) {
             self.request = request
             self.names = names
-            steps = request.steps.map { names.index[$0].map { UInt64($0) + 2 } }
-            keys = request.keys.map { names.index[$0].map { UInt64($0) + 2 } }
+            steps = request.steps.map { names.index(of: $0).map { UInt64($0) + 2 } }
+            keys = request.keys.map { names.index(of: $0).map { UInt64($0) + 2 } }
             repeatedSteps = Codes.repeated(request.steps)
             repeatedKeys = Codes.repeated(request.keys)
         }

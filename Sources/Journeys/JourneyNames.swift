@@ -1,11 +1,16 @@
 import FunnelModel
+import LogFiles
 
 /// The names a flow definition gives, in a fixed order: its step ids, then the keys and values
 /// its steps collect, its flags and lanes. The stored form of a journey folded with the
 /// definition writes these as their index here.
 public struct JourneyNames: Sendable {
     public let names: [String]
-    package let index: [String: Int]
+    /// Each distinct name's bytes, numbered in first-seen order, and the index in `names` of
+    /// each number's first occurrence: a journey's keys and values are looked up by their
+    /// bytes, without hashing each `String` anew.
+    private let interned: ByteInterner
+    private let firstIndex: [Int]
 
     public init(_ definition: FlowDefinition?) {
         var names = definition?.steps.map(\.id) ?? []
@@ -22,9 +27,20 @@ public struct JourneyNames: Sendable {
 
     package init(names: [String]) {
         self.names = names
-        var index: [String: Int] = [:]
-        for (i, name) in names.enumerated() where index[name] == nil { index[name] = i }
-        self.index = index
+        var interned = ByteInterner()
+        var firstIndex: [Int] = []
+        for (i, name) in names.enumerated() {
+            var name = name
+            if name.withUTF8({ interned.intern($0).isNew }) { firstIndex.append(i) }
+        }
+        self.interned = interned
+        self.firstIndex = firstIndex
+    }
+
+    /// The index of `name`'s first occurrence in `names`, nil when it is not one of them.
+    package func index(of name: String) -> Int? {
+        var name = name
+        return name.withUTF8 { interned.lookup($0) }.map { firstIndex[$0] }
     }
 
     /// No definition: every name is written in full.

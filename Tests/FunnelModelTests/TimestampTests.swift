@@ -40,6 +40,90 @@ final class TimestampTests: XCTestCase {
         XCTAssertNil(Timestamp.parse(""))
     }
 
+    func testTheParserAgreesWithAPlainDigitByDigitReadingOnNearMisses() {
+        let seeds = ["2026-10-03T14:22:01.123+02:00", "2026-10-03T12:22:01Z", "2028-02-29 23:59:60.1234567-11:45",
+                     "1999-12-31t00:00:00z", "2026-10-03", "0001-01-01T00:00:00.000001+00:00", "2100-02-28T12:00:00Z"]
+        let bytes: [UInt8] = Array("0159-:Tt Zz+./a".utf8) + [0x80, 0x00]
+        var texts: [[UInt8]] = []
+        for seed in seeds.map({ Array($0.utf8) }) {
+            texts.append(seed)
+            for i in seed.indices {
+                texts.append(Array(seed[..<i]))
+                var dropped = seed
+                dropped.remove(at: i)
+                texts.append(dropped)
+                for b in bytes {
+                    var changed = seed
+                    changed[i] = b
+                    texts.append(changed)
+                    var inserted = seed
+                    inserted.insert(b, at: i)
+                    texts.append(inserted)
+                }
+            }
+        }
+        var accepted = 0
+        for text in texts {
+            let (fast, plain) = text.withUnsafeBufferPointer { (Timestamp.parse(bytes: $0), TimestampTests.plainParse($0)) }
+            XCTAssertEqual(fast?.micros, plain?.micros, String(decoding: text, as: UTF8.self))
+            XCTAssertEqual(fast?.offsetSeconds, plain?.offsetSeconds, String(decoding: text, as: UTF8.self))
+            if fast != nil { accepted += 1 }
+        }
+        XCTAssertGreaterThan(accepted, 200)
+        XCTAssertGreaterThan(texts.count - accepted, 2000)
+    }
+
+    /// RFC 3339 read digit by digit with every index checked: the reading the parser's must
+    /// equal, whatever the bytes.
+    static func plainParse(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        let n = b.count
+        func digits(_ at: Int, _ count: Int) -> Int64? {
+            guard at + count <= n else { return nil }
+            var v: Int64 = 0
+            for i in at..<(at + count) {
+                guard b[i] >= 48, b[i] <= 57 else { return nil }
+                v = v * 10 + Int64(b[i] - 48)
+            }
+            return v
+        }
+        guard let year = digits(0, 4), n >= 10, b[4] == 45, let month = digits(5, 2), b[7] == 45,
+              let day = digits(8, 2), (1...12).contains(month), day >= 1 else { return nil }
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+        guard day <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][Int(month - 1)] else { return nil }
+        let dayNumber = Timestamp.days(year: year, month: month, day: day)
+        if n == 10 { return Timestamp(micros: dayNumber * 86_400_000_000, offsetSeconds: 0) }
+        guard n >= 20, [84, 116, 32].contains(b[10]), let hh = digits(11, 2), b[13] == 58, let mm = digits(14, 2),
+              b[16] == 58, let ss = digits(17, 2), hh <= 23, mm <= 59, ss <= 60 else { return nil }
+        var i = 19
+        var fraction: Int64 = 0
+        if b[i] == 46 {
+            i += 1
+            var count = 0
+            while i < n, b[i] >= 48, b[i] <= 57 {
+                if count < 6 { fraction = fraction * 10 + Int64(b[i] - 48) }
+                count += 1
+                i += 1
+            }
+            guard count > 0 else { return nil }
+            for _ in min(count, 6)..<6 { fraction *= 10 }
+        }
+        guard i < n else { return nil }
+        var offset: Int64 = 0
+        if b[i] == 90 || b[i] == 122 {
+            i += 1
+        } else if b[i] == 43 || b[i] == 45 {
+            guard let oh = digits(i + 1, 2), i + 3 < n, b[i + 3] == 58, let om = digits(i + 4, 2), oh <= 23, om <= 59
+            else { return nil }
+            offset = (b[i] == 45 ? -1 : 1) * (oh * 3600 + om * 60)
+            i += 6
+        } else {
+            return nil
+        }
+        guard i == n else { return nil }
+        let utc = dayNumber * 86_400 + hh * 3600 + mm * 60 + min(ss, 59) - offset
+        return Timestamp(micros: utc * 1_000_000 + fraction, offsetSeconds: Int32(offset))
+    }
+
     func testWritingGivesBackWhatWasRead() throws {
         for text in ["2026-10-03T14:22:01.123+02:00", "2026-10-03T12:22:01.000Z", "1969-12-31T23:59:59.999999Z",
                      "2026-10-03T04:52:01.000250-07:30"] {

@@ -23,4 +23,31 @@ final class EventIDIndexTests: XCTestCase {
         index.removeAll(keepingRoomFor: 10)
         XCTAssertTrue(index.isEmpty)
     }
+
+    func testThousandsOfIdsAreFoundAfterTheTableGrowsAndAfterItIsEmptied() {
+        // Ids "id-0"… in one buffer; hashes that differ only in their low bits, so that many
+        // start from neighbouring slots.
+        var buffer: [UInt8] = []
+        var entries: [EventIDIndex<Int>.Entry] = []
+        for i in 0..<5_000 {
+            let start = buffer.count
+            buffer += Array("id-\(i)".utf8)
+            entries.append(.init(id: start..<buffer.count, line: i))
+        }
+        var index = EventIDIndex<Int>()
+        buffer.withUnsafeBufferPointer { b in
+            func id(_ i: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: b[entries[i].id]) }
+            for round in 0..<2 {
+                for i in entries.indices { XCTAssertNil(index.findOrAdd(id(i), hash: Int64(i), entry: entries[i], in: b)) }
+                for i in entries.indices {
+                    XCTAssertEqual(index.find(id(i), hash: Int64(i), in: b)?.line, i)
+                    XCTAssertEqual(index.findOrAdd(id(i), hash: Int64(i), entry: entries[0], in: b)?.line, i)
+                }
+                XCTAssertNil(index.find(id(1), hash: 5_001, in: b))
+                index.removeAll(keepingRoomFor: round == 0 ? 100 : 10_000)
+                XCTAssertTrue(index.isEmpty)
+                XCTAssertNil(index.find(id(1), hash: 1, in: b))
+            }
+        }
+    }
 }

@@ -160,7 +160,7 @@ struct ClickHouseInputWriter {
     func storedCopies(of ids: EventIDQuery) throws -> StoredCopies {
         let doing = "looking up \(ids.count) event ids of \(label) among the stored events"
         var rows: [UInt8] = []
-        rows.reserveCapacity(ids.bytes.count + ids.count * 4)
+        rows.reserveCapacity(ids.byteCount + ids.count * 4)
         ids.forEach { id, _ in
             ClickHouseSQL.appendTSV(id, to: &rows)
             rows.append(0x0A)

@@ -387,10 +387,13 @@ public struct JourneyFold: Sendable {
                 }
                 path.append(step)
             }
-            // A step seen without the one before it on the path.
-            let shown = path.filter { $0.status == .shown }
-            for (i, s) in shown.enumerated() where i > 0 && s.reached && !shown[i - 1].reached {
-                appendUnique(&deviations, "\(s.step) seen without \(shown[i - 1].step) before it")
+            // A step seen without the step shown before it on the path (read in place).
+            var before: Int?
+            for i in path.indices where path[i].status == .shown {
+                if let b = before, path[i].reached, !path[b].reached {
+                    appendUnique(&deviations, "\(path[i].step) seen without \(path[b].step) before it")
+                }
+                before = i
             }
         }
         let first = firstEventAt ?? Timestamp(micros: 0)

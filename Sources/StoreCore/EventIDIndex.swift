@@ -1,35 +1,24 @@
-/// Event ids kept in a byte buffer, found by the parser's 64-bit hash of each id
-/// (`LineKeys.idHash`) instead of by hashing the id again; the ids' bytes decide, so two ids
+/// Event ids found by the parser's 64-bit hash of each id (`LineKeys.idHash`) instead of by
+/// hashing the id again; the ids' bytes decide (the caller compares them: `isID`), so two ids
 /// with one hash are told apart. Each id comes with where its line is (`Line`).
 package struct EventIDIndex<Line> {
-    /// Where an id sits in the buffer the index is used with, and where its line is.
-    package struct Entry {
-        package var id: Range<Int>
-        package var line: Line
-
-        package init(id: Range<Int>, line: Line) {
-            self.id = id
-            self.line = line
-        }
-    }
-
-    /// The first entry of each hash: open addressing over `slots` (an index into `entries`,
+    /// The first line of each hash: open addressing over `slots` (an index into `lines`,
     /// -1: empty), probed from the hash itself (ids come hashed already: no second hash).
     private var slots: [Int32] = []
     private var hashes: [Int64] = []
-    private var entries: [Entry] = []
+    private var lines: [Line] = []
     /// Ids whose hash an earlier id of the index has (almost never any).
-    private var sharing: [[UInt8]: Entry] = [:]
+    private var sharing: [[UInt8]: Line] = [:]
 
     package init() {}
 
-    package var isEmpty: Bool { entries.isEmpty }
+    package var isEmpty: Bool { lines.isEmpty }
 
     /// Empties the index, keeping room for `count` ids.
     package mutating func removeAll(keepingRoomFor count: Int) {
-        entries.removeAll(keepingCapacity: true)
+        lines.removeAll(keepingCapacity: true)
         hashes.removeAll(keepingCapacity: true)
-        entries.reserveCapacity(count)
+        lines.reserveCapacity(count)
         hashes.reserveCapacity(count)
         let size = Self.tableSize(for: count)
         if slots.count == size {
@@ -54,9 +43,9 @@ package struct EventIDIndex<Line> {
         Int(truncatingIfNeeded: (UInt64(bitPattern: hash) &* 0x9E37_79B9_7F4A_7C15) >> 32) & (slots.count - 1)
     }
 
-    /// The position in `entries` of the first entry of `hash`, or the empty slot where it goes.
+    /// The position in `lines` of the first line of `hash`, or the empty slot where it goes.
     @inline(__always)
-    private func probe(_ hash: Int64) -> (entry: Int?, slot: Int) {
+    private func probe(_ hash: Int64) -> (line: Int?, slot: Int) {
         let mask = slots.count - 1
         var s = home(hash)
         while true {
@@ -67,35 +56,34 @@ package struct EventIDIndex<Line> {
         }
     }
 
-    /// The entry of `id` (its bytes compared in `buffer`), or nil; an empty index answers
-    /// without probing.
-    package func find(_ id: UnsafeBufferPointer<UInt8>, hash: Int64, in buffer: UnsafeBufferPointer<UInt8>) -> Entry? {
-        guard !entries.isEmpty, let k = probe(hash).entry else { return nil }
-        let first = entries[k]
-        if UnsafeBufferPointer(rebasing: buffer[first.id]).elementsEqual(id) { return first }
+    /// The line of `id`, or nil; `isID` tells whether a line's id is `id`. An empty index
+    /// answers without probing.
+    package func find(_ id: UnsafeBufferPointer<UInt8>, hash: Int64, isID: (Line) -> Bool) -> Line? {
+        guard !lines.isEmpty, let k = probe(hash).line else { return nil }
+        if isID(lines[k]) { return lines[k] }
         return sharing.isEmpty ? nil : sharing[Array(id)]
     }
 
-    /// The entry of `id` when the index has it; otherwise nil, after adding `entry` for it.
+    /// The line of `id` when the index has it; otherwise nil, after adding `line` for it.
     /// One probe for a new id.
-    package mutating func findOrAdd(_ id: UnsafeBufferPointer<UInt8>, hash: Int64, entry: Entry, in buffer: UnsafeBufferPointer<UInt8>) -> Entry? {
-        if 2 * (entries.count + 1) > slots.count { grow() }
+    package mutating func findOrAdd(_ id: UnsafeBufferPointer<UInt8>, hash: Int64, line: Line,
+                                    isID: (Line) -> Bool) -> Line? {
+        if 2 * (lines.count + 1) > slots.count { grow() }
         let (k, slot) = probe(hash)
         guard let k else {
-            slots[slot] = Int32(entries.count)
+            slots[slot] = Int32(lines.count)
             hashes.append(hash)
-            entries.append(entry)
+            lines.append(line)
             return nil
         }
-        let first = entries[k]
-        if UnsafeBufferPointer(rebasing: buffer[first.id]).elementsEqual(id) { return first }
+        if isID(lines[k]) { return lines[k] }
         let key = Array(id)
         if let shared = sharing[key] { return shared }
-        sharing[key] = entry
+        sharing[key] = line
         return nil
     }
 
-    /// Twice the slots, every entry placed again.
+    /// Twice the slots, every line placed again.
     private mutating func grow() {
         slots = [Int32](repeating: -1, count: max(16, slots.count * 2))
         for k in hashes.indices {

@@ -43,13 +43,19 @@ package struct LineClassifier {
             return batches[place.batch].bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
         }
 
+        /// Whether the line at `place` in `batches` has event id `id`.
+        static func has(id: UnsafeBufferPointer<UInt8>, at place: Place, in batches: [LineBatch]) -> Bool {
+            guard let ref = batches[place.batch].lines[place.line].envelope?.eventID else { return false }
+            return batches[place.batch].bytes.withUnsafeBufferPointer { ref.bytes(in: $0).elementsEqual(id) }
+        }
+
         /// Whether `line` is the same event as this chunk's new event with id `id`; nil when
         /// the chunk has no new event with it.
         func sameEvent(id: UnsafeBufferPointer<UInt8>, hash: Int64, as line: UnsafeBufferPointer<UInt8>) -> Bool? {
             guard !events.isEmpty else { return nil }
-            return ids.bytes.withUnsafeBufferPointer { idBytes in
-                events.find(id, hash: hash, in: idBytes).map { first in Self.line(at: first.line, in: batches) { EventIdentity.sameEvent($0, line) } }
-            }
+            let batches = self.batches
+            return events.find(id, hash: hash) { Self.has(id: id, at: $0, in: batches) }
+                .map { first in Self.line(at: first, in: batches) { EventIdentity.sameEvent($0, line) } }
         }
     }
 
@@ -66,6 +72,8 @@ package struct LineClassifier {
     /// parser numbers keys in first-seen order, so a key met for the first time is the next.
     package mutating func add(_ batch: LineBatch, label: String) throws {
         // Lines read in place: a line is a few hundred bytes, not copied out for each.
+        // The ids stay where they are, in the batch's buffer (held by the query, not copied).
+        pending.ids.startBuffer(batch.bytes)
         try batch.bytes.withUnsafeBufferPointer { b in
             try batch.lines.withUnsafeBufferPointer { lines in
                 for i in lines.indices {
@@ -79,7 +87,7 @@ package struct LineClassifier {
                         throw StoreError(doing: "reading \(label) line \(lines[i].number)", reason: "the parser's key \(key) is out of order")
                     }
                     if key == keys.count { keys.append(IngestKey(env, in: b, flowSteps: flowSteps)) }
-                    pending.ids.append(env.eventID.bytes(in: b), hash: lines[i].keys.idHash)
+                    pending.ids.append(Int(env.eventID.start)..<Int(env.eventID.end), hash: lines[i].keys.idHash)
                 }
             }
         }
@@ -107,39 +115,36 @@ package struct LineClassifier {
         pending.events = EventIDIndex()
         events.removeAll(keepingRoomFor: ids.count)
         var next = 0
-        ids.bytes.withUnsafeBufferPointer { idBytes in
-            for (batchIndex, batch) in batches.enumerated() {
-                batch.bytes.withUnsafeBufferPointer { b in batch.lines.withUnsafeBufferPointer { lines in
-                    for lineIndex in lines.indices {
-                        guard let micros = lines[lineIndex].envelope?.time.micros else {
-                            verdicts.append(.quarantined)
-                            continue
-                        }
-                        let start = lines[lineIndex].start, end = start + lines[lineIndex].count
-                        let range = ids.ranges[next], hash = ids.hashes[next]
-                        next += 1
-                        let id = UnsafeBufferPointer(rebasing: idBytes[range])
-                        let bytes = UnsafeBufferPointer(rebasing: b[start..<end])
-                        let entry = EventIDIndex<Place>.Entry(id: range, line: Place(batch: batchIndex, line: lineIndex))
-                        let same = stored.sameEvent(id: id, hash: hash, as: bytes)
-                            ?? written.sameEvent(id: id, hash: hash, as: bytes)
-                            ?? events.findOrAdd(id, hash: hash, entry: entry, in: idBytes).map { first in
-                                Chunk.line(at: first.line, in: batches) { EventIdentity.sameEvent($0, bytes) }
-                            }
-                        switch same {
-                        case nil:
-                            verdicts.append(.event)
-                            result.countAccepted(at: micros, key: &keys[Int(lines[lineIndex].keys.key)])
-                        case true?:
-                            verdicts.append(.duplicate)
-                            result.counts.duplicates += 1
-                        case false?:
-                            verdicts.append(.conflict)
-                            result.counts.conflicts += 1
-                        }
+        for (batchIndex, batch) in batches.enumerated() {
+            batch.bytes.withUnsafeBufferPointer { b in batch.lines.withUnsafeBufferPointer { lines in
+                for lineIndex in lines.indices {
+                    guard let env = lines[lineIndex].envelope else {
+                        verdicts.append(.quarantined)
+                        continue
                     }
-                } }
-            }
+                    let start = lines[lineIndex].start, end = start + lines[lineIndex].count
+                    let hash = ids.hashes[next]
+                    next += 1
+                    let id = env.eventID.bytes(in: b)
+                    let bytes = UnsafeBufferPointer(rebasing: b[start..<end])
+                    let same = stored.sameEvent(id: id, hash: hash, as: bytes)
+                        ?? written.sameEvent(id: id, hash: hash, as: bytes)
+                        ?? events.findOrAdd(id, hash: hash, line: Place(batch: batchIndex, line: lineIndex)) {
+                            Chunk.has(id: id, at: $0, in: batches)
+                        }.map { first in Chunk.line(at: first, in: batches) { EventIdentity.sameEvent($0, bytes) } }
+                    switch same {
+                    case nil:
+                        verdicts.append(.event)
+                        result.countAccepted(at: env.time.micros, key: &keys[Int(lines[lineIndex].keys.key)])
+                    case true?:
+                        verdicts.append(.duplicate)
+                        result.counts.duplicates += 1
+                    case false?:
+                        verdicts.append(.conflict)
+                        result.counts.conflicts += 1
+                    }
+                }
+            } }
         }
         pending.events = events
         try writer.write(DecidedChunk(batches: pending.batches, verdicts: verdicts, keys: keys))

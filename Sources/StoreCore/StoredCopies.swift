@@ -4,7 +4,13 @@ import LineParsing
 /// stored (byte for byte as it arrived), the first arrival when two have one id.
 package struct StoredCopies {
     private var bytes: [UInt8] = []
-    private var index = EventIDIndex<Range<Int>>()
+    private var index = EventIDIndex<Copy>()
+
+    /// Where a copy's id and line are in `bytes`.
+    private struct Copy {
+        var id: Range<Int>
+        var line: Range<Int>
+    }
 
     package init() {}
 
@@ -16,9 +22,9 @@ package struct StoredCopies {
         bytes.append(contentsOf: id)
         let lineStart = bytes.count
         bytes.append(contentsOf: line)
-        let entry = EventIDIndex<Range<Int>>.Entry(id: idStart..<lineStart, line: lineStart..<bytes.count)
+        let copy = Copy(id: idStart..<lineStart, line: lineStart..<bytes.count)
         let added = bytes.withUnsafeBufferPointer { b in
-            index.findOrAdd(UnsafeBufferPointer(rebasing: b[entry.id]), hash: EventIdentity.idHash(id), entry: entry, in: b) == nil
+            index.findOrAdd(id, hash: EventIdentity.idHash(id), line: copy) { b[$0.id].elementsEqual(id) } == nil
         }
         if !added { bytes.removeSubrange(idStart...) }
     }
@@ -27,7 +33,8 @@ package struct StoredCopies {
     /// nil when no stored event has the id.
     package func sameEvent(id: UnsafeBufferPointer<UInt8>, hash: Int64, as line: UnsafeBufferPointer<UInt8>) -> Bool? {
         bytes.withUnsafeBufferPointer { b in
-            index.find(id, hash: hash, in: b).map { EventIdentity.sameEvent(UnsafeBufferPointer(rebasing: b[$0.line]), line) }
+            index.find(id, hash: hash) { b[$0.id].elementsEqual(id) }
+                .map { EventIdentity.sameEvent(UnsafeBufferPointer(rebasing: b[$0.line]), line) }
         }
     }
 }

@@ -118,14 +118,16 @@ package struct LineClassifier {
         for (batchIndex, batch) in batches.enumerated() {
             batch.bytes.withUnsafeBufferPointer { b in batch.lines.withUnsafeBufferPointer { lines in
                 for lineIndex in lines.indices {
-                    guard let env = lines[lineIndex].envelope else {
+                    // The envelope's two values read in place, not the envelope copied out.
+                    guard let micros = lines[lineIndex].envelope?.time.micros,
+                          let idRef = lines[lineIndex].envelope?.eventID else {
                         verdicts.append(.quarantined)
                         continue
                     }
                     let start = lines[lineIndex].start, end = start + lines[lineIndex].count
                     let hash = ids.hashes[next]
                     next += 1
-                    let id = env.eventID.bytes(in: b)
+                    let id = idRef.bytes(in: b)
                     let bytes = UnsafeBufferPointer(rebasing: b[start..<end])
                     let same = stored.sameEvent(id: id, hash: hash, as: bytes)
                         ?? written.sameEvent(id: id, hash: hash, as: bytes)
@@ -135,7 +137,7 @@ package struct LineClassifier {
                     switch same {
                     case nil:
                         verdicts.append(.event)
-                        result.countAccepted(at: env.time.micros, key: &keys[Int(lines[lineIndex].keys.key)])
+                        result.countAccepted(at: micros, key: &keys[Int(lines[lineIndex].keys.key)])
                     case true?:
                         verdicts.append(.duplicate)
                         result.counts.duplicates += 1

@@ -94,32 +94,29 @@ final class TimestampTests: XCTestCase {
         if n == 10 { return Timestamp(micros: dayNumber * 86_400_000_000, offsetSeconds: 0) }
         guard n >= 20, [84, 116, 32].contains(b[10]), let hh = digits(11, 2), b[13] == 58, let mm = digits(14, 2),
               b[16] == 58, let ss = digits(17, 2), hh <= 23, mm <= 59, ss <= 60 else { return nil }
-        var i = 19
+        // After the seconds: an optional fraction, then the zone, told apart by where the zone
+        // starts (its first Z, z, + or -).
+        let rest = Array(b[19...])
+        let zone = rest.firstIndex { [90, 122, 43, 45].contains($0) } ?? rest.count
         var fraction: Int64 = 0
-        if b[i] == 46 {
-            i += 1
-            var count = 0
-            while i < n, b[i] >= 48, b[i] <= 57 {
-                if count < 6 { fraction = fraction * 10 + Int64(b[i] - 48) }
-                count += 1
-                i += 1
-            }
-            guard count > 0 else { return nil }
-            for _ in min(count, 6)..<6 { fraction *= 10 }
+        if zone > 0 {
+            let digits = rest[1..<zone]
+            guard rest[0] == 46, !digits.isEmpty, digits.allSatisfy({ (48...57).contains($0) }) else { return nil }
+            let micros = String(decoding: digits.prefix(6), as: UTF8.self).padding(toLength: 6, withPad: "0", startingAt: 0)
+            fraction = Int64(micros) ?? 0
         }
-        guard i < n else { return nil }
+        let tz = Array(rest[zone...])
         var offset: Int64 = 0
-        if b[i] == 90 || b[i] == 122 {
-            i += 1
-        } else if b[i] == 43 || b[i] == 45 {
-            guard let oh = digits(i + 1, 2), i + 3 < n, b[i + 3] == 58, let om = digits(i + 4, 2), oh <= 23, om <= 59
-            else { return nil }
-            offset = (b[i] == 45 ? -1 : 1) * (oh * 3600 + om * 60)
-            i += 6
-        } else {
+        switch tz.first {
+        case 90?, 122?:
+            guard tz.count == 1 else { return nil }
+        case 43?, 45?:
+            guard tz.count == 6, tz[3] == 58, let oh = digits(19 + zone + 1, 2), let om = digits(19 + zone + 4, 2),
+                  oh <= 23, om <= 59 else { return nil }
+            offset = (tz[0] == 45 ? -1 : 1) * (oh * 3600 + om * 60)
+        default:
             return nil
         }
-        guard i == n else { return nil }
         let utc = dayNumber * 86_400 + hh * 3600 + mm * 60 + min(ss, 59) - offset
         return Timestamp(micros: utc * 1_000_000 + fraction, offsetSeconds: Int32(offset))
     }

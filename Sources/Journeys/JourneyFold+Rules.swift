@@ -5,6 +5,9 @@ extension JourneyFold {
     /// reference: a journey's fold holds one reference, not a copy of each part.
     package final class Rules: Sendable {
         package let definition: FlowDefinition?
+        /// Whether there is a definition (worked out here once: `definition != nil` copies
+        /// the whole definition to answer).
+        let hasDefinition: Bool
         /// The definition's step codes, flags and listed values (`FlowVocabulary`; empty
         /// without one).
         let stepCodes: [String: Int32]
@@ -15,6 +18,7 @@ extension JourneyFold {
         /// `vocabulary`: the definition's, when the caller has it already.
         package init(_ definition: FlowDefinition?, vocabulary: FlowVocabulary? = nil) {
             self.definition = definition
+            hasDefinition = definition != nil
             let vocabulary = vocabulary ?? definition.map(FlowVocabulary.init)
             stepCodes = vocabulary?.stepCodes ?? [:]
             stepCodeCount = vocabulary?.stepCodeCount ?? 0

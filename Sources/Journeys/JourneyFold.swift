@@ -54,8 +54,8 @@ public struct JourneyFold: Sendable {
     private var lastContextID: Int32 = -1
     /// The definition and what each event reads of it (`Rules`: shared by every fold of it).
     private let rules: Rules
-    /// Whether there is a definition: asked for every event, and `definition != nil` copies
-    /// the whole definition (every array in it retained and released) to answer.
+    /// Whether there is a definition (`Rules.hasDefinition`), asked for every event: kept in
+    /// the fold itself, not read through its rules each time.
     private let hasDefinition: Bool
     private var stepCodes: [String: Int32] { rules.stepCodes }
     private var stepCodeCount: Int { rules.stepCodeCount }
@@ -71,7 +71,7 @@ public struct JourneyFold: Sendable {
         self.userID = userID
         self.flow = flow
         self.rules = rules
-        hasDefinition = rules.definition != nil
+        hasDefinition = rules.hasDefinition
     }
 
     /// What a fold needs beyond its `Journey` to go on with later events.

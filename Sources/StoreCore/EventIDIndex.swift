@@ -83,9 +83,9 @@ package struct EventIDIndex<Line> {
         return nil
     }
 
-    /// Twice the slots, every line placed again.
+    /// Room for one more id (twice the slots), every line placed again.
     private mutating func grow() {
-        slots = [Int32](repeating: -1, count: max(16, slots.count * 2))
+        slots = [Int32](repeating: -1, count: Self.tableSize(for: lines.count + 1))
         for k in hashes.indices {
             let s = probe(hashes[k]).slot
             slots[s] = Int32(k)

@@ -11,7 +11,7 @@ extension EventStore {
         try read(doing: "reading the last events on \(step)") { db in
             guard let flowAtom = try EventStore.atomID(flow, in: db), let stepAtom = try EventStore.atomID(step, in: db) else { return [:] }
             let atom = try RawStatement(cached: "SELECT id FROM atoms WHERE text = ?", in: db)
-            let row = try RawStatement(cached: "SELECT ts_us, step FROM events WHERE seq = ?", in: db)
+            let rows = LogRows(db)
             var lastSeqs: [Int64] = []
             var owners: [Int64: String] = [:]
             for user in users {
@@ -22,15 +22,13 @@ extension EventStore {
                 atom.reset()
                 var last: (micros: Int64, seq: Int64)?
                 for seq in try UserRuns.seqs(user: userAtom, flow: flowAtom, in: db) {
-                    row.reset()
-                    row.int(1, seq)
-                    guard try row.step("reading event seq \(seq)") else { continue }
-                    guard !row.isNull(1), row.int64(1) == stepAtom else { continue }
-                    let micros = row.int64(0)
+                    let onStep = try rows.row(seq: seq, doing: "reading event seq \(seq)") { row in
+                        row.step == stepAtom ? row.ts : nil
+                    }
+                    guard let micros = onStep ?? nil else { continue }
                     // Seqs ascend: a later one at the same time is later in fold order.
                     if micros <= bound.micros, last.map({ micros >= $0.micros }) ?? true { last = (micros, seq) }
                 }
-                row.reset()
                 if let last {
                     lastSeqs.append(last.seq)
                     owners[last.seq] = user

@@ -5,19 +5,17 @@ import GRDB
 extension EventStore {
     /// The log's last seq (0 when empty).
     public static func lastSeq(in db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0
+        try LogRows.lastSeq(in: db)
     }
 
     /// Whether the log has any event with a seq in `seqs`.
     public static func hasEvents(in seqs: Range<Int64>, in db: Database) throws -> Bool {
-        guard !seqs.isEmpty else { return false }
-        return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM events WHERE seq >= ? AND seq < ?)",
-                                 arguments: [seqs.lowerBound, seqs.upperBound]) == true
+        try LogRows.hasRows(in: seqs, in: db)
     }
 
     /// Whether the log has any event after `seq`.
     public static func hasEvents(after seq: Int64, in db: Database) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM events WHERE seq > ?)", arguments: [seq]) == true
+        try LogRows.hasRows(after: seq, in: db)
     }
 
     /// Every user and flow with events in `seqs`, each once. `seqs` must begin and end at

@@ -60,7 +60,10 @@ extension EventStore {
             rows.removeAll(keepingCapacity: true)
             read.int(1, after)
             read.int(2, Int64(Tuning.migrationChunk))
-            try reader.recorded(read) { r in rows.append((r.seq, try atom(r.event.rawName), try r.event.step.map(atom))) }
+            try read.forEachRow("reading the log") {
+                let r = try reader.recorded(seq: read.int64(0), user: read.int64(1), flow: read.int64(2), body: read.bytes(3))
+                rows.append((r.seq, try atom(r.event.rawName), try r.event.step.map(atom)))
+            }
             for r in rows { try update.execute(arguments: [r.event, r.step, r.seq]) }
             after = rows.last?.seq ?? after
         } while !rows.isEmpty

@@ -145,17 +145,11 @@ public final class EventStore: Sendable {
     /// Every event in arrival order with where it came from (for checks and tools).
     public func storedEvents() throws -> [StoredEvent] {
         try pool.read { db in
-            let statement = try RawStatement(db, """
-                SELECT e.seq, e.user, e.flow, e.body, e.input_id, e.line_no FROM events e ORDER BY e.seq
-                """)
-            var origin: [Int64: (Int64, Int)] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT seq, input_id, line_no FROM events") {
-                origin[row[0]] = (row[1], row[2])
-            }
+            let reader = try StoredLineReader(db)
             var out: [StoredEvent] = []
-            try StoredLineReader(db).recorded(statement) { r in
-                let o = origin[r.seq] ?? (0, 0)
-                out.append(StoredEvent(recorded: r, inputID: o.0, lineNumber: o.1))
+            try reader.rows.forEach(LogRows.Selection(), doing: "reading the log") { row in
+                let r = try reader.recorded(seq: row.seq, user: row.user, flow: row.flow, body: row.body)
+                out.append(StoredEvent(recorded: r, inputID: row.inputID, lineNumber: Int(row.line)))
             }
             return out
         }
@@ -256,8 +250,7 @@ public final class EventStore: Sendable {
                 if let fast, fast <= bound.micros {
                     micros = fast
                 } else {
-                    micros = try Int64.fetchOne(db, sql: "SELECT max(ts_us) FROM events WHERE ts_us <= ?",
-                                                arguments: [bound.micros])
+                    micros = try LogRows.latestTime(notAfter: bound.micros, in: db)
                 }
             } else {
                 micros = try Int64.fetchOne(db, sql: "SELECT max(last_ts_us) FROM flow_summary")

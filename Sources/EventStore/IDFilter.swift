@@ -208,10 +208,8 @@ struct IDFilter {
             for i in filter.words.indices { filter.words[i] = UInt64(littleEndian: filter.words[i]) }
         }
         filter.savedThrough = through
-        let later = try RawStatement(db, "SELECT id_hash FROM events WHERE seq > ?")
-        later.int(1, through)
-        try later.forEachRow("reading the ids stored after the saved id filter") {
-            filter.insert(later.int64(0))
+        try LogRows(db).forEach(LogRows.Selection(after: through), doing: "reading the ids stored after the saved id filter") { row in
+            filter.insert(row.idHash)
         }
         guard filter.hasRoom(for: more, maxBlocks: maxBlocks) else { return nil }
         return filter

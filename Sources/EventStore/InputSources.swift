@@ -13,10 +13,11 @@ final class InputSources {
     /// The cutters of the inputs read through a source; the ids of those read natively.
     private var cutters = SourceCutters()
     private var native: Set<Int64> = []
-    private var inputOfSeq: RawStatement?
+    private let rows: LogRows
 
     init(_ db: Database) throws {
         self.db = db
+        rows = LogRows(db)
         any = try db.columns(in: "inputs").contains { $0.name == "source" }
             && (try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM inputs WHERE source IS NOT NULL)") ?? false)
     }
@@ -37,15 +38,10 @@ final class InputSources {
     }
 
     private func inputID(seq: Int64) throws -> Int64 {
-        let statement = try inputOfSeq ?? RawStatement(db, "SELECT input_id FROM events WHERE seq = ?")
-        inputOfSeq = statement
-        statement.reset()
-        statement.int(1, seq)
-        defer { statement.reset() }
-        guard try statement.step("reading the input of event seq \(seq)") else {
+        guard let input = try rows.row(seq: seq, doing: "reading the input of event seq \(seq)", { $0.inputID }) else {
             throw StoreError(doing: "reading event seq \(seq)", reason: "the event is not stored", kind: .corrupt)
         }
-        return statement.int64(0)
+        return input
     }
 
     /// Whether `input` was read through a source (its cutter then made).

@@ -28,7 +28,6 @@ struct InputWriter {
     let base: InputCounts
 
     private(set) var rows: PendingEvents
-    private let findSeq: RawStatement
     private var findID: EventIDs.Finder
     /// Every stored id hash (kept from input to input by the ingestor).
     private(set) var filter: IDFilter
@@ -66,7 +65,6 @@ struct InputWriter {
         self.heldIDs = heldIDs
         self.observed = observed
         rows = try PendingEvents(db, inputID: inputID, label: label)
-        findSeq = try RawStatement(db, "SELECT user, flow, body FROM events WHERE seq = ?")
         findID = try EventIDs.Finder(db)
         self.filter = filter
         atoms = try InternTable(db, table: "atoms", column: "text", blob: false)
@@ -241,12 +239,12 @@ struct InputWriter {
 
     /// The stored line of event `seq` when its event id is `eventID`.
     private func storedLine(seq: Int64, ifID eventID: UnsafeBufferPointer<UInt8>) throws -> [UInt8]? {
-        findSeq.int(1, seq)
-        defer { findSeq.reset() }
-        guard try findSeq.step("looking up event \(String(decoding: eventID, as: UTF8.self))") else {
+        let found = try lineReader.rows.row(seq: seq, doing: "looking up event \(String(decoding: eventID, as: UTF8.self))") { row in
+            try lineReader.line(user: row.user, flow: row.flow, body: row.body, seq: seq)
+        }
+        guard let stored = found else {
             throw StoreError(doing: "appending \(label)", reason: "event \(seq) is indexed but not stored")
         }
-        let stored = try lineReader.line(user: findSeq.int64(0), flow: findSeq.int64(1), body: findSeq.bytes(2), seq: seq)
         let native = try lineReader.eventLine(stored, seq: seq)
         let same = native.withUnsafeBufferPointer { sb in StoredLine.eventID(of: sb)?.elementsEqual(eventID) ?? false }
         return same ? stored : nil

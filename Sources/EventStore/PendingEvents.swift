@@ -43,7 +43,7 @@ struct PendingEvents {
         let values = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         many = try RawStatement(db, columns + Array(repeating: values, count: PendingEvents.rowsPerStatement).joined(separator: ", "))
         one = try RawStatement(db, columns + values)
-        nextSeq = (try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0) + 1
+        nextSeq = try LogRows.lastSeq(in: db) + 1
         firstSeq = nextSeq
         self.inputID = inputID
         self.label = label

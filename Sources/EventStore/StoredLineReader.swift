@@ -15,10 +15,13 @@ final class StoredLineReader {
     private var decoder = EventDecoder()
     private var cache = EventCache()
     private let sources: InputSources
+    /// The log's rows, read by seq.
+    let rows: LogRows
 
     init(_ db: Database) throws {
         self.db = db
         sources = try InputSources(db)
+        rows = LogRows(db)
         atomStatement = try RawStatement(cached: "SELECT text FROM atoms WHERE id = ?", in: db)
         shapeStatement = try RawStatement(cached: "SELECT skeleton FROM shapes WHERE id = ?", in: db)
     }
@@ -90,23 +93,20 @@ final class StoredLineReader {
         try sources.nativeLine(stored, seq: seq)
     }
 
-    /// Reads rows `seq, user, flow, body` of `statement` (already bound) as recorded events.
-    func recorded(_ statement: RawStatement, _ body: (RecordedEvent) throws -> Void) throws {
-        try statement.forEachRow("reading the log") {
-            let seq = statement.int64(0)
-            let bytes = try line(user: statement.int64(1), flow: statement.int64(2), body: statement.bytes(3), seq: seq)
-            let native = try eventLine(bytes, seq: seq)
-            let decoded = native.withUnsafeBufferPointer { b -> Result<Event, Rejection> in
-                switch decoder.envelope(b) {
-                case .success(let env): return .success(decoder.event(from: env, in: b, cache: &cache))
-                case .failure(let r): return .failure(r)
-                }
+    /// The event of a row: its line as stored and as decoded.
+    func recorded(seq: Int64, user: Int64, flow: Int64, body: UnsafeRawBufferPointer) throws -> RecordedEvent {
+        let bytes = try line(user: user, flow: flow, body: body, seq: seq)
+        let native = try eventLine(bytes, seq: seq)
+        let decoded = native.withUnsafeBufferPointer { b -> Result<Event, Rejection> in
+            switch decoder.envelope(b) {
+            case .success(let env): return .success(decoder.event(from: env, in: b, cache: &cache))
+            case .failure(let r): return .failure(r)
             }
-            switch decoded {
-            case .success(let event): try body(RecordedEvent(seq: seq, event: event, line: String(decoding: bytes, as: UTF8.self)))
-            case .failure(let r):
-                throw StoreError(doing: "reading event seq \(seq)", reason: "the stored line no longer decodes: \(r.text)", kind: .corrupt)
-            }
+        }
+        switch decoded {
+        case .success(let event): return RecordedEvent(seq: seq, event: event, line: String(decoding: bytes, as: UTF8.self))
+        case .failure(let r):
+            throw StoreError(doing: "reading event seq \(seq)", reason: "the stored line no longer decodes: \(r.text)", kind: .corrupt)
         }
     }
 }

@@ -69,19 +69,16 @@ extension EventStore {
 
     static func storedLines(seqs: [Int64], reader: StoredLineReader, in db: Database) throws -> StoredLines {
         var out = StoredLines()
-        let statement = try RawStatement(cached: "SELECT user, flow, body FROM events WHERE seq = ?", in: db)
         for seq in seqs {
-            statement.reset()
-            statement.int(1, seq)
-            guard try statement.step("reading event seq \(seq)") else {
-                statement.reset()
+            let found = try reader.rows.row(seq: seq, doing: "reading event seq \(seq)") { row in
+                try reader.line(user: row.user, flow: row.flow, body: row.body, seq: seq)
+            }
+            guard let line = found else {
                 throw StoreError(doing: "reading event seq \(seq)", reason: "a user run names an event the log does not hold", kind: .corrupt)
             }
-            let line = try reader.line(user: statement.int64(0), flow: statement.int64(1), body: statement.bytes(2), seq: seq)
             let native = try reader.eventLine(line, seq: seq)
             out.append(seq: seq, line: native, original: native == line ? nil : line)
         }
-        statement.reset()
         return out
     }
 }

@@ -34,7 +34,7 @@ public enum ProjectionStore {
         // between leaves events past the watermark, folded by whoever reads the store next.
         StoreMigration(name: "projections-v2-watermark") { db in
             try db.execute(sql: "CREATE TABLE journeys_watermark (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)")
-            try db.execute(sql: "INSERT INTO journeys_watermark (id, seq) SELECT 1, coalesce(max(seq), 0) FROM events")
+            try db.execute(sql: "INSERT INTO journeys_watermark (id, seq) VALUES (1, ?)", arguments: [EventStore.lastSeq(in: db)])
         },
         // The report facts in a narrow table of their own: a report scans those short rows,
         // not the journeys' whole rows with the folded journey.

@@ -134,5 +134,11 @@ extension EventStore {
             try db.execute(sql: "ALTER TABLE inputs ADD COLUMN source TEXT")
             try db.execute(sql: "ALTER TABLE inputs ADD COLUMN source_flow TEXT")
         }
+        // The log as rows of many events (`EventBlock`): SQLite's cost of a row was the
+        // largest part of writing it. `events` becomes a view of the same columns (but the
+        // id hash), and `event_log` reads it as before.
+        migrator.registerMigration("v8: the log in blocks of events") { db in
+            try EventBlocks.migrate(db)
+        }
     }
 }

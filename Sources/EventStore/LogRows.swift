@@ -1,26 +1,26 @@
 import GRDB
 import StoreCore
 
-/// The log's rows (`events`) as the store's own code reads them: by seq, in seq order, and
-/// how far the log goes. With `PendingEvents`, which writes them, the one place that knows
-/// their layout (the migrations of older layouts and the readable views aside).
+/// The log's rows as the store's own code reads them: by seq, in seq order, and how far the
+/// log goes, out of its blocks (`EventBlocks`). With `PendingEvents`, which writes them, the
+/// one place that knows their layout (the migrations of older layouts and the views aside).
 final class LogRows {
-    /// One row, read from its statement while the caller looks at it: its bytes are valid
-    /// only inside the closure that was given it.
+    /// One event of the log. Its body is valid only inside the closure that was given it.
     struct Row {
-        fileprivate let statement: RawStatement
-
-        var seq: Int64 { statement.int64(0) }
-        var user: Int64 { statement.int64(1) }
-        var flow: Int64 { statement.int64(2) }
-        var ts: Int64 { statement.int64(3) }
-        var inputID: Int64 { statement.int64(4) }
-        var line: Int64 { statement.int64(5) }
+        var seq: Int64
+        var user: Int64
+        var flow: Int64
+        var ts: Int64
+        var offset: Int64
+        var inputID: Int64
+        var line: Int64
+        /// The atom of the line's event name.
+        var event: Int64
         /// The atom of the line's step; nil when the line names none.
-        var step: Int64? { statement.isNull(6) ? nil : statement.int64(6) }
-        var idHash: Int64 { statement.int64(7) }
+        var step: Int64?
+        var idHash: Int64
         /// The line as a shape id and the values cut out of it (`StoredLineReader.line`).
-        var body: UnsafeRawBufferPointer { statement.bytes(8) }
+        var body: UnsafeRawBufferPointer
     }
 
     /// Which rows a scan gives: those after a seq, of one flow, at times in a range.
@@ -29,9 +29,13 @@ final class LogRows {
         var flow: Int64?
         var since: Int64?
         var until: Int64?
+
+        func holds(_ row: Row) -> Bool {
+            row.seq > after && (flow.map { row.flow == $0 } ?? true)
+                && (since.map { row.ts >= $0 } ?? true) && (until.map { row.ts < $0 } ?? true)
+        }
     }
 
-    private static let columns = "seq, user, flow, ts_us, input_id, line_no, step, id_hash, body"
     private let db: Database
     private var bySeq: RawStatement?
 
@@ -41,51 +45,105 @@ final class LogRows {
 
     /// Calls `body` with the row of `seq`; nil when the log holds none.
     func row<T>(seq: Int64, doing: @autoclosure () -> String, _ body: (Row) throws -> T) throws -> T? {
-        let statement = try bySeq ?? RawStatement(db, "SELECT \(LogRows.columns) FROM events WHERE seq = ?")
+        let statement = try bySeq ?? RawStatement(db, """
+            SELECT \(EventBlocks.columns) FROM event_blocks WHERE first_seq <= ? ORDER BY first_seq DESC LIMIT 1
+            """)
         bySeq = statement
         statement.int(1, seq)
         defer { statement.reset() }
         guard try statement.step(doing()) else { return nil }
-        return try body(Row(statement: statement))
+        let block = try LogRows.block(statement)
+        guard block.seqs.contains(seq) else { return nil }
+        return try body(LogRows.row(Int(seq - block.firstSeq), of: block))
     }
 
     /// Calls `body` with each row of `selection`, in seq order.
     func forEach(_ selection: Selection, doing: @autoclosure () -> String, _ body: (Row) throws -> Void) throws {
-        var conditions = ["seq > ?"]
-        if selection.flow != nil { conditions.append("flow = ?") }
-        if selection.since != nil { conditions.append("ts_us >= ?") }
-        if selection.until != nil { conditions.append("ts_us < ?") }
-        let statement = try RawStatement(db, "SELECT \(LogRows.columns) FROM events WHERE "
-                                             + conditions.joined(separator: " AND ") + " ORDER BY seq")
-        var next: Int32 = 1
-        for value in [selection.after, selection.flow, selection.since, selection.until] {
-            guard let value else { continue }
-            statement.int(next, value)
-            next += 1
+        let start = try LogRows.blockStart(before: selection.after + 1, in: db) ?? 0
+        let statement = try RawStatement(db, "SELECT \(EventBlocks.columns) FROM event_blocks WHERE first_seq >= ? ORDER BY first_seq")
+        statement.int(1, start)
+        try statement.forEachRow(doing()) {
+            let block = try LogRows.block(statement)
+            for k in 0..<block.count {
+                let row = try LogRows.row(k, of: block)
+                if selection.holds(row) { try body(row) }
+            }
         }
-        let row = Row(statement: statement)
-        try statement.forEachRow(doing()) { try body(row) }
+    }
+
+    /// The block in the statement's current row.
+    private static func block(_ s: RawStatement) throws -> EventBlock.View {
+        let firstSeq = s.int64(0)
+        var layout = EventBlock.Layout(tsBase: s.int64(3), offsetBase: s.int64(4), lineBase: s.int64(5))
+        layout.widths = EventBlock.Column.allCases.map { Int(s.int64(Int32(6 + $0.rawValue))) }
+        let blobs = Int32(6 + EventBlock.Column.allCases.count)
+        guard let view = EventBlock.View(firstSeq: firstSeq, count: Int(s.int64(1)), inputID: s.int64(2), layout: layout,
+                                         cols: s.bytes(blobs), ids: s.bytes(blobs + 1), bodies: s.bytes(blobs + 2)) else {
+            throw corrupt(firstSeq)
+        }
+        return view
+    }
+
+    /// Event `k` of `block`.
+    private static func row(_ k: Int, of block: EventBlock.View) throws -> Row {
+        guard let user = block.value(.user, k), let flow = block.value(.flow, k), let event = block.value(.event, k),
+              let step = block.value(.step, k), let ts = block.value(.ts, k), let offset = block.value(.offset, k),
+              let line = block.value(.line, k), let body = block.body(k) else {
+            throw corrupt(block.firstSeq + Int64(k))
+        }
+        let layout = block.layout
+        return Row(seq: block.firstSeq + Int64(k), user: Int64(bitPattern: user), flow: Int64(bitPattern: flow),
+                   ts: layout.tsBase &+ Int64(bitPattern: ts), offset: layout.offsetBase &+ Int64(bitPattern: offset),
+                   inputID: block.inputID, line: layout.lineBase &+ Int64(bitPattern: line), event: Int64(bitPattern: event),
+                   step: step == 0 ? nil : Int64(bitPattern: step), idHash: block.idHash(k), body: body)
+    }
+
+    private static func corrupt(_ seq: Int64) -> StoreError {
+        StoreError(doing: "reading event seq \(seq)", reason: "its block of the log does not decode", kind: .corrupt)
+    }
+
+    /// The first seq of the last block that starts at or before `seq`.
+    private static func blockStart(before seq: Int64, in db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT first_seq FROM event_blocks WHERE first_seq <= ? ORDER BY first_seq DESC LIMIT 1",
+                           arguments: [seq])
     }
 
     /// The log's last seq (0 when empty).
     static func lastSeq(in db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0
+        try Int64.fetchOne(db, sql: "SELECT first_seq + count - 1 FROM event_blocks ORDER BY first_seq DESC LIMIT 1") ?? 0
     }
 
-    /// Whether the log has any row with a seq in `seqs`.
+    /// Whether the log has any row with a seq in `seqs`: the last block that starts before
+    /// its end is the only one that can hold any.
     static func hasRows(in seqs: Range<Int64>, in db: Database) throws -> Bool {
-        guard !seqs.isEmpty else { return false }
-        return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM events WHERE seq >= ? AND seq < ?)",
-                                 arguments: [seqs.lowerBound, seqs.upperBound]) == true
+        guard !seqs.isEmpty, let last = try GRDB.Row.fetchOne(db, sql: """
+            SELECT first_seq, count FROM event_blocks WHERE first_seq < ? ORDER BY first_seq DESC LIMIT 1
+            """, arguments: [seqs.upperBound]) else { return false }
+        let first: Int64 = last[0]
+        let count: Int64 = last[1]
+        return first + count > seqs.lowerBound
     }
 
     /// Whether the log has any row after `seq`.
     static func hasRows(after seq: Int64, in db: Database) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM events WHERE seq > ?)", arguments: [seq]) == true
+        try lastSeq(in: db) > seq
     }
 
-    /// The latest event time not after `bound` (microseconds), nil when there is none.
+    /// The latest event time not after `bound` (microseconds), nil when there is none: every
+    /// block that may hold one is read.
     static func latestTime(notAfter bound: Int64, in db: Database) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT max(ts_us) FROM events WHERE ts_us <= ?", arguments: [bound])
+        let statement = try RawStatement(db, "SELECT \(EventBlocks.columns) FROM event_blocks WHERE ts_base <= ?")
+        statement.int(1, bound)
+        var latest: Int64?
+        try statement.forEachRow("reading the log's times") {
+            let block = try LogRows.block(statement)
+            for k in 0..<block.count {
+                guard let ts = block.value(.ts, k).map({ block.layout.tsBase &+ Int64(bitPattern: $0) }) else {
+                    throw corrupt(block.firstSeq + Int64(k))
+                }
+                if ts <= bound, latest.map({ ts > $0 }) ?? true { latest = ts }
+            }
+        }
+        return latest
     }
 }

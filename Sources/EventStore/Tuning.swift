@@ -3,9 +3,9 @@
 enum Tuning {
     // MARK: writing
 
-    /// Event rows a multi-row INSERT writes (running a statement once per row cost more than
-    /// the row).
-    static let eventRowsPerStatement = 32
+    /// Events a block of the log holds at most (`EventBlock`; at most `EventBlocks.slots`):
+    /// SQLite's cost of a row is paid once for them all.
+    static let eventsPerBlock = 64
     /// New shapes an input may add; past it, lines are kept verbatim (a stray input cannot
     /// fill the shapes table).
     static let newShapesPerInput = 4_096

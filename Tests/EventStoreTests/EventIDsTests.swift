@@ -390,6 +390,7 @@ final class EventIDsTests: XCTestCase {
             // Back to the v2 layout: slots in id_hash, a unique index, no event_ids. The event
             // of line 2 sits one slot after line 1's, as if its hash had been taken.
             try st.writer.write { db in
+                try LegacyLog.downgrade(db)
                 let firstSlot = try Int64.fetchOne(db, sql: "SELECT id_hash FROM events WHERE line_no = 1") ?? 0
                 try db.execute(sql: "UPDATE events SET id_hash = ? WHERE line_no = 2", arguments: [firstSlot &+ 1])
                 try db.execute(sql: "DROP TABLE event_ids")

@@ -32,7 +32,7 @@ final class EventStoreAccessTests: XCTestCase {
         XCTAssertEqual(try store.eventCount(), 5)
         XCTAssertEqual(try store.flows(), ["glp1"])
         XCTAssertEqual(try store.inputs().map(\.accepted), [5])
-        XCTAssertThrowsError(try store.writer.write { db in try db.execute(sql: "DELETE FROM events") })
+        XCTAssertThrowsError(try store.writer.write { db in try db.execute(sql: "DELETE FROM event_blocks") })
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), ["s.sqlite"])
     }
 

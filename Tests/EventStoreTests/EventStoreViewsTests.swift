@@ -61,6 +61,7 @@ final class EventStoreViewsTests: XCTestCase {
         let before = try logRows(store)
         let path = store.path
         try store.writer.write { db in
+            try LegacyLog.downgrade(db)
             try db.execute(sql: "DROP VIEW event_log")
             try db.execute(sql: "ALTER TABLE events DROP COLUMN event")
             try db.execute(sql: "ALTER TABLE events DROP COLUMN step")

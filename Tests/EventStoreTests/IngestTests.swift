@@ -392,9 +392,10 @@ final class IngestTests: XCTestCase {
                             "v4: saved id filter",
                             "v5: event and step columns, event_log view",
                             "v6: resumable inputs",
-                            "v7: input sources"])
+                            "v7: input sources",
+                            "v8: the log in blocks of events"])
             // The log has no index: users are found through user_runs, ids through event_ids.
-            let indexes = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL")
+            let indexes = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'event_blocks' AND sql IS NOT NULL")
             XCTAssertEqual(indexes, [])
         }
     }
@@ -413,7 +414,7 @@ final class IngestTests: XCTestCase {
             XCTAssertEqual(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count, 0)
             // The check can fail: a row naming an input that is not there is reported.
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
-            try db.execute(sql: "UPDATE events SET input_id = 999999 WHERE seq = 1")
+            try db.execute(sql: "UPDATE event_blocks SET input_id = 999999 WHERE first_seq = 1")
             XCTAssertEqual(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count, 1)
         }
     }
@@ -459,6 +460,7 @@ final class IngestTests: XCTestCase {
             }
             // Turn it back into a v1 store.
             try st.writer.write { db in
+                try LegacyLog.downgrade(db)
                 try db.execute(sql: "DROP TABLE user_runs")
                 try db.execute(sql: "CREATE INDEX events_by_user ON events(user, flow, ts_us, seq)")
                 try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v2:%'")

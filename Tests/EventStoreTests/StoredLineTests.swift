@@ -56,14 +56,17 @@ final class StoredLineTests: XCTestCase {
                     outcome, error, started_us, finished_us) VALUES ('planted', 'x', 0, 1, 1, 0, 0, 0, 0, 'complete', NULL, 0, 0)
                 """)
             let input = db.lastInsertedRowID
-            try db.execute(sql: "INSERT INTO atoms (text) VALUES ('u-1'), ('glp1')")
+            try db.execute(sql: "INSERT INTO atoms (text) VALUES ('u-1'), ('glp1'), ('onboarding.step_viewed')")
+            func atom(_ text: String) throws -> Int64 { try Int64.fetchOne(db, sql: "SELECT id FROM atoms WHERE text = ?", arguments: [text]) ?? 0 }
             var body: [UInt8] = [0]
             body += Array(decoy.utf8)
-            try db.execute(sql: """
-                INSERT INTO events (id_hash, user, flow, ts_us, ts_offset, input_id, line_no, body)
-                VALUES (?, (SELECT id FROM atoms WHERE text = 'u-1'), (SELECT id FROM atoms WHERE text = 'glp1'), 0, 0, ?, 1, ?)
-                """, arguments: [slot, input, Data(body)])
-            let seq = db.lastInsertedRowID
+            let seq = try LogRows.lastSeq(in: db) + 1
+            let event = EventBlock.Event(idHash: slot, user: try atom("u-1"), flow: try atom("glp1"), event: try atom("onboarding.step_viewed"),
+                                         step: 0, ts: 0, offset: 0, line: 1)
+            var blocks = try EventBlocks(db)
+            try body.withUnsafeBufferPointer { b in
+                try blocks.write(firstSeq: seq, inputID: input, [event], bodies: b, ends: [b.count], doing: "planting the decoy")
+            }
             let planted = [EventIDs.Entry(hash: slot, seq: seq)]
             try EventIDs.add(planted, in: db)
             try db.execute(sql: """
@@ -80,7 +83,9 @@ final class StoredLineTests: XCTestCase {
         let s2 = try ingest(store, [again.path])
         XCTAssertEqual([s2.accepted, s2.duplicates, s2.conflicts], [0, 1, 1])
         let slots = try store.writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT id_hash, line_no FROM events ORDER BY seq").map { ($0[0] as Int64, $0[1] as Int) }
+            var out: [(Int64, Int64)] = []
+            try LogRows(db).forEach(LogRows.Selection(), doing: "reading the log") { out.append(($0.idHash, $0.line)) }
+            return out
         }
         XCTAssertEqual(slots.map(\.0), [slot, slot])
         XCTAssertEqual(try store.events(user: "u-1", flow: "glp1").map(\.line), [decoy, line])

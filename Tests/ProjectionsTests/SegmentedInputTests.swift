@@ -83,7 +83,9 @@ final class SegmentedInputTests: DayFilesTestCase {
             func rows(_ tag: String, _ sql: String) throws {
                 out += try Row.fetchAll(db, sql: sql).map { r in tag + " " + r.databaseValues.map { "\($0)" }.joined(separator: " ") }
             }
-            try rows("e", "SELECT seq, id_hash, user, flow, ts_us, ts_offset, input_id, line_no, hex(body), event, step FROM events ORDER BY seq")
+            try rows("e", "SELECT seq, user, flow, ts_us, ts_offset, input_id, line_no, hex(body), event, step FROM events ORDER BY seq")
+            // The events' id hashes, in seq order (however the log was cut into blocks).
+            try rows("h", "SELECT group_concat(h, '') FROM (SELECT hex(ids) AS h FROM event_blocks ORDER BY first_seq)")
             try rows("a", "SELECT id, text FROM atoms ORDER BY id")
             try rows("s", "SELECT id, hex(skeleton) FROM shapes ORDER BY id")
             try rows("d", "SELECT event_id, input_id, line_no FROM duplicates ORDER BY id")

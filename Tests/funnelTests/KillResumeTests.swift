@@ -31,7 +31,9 @@ final class KillResumeTests: XCTestCase {
         return try db.read { db in
             var out: [String] = []
             // The log as stored: rows, their bodies, and the atoms and shapes the bodies refer to.
-            out += try Row.fetchAll(db, sql: "SELECT e.seq, e.id_hash, u.text, e.ts_us, i.path, e.line_no, hex(e.body) FROM events e JOIN atoms u ON u.id = e.user JOIN inputs i ON i.id = e.input_id ORDER BY e.seq").map { "e \($0[0] as Int64) \($0[1] as Int64) \($0[2] as String) \($0[3] as Int64) \($0[4] as String) \($0[5] as Int) \($0[6] as String)" }
+            out += try Row.fetchAll(db, sql: "SELECT e.seq, u.text, e.ts_us, i.path, e.line_no, hex(e.body) FROM events e JOIN atoms u ON u.id = e.user JOIN inputs i ON i.id = e.input_id ORDER BY e.seq").map { "e \($0[0] as Int64) \($0[1] as String) \($0[2] as Int64) \($0[3] as String) \($0[4] as Int) \($0[5] as String)" }
+            // The events' id hashes, in seq order (however the log was cut into blocks).
+            out += try Row.fetchAll(db, sql: "SELECT group_concat(h, '') FROM (SELECT hex(ids) AS h FROM event_blocks ORDER BY first_seq)").map { "h \($0[0] as String? ?? "")" }
             out += try Row.fetchAll(db, sql: "SELECT id, text FROM atoms ORDER BY id").map { "a \($0[0] as Int64) \($0[1] as String)" }
             out += try Row.fetchAll(db, sql: "SELECT id, hex(skeleton) FROM shapes ORDER BY id").map { "s \($0[0] as Int64) \($0[1] as String)" }
             out += try Row.fetchAll(db, sql: "SELECT flow, user_id, last_us, definition, hex(data) FROM journeys ORDER BY flow, user_id").map { "j \($0[0] as String) \($0[1] as String) \($0[2] as Int64) \($0[3] as String) \($0[4] as String)" }

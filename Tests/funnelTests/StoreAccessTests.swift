@@ -179,18 +179,30 @@ final class StoreAccessTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: store)), text)
     }
 
-    /// A store that contradicts itself (a stored line that no longer decodes): exit 65
-    /// (docs/cli.md), naming the event.
+    /// A store that contradicts itself (a stored line that no longer decodes, a block of the
+    /// log whose bodies are gone): exit 65 (docs/cli.md), naming the event.
     func testAStoreThatContradictsItselfExits65() throws {
         let (store, _) = try glp1Store()
         let seq = try DatabaseQueue(path: store).write { db -> Int64 in
-            let seq = try Int64.fetchOne(db, sql: "SELECT min(seq) FROM events") ?? 0
-            try db.execute(sql: "UPDATE events SET body = x'FF' WHERE seq = ?", arguments: [seq])
+            let seq = try Int64.fetchOne(db, sql: "SELECT min(first_seq) FROM event_blocks") ?? 0
+            // The first event's body becomes one byte that starts a number and never ends it.
+            try db.execute(sql: """
+                UPDATE event_blocks SET bodies = x'FF' || substr(bodies, 1 + CAST(substr(cols, 1 + stride - w_body, w_body) AS INTEGER)),
+                    cols = substr(cols, 1, stride - w_body) || printf('%0*d', w_body, 1)
+                        || substr(cols, 1 + stride)
+                WHERE first_seq = ?
+                """, arguments: [seq])
             return seq
         }
         let r = try runFunnel(["export", "--store", store])
         XCTAssertEqual(r.status, 65, r.stderr)
         XCTAssertEqual(r.stderr, "funnel export: store: while reading event seq \(seq): the stored line does not decode: no shape\n")
+        try DatabaseQueue(path: store).write { db in
+            try db.execute(sql: "UPDATE event_blocks SET bodies = x'' WHERE first_seq = ?", arguments: [seq])
+        }
+        let gone = try runFunnel(["export", "--store", store])
+        XCTAssertEqual(gone.status, 65, gone.stderr)
+        XCTAssertEqual(gone.stderr, "funnel export: store: while reading event seq \(seq): its block of the log does not decode\n")
     }
 
     func testRebuildTakesTheWriterLock() throws {

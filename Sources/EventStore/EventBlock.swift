@@ -83,12 +83,29 @@ struct EventBlock {
         }
         layout.widths = largest.map(digits)
         out.layout = layout
+        // Zeros first, then each value's digits from its column's right end.
         out.cols.removeAll(keepingCapacity: true)
-        out.cols.reserveCapacity(layout.stride * events.count)
+        out.cols.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: layout.stride * events.count))
         out.ids.removeAll(keepingCapacity: true)
         out.ids.reserveCapacity(8 * events.count)
-        for (e, end) in zip(events, ends) {
-            forEachColumn(e, end: end, layout) { i, v in appendDigits(v, width: layout.widths[i], to: &out.cols) }
+        layout.widths.withUnsafeBufferPointer { widths in
+            out.cols.withUnsafeMutableBufferPointer { cols in
+                guard var at = cols.baseAddress else { return }
+                for (e, end) in zip(events, ends) {
+                    forEachColumn(e, end: end, layout) { i, v in
+                        at += widths[i]
+                        var rest = v
+                        var digit = at - 1
+                        while rest > 0 {
+                            digit.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                            rest /= 10
+                            digit -= 1
+                        }
+                    }
+                }
+            }
+        }
+        for e in events {
             withUnsafeBytes(of: UInt64(bitPattern: e.idHash).littleEndian) { out.ids.append(contentsOf: $0) }
         }
     }
@@ -116,18 +133,6 @@ struct EventBlock {
             rest /= 10
         }
         return n
-    }
-
-    private static func appendDigits(_ v: UInt64, width: Int, to out: inout [UInt8]) {
-        let start = out.count
-        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width))
-        var rest = v
-        var i = start + width - 1
-        while rest > 0 {
-            out[i] = UInt8(ascii: "0") + UInt8(rest % 10)
-            rest /= 10
-            i -= 1
-        }
     }
 }
 

@@ -1,6 +1,22 @@
 import GRDB
 
 extension EventStore {
+    /// The log as a row an event, as migration v1 made it (v5 adds `event` and `step`; v8
+    /// moves its rows into `event_blocks`).
+    static let eventRowsTable = """
+        CREATE TABLE events (
+            seq INTEGER PRIMARY KEY,
+            id_hash INTEGER NOT NULL,
+            user INTEGER NOT NULL REFERENCES atoms(id),
+            flow INTEGER NOT NULL REFERENCES atoms(id),
+            ts_us INTEGER NOT NULL,
+            ts_offset INTEGER NOT NULL,
+            input_id INTEGER NOT NULL REFERENCES inputs(id),
+            line_no INTEGER NOT NULL,
+            body BLOB NOT NULL
+        )
+        """
+
     /// The store's migrations, in order. A migration that shipped is never edited; schema
     /// changes are new migrations appended here.
     static func registerMigrations(_ migrator: inout DatabaseMigrator) {
@@ -32,19 +48,7 @@ extension EventStore {
             // line byte for byte (its shape and the values cut out of it, or the line itself);
             // id_hash is the event's slot: the 64-bit hash of its event_id, or the next free
             // value after it when another id holds it (full compare on a match; see Ingestor).
-            try db.execute(sql: """
-                CREATE TABLE events (
-                    seq INTEGER PRIMARY KEY,
-                    id_hash INTEGER NOT NULL,
-                    user INTEGER NOT NULL REFERENCES atoms(id),
-                    flow INTEGER NOT NULL REFERENCES atoms(id),
-                    ts_us INTEGER NOT NULL,
-                    ts_offset INTEGER NOT NULL,
-                    input_id INTEGER NOT NULL REFERENCES inputs(id),
-                    line_no INTEGER NOT NULL,
-                    body BLOB NOT NULL
-                )
-                """)
+            try db.execute(sql: EventStore.eventRowsTable)
             try db.execute(sql: "CREATE UNIQUE INDEX events_by_id_hash ON events(id_hash)")
             try db.execute(sql: "CREATE INDEX events_by_user ON events(user, flow, ts_us, seq)")
             try db.execute(sql: """

@@ -15,21 +15,9 @@ enum LegacyLog {
         try db.execute(sql: "DROP VIEW events")
         try db.execute(sql: "DROP TABLE event_blocks")
         try db.execute(sql: "DROP TABLE event_slots")
-        try db.execute(sql: """
-            CREATE TABLE events (
-                seq INTEGER PRIMARY KEY,
-                id_hash INTEGER NOT NULL,
-                user INTEGER NOT NULL REFERENCES atoms(id),
-                flow INTEGER NOT NULL REFERENCES atoms(id),
-                ts_us INTEGER NOT NULL,
-                ts_offset INTEGER NOT NULL,
-                input_id INTEGER NOT NULL REFERENCES inputs(id),
-                line_no INTEGER NOT NULL,
-                body BLOB NOT NULL,
-                event INTEGER,
-                step INTEGER
-            )
-            """)
+        try db.execute(sql: EventStore.eventRowsTable)
+        try db.execute(sql: "ALTER TABLE events ADD COLUMN event INTEGER")
+        try db.execute(sql: "ALTER TABLE events ADD COLUMN step INTEGER")
         let insert = try db.makeStatement(sql: "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         for row in rows { try insert.execute(arguments: StatementArguments(row)) }
         try db.execute(sql: EventStore.eventLogView)

@@ -35,17 +35,17 @@ struct EventBlock {
         var tsBase: Int64 = 0
         var offsetBase: Int64 = 0
         var lineBase: Int64 = 0
-        var widths = [Int](repeating: 1, count: Column.allCases.count)
+        /// Each column's width, in `Column` order (held inline: a block read by seq allocates
+        /// nothing for its layout).
+        var widths = SIMD8<Int32>(repeating: 1)
 
-        var stride: Int { widths.reduce(0, +) }
+        var stride: Int { Int(widths.wrappedSum()) }
 
         /// Where each column starts within an event's `stride` bytes.
-        var starts: [Int] {
-            var at = 0
-            return widths.map { w in
-                defer { at += w }
-                return at
-            }
+        var starts: SIMD8<Int32> {
+            var out = SIMD8<Int32>()
+            for i in 1..<widths.scalarCount { out[i] = out[i - 1] + widths[i - 1] }
+            return out
         }
     }
 
@@ -81,26 +81,25 @@ struct EventBlock {
         for (e, end) in zip(events, ends) {
             forEachColumn(e, end: end, layout) { i, v in largest[i] = max(largest[i], v) }
         }
-        layout.widths = largest.map(digits)
+        for i in largest.indices { layout.widths[i] = Int32(digits(largest[i])) }
         out.layout = layout
         // Zeros first, then each value's digits from its column's right end.
         out.cols.removeAll(keepingCapacity: true)
         out.cols.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: layout.stride * events.count))
         out.ids.removeAll(keepingCapacity: true)
         out.ids.reserveCapacity(8 * events.count)
-        layout.widths.withUnsafeBufferPointer { widths in
-            out.cols.withUnsafeMutableBufferPointer { cols in
-                guard var at = cols.baseAddress else { return }
-                for (e, end) in zip(events, ends) {
-                    forEachColumn(e, end: end, layout) { i, v in
-                        at += widths[i]
-                        var rest = v
-                        var digit = at - 1
-                        while rest > 0 {
-                            digit.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-                            rest /= 10
-                            digit -= 1
-                        }
+        let widths = layout.widths
+        out.cols.withUnsafeMutableBufferPointer { cols in
+            guard var at = cols.baseAddress else { return }
+            for (e, end) in zip(events, ends) {
+                forEachColumn(e, end: end, layout) { i, v in
+                    at += Int(widths[i])
+                    var rest = v
+                    var digit = at - 1
+                    while rest > 0 {
+                        digit.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                        rest /= 10
+                        digit -= 1
                     }
                 }
             }
@@ -144,7 +143,7 @@ extension EventBlock {
         let count: Int
         let inputID: Int64
         let layout: Layout
-        let starts: [Int]
+        let starts: SIMD8<Int32>
         let cols: UnsafeRawBufferPointer
         let ids: UnsafeRawBufferPointer
         let bodies: UnsafeRawBufferPointer
@@ -152,7 +151,7 @@ extension EventBlock {
         /// A view of a block's row, or nil when its blobs do not match its layout.
         init?(firstSeq: Int64, count: Int, inputID: Int64, layout: Layout,
               cols: UnsafeRawBufferPointer, ids: UnsafeRawBufferPointer, bodies: UnsafeRawBufferPointer) {
-            guard count > 0, layout.widths.allSatisfy({ $0 > 0 && $0 <= 19 }),
+            guard count > 0, all(layout.widths .> 0 .& layout.widths .<= 19),
                   cols.count == layout.stride * count, ids.count == 8 * count else { return nil }
             self.firstSeq = firstSeq
             self.count = count
@@ -169,9 +168,9 @@ extension EventBlock {
 
         /// Column `column` of event `k` (digits only: anything else reads as a corrupt block).
         func value(_ column: Column, _ k: Int) -> UInt64? {
-            let start = k * layout.stride + starts[column.rawValue]
+            let start = k * layout.stride + Int(starts[column.rawValue])
             var v: UInt64 = 0
-            for i in start..<(start + layout.widths[column.rawValue]) {
+            for i in start..<(start + Int(layout.widths[column.rawValue])) {
                 let d = cols[i] &- UInt8(ascii: "0")
                 guard d < 10 else { return nil }
                 v = v * 10 + UInt64(d)

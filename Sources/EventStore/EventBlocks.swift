@@ -27,7 +27,7 @@ struct EventBlocks {
         insert.int(4, layout.tsBase)
         insert.int(5, layout.offsetBase)
         insert.int(6, layout.lineBase)
-        for (i, w) in layout.widths.enumerated() { insert.int(Int32(7 + i), Int64(w)) }
+        for i in 0..<layout.widths.scalarCount { insert.int(Int32(7 + i), Int64(layout.widths[i])) }
         defer { insert.reset() }
         try encoded.cols.withUnsafeBufferPointer { cols in
             try encoded.ids.withUnsafeBufferPointer { ids in

@@ -75,7 +75,7 @@ final class LogRows {
     private static func block(_ s: RawStatement) throws -> EventBlock.View {
         let firstSeq = s.int64(0)
         var layout = EventBlock.Layout(tsBase: s.int64(3), offsetBase: s.int64(4), lineBase: s.int64(5))
-        layout.widths = EventBlock.Column.allCases.map { Int(s.int64(Int32(6 + $0.rawValue))) }
+        for c in EventBlock.Column.allCases { layout.widths[c.rawValue] = Int32(clamping: s.int64(Int32(6 + c.rawValue))) }
         let blobs = Int32(6 + EventBlock.Column.allCases.count)
         guard let view = EventBlock.View(firstSeq: firstSeq, count: Int(s.int64(1)), inputID: s.int64(2), layout: layout,
                                          cols: s.bytes(blobs), ids: s.bytes(blobs + 1), bodies: s.bytes(blobs + 2)) else {

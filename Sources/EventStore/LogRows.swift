@@ -57,6 +57,35 @@ final class LogRows {
         return try body(LogRows.row(Int(seq - block.firstSeq), of: block))
     }
 
+    /// Calls `body` with each of `seqs` and its row (nil when the log holds none), reading a
+    /// block once for the consecutive seqs it holds (a user's events often share one).
+    func rows(seqs: [Int64], doing: @autoclosure () -> String, _ body: (Int64, Row?) throws -> Void) throws {
+        let statement = try bySeq ?? RawStatement(db, """
+            SELECT \(EventBlocks.columns) FROM event_blocks WHERE first_seq <= ? ORDER BY first_seq DESC LIMIT 1
+            """)
+        bySeq = statement
+        var i = 0
+        while i < seqs.count {
+            statement.int(1, seqs[i])
+            defer { statement.reset() }
+            guard try statement.step(doing()) else {
+                try body(seqs[i], nil)
+                i += 1
+                continue
+            }
+            let block = try LogRows.block(statement)
+            guard block.seqs.contains(seqs[i]) else {
+                try body(seqs[i], nil)
+                i += 1
+                continue
+            }
+            repeat {
+                try body(seqs[i], LogRows.row(Int(seqs[i] - block.firstSeq), of: block))
+                i += 1
+            } while i < seqs.count && block.seqs.contains(seqs[i])
+        }
+    }
+
     /// Calls `body` with each row of `selection`, in seq order.
     func forEach(_ selection: Selection, doing: @autoclosure () -> String, _ body: (Row) throws -> Void) throws {
         let start = try LogRows.blockStart(before: selection.after + 1, in: db) ?? 0

@@ -69,13 +69,11 @@ extension EventStore {
 
     static func storedLines(seqs: [Int64], reader: StoredLineReader, in db: Database) throws -> StoredLines {
         var out = StoredLines()
-        for seq in seqs {
-            let found = try reader.rows.row(seq: seq, doing: "reading event seq \(seq)") { row in
-                try reader.line(user: row.user, flow: row.flow, body: row.body, seq: seq)
-            }
-            guard let line = found else {
+        try reader.rows.rows(seqs: seqs, doing: "reading events by seq") { seq, row in
+            guard let row else {
                 throw StoreError(doing: "reading event seq \(seq)", reason: "a user run names an event the log does not hold", kind: .corrupt)
             }
+            let line = try reader.line(user: row.user, flow: row.flow, body: row.body, seq: seq)
             let native = try reader.eventLine(line, seq: seq)
             out.append(seq: seq, line: native, original: native == line ? nil : line)
         }

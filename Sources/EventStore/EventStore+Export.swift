@@ -25,10 +25,12 @@ extension EventStore {
             }
             if let user = selection.user {
                 guard let userAtom = try EventStore.atomID(user, in: db) else { return 0 }
-                for seq in try UserRuns.seqs(user: userAtom, flow: flowAtom, in: db).sorted() {
-                    guard try reader.rows.row(seq: seq, doing: "exporting events of \(user)", emit) != nil else {
+                try reader.rows.rows(seqs: UserRuns.seqs(user: userAtom, flow: flowAtom, in: db).sorted(),
+                                     doing: "exporting events of \(user)") { seq, row in
+                    guard let row else {
                         throw StoreError(doing: "exporting events of \(user)", reason: "event \(seq) is listed but not stored", kind: .corrupt)
                     }
+                    try emit(row)
                 }
                 return count
             }

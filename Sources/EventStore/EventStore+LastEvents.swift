@@ -21,13 +21,10 @@ extension EventStore {
                 let userAtom = atom.int64(0)
                 atom.reset()
                 var last: (micros: Int64, seq: Int64)?
-                for seq in try UserRuns.seqs(user: userAtom, flow: flowAtom, in: db) {
-                    let onStep = try rows.row(seq: seq, doing: "reading event seq \(seq)") { row in
-                        row.step == stepAtom ? row.ts : nil
-                    }
-                    guard let micros = onStep ?? nil else { continue }
+                try rows.rows(seqs: UserRuns.seqs(user: userAtom, flow: flowAtom, in: db), doing: "reading \(user)'s events") { seq, row in
+                    guard let row, row.step == stepAtom else { return }
                     // Seqs ascend: a later one at the same time is later in fold order.
-                    if micros <= bound.micros, last.map({ micros >= $0.micros }) ?? true { last = (micros, seq) }
+                    if row.ts <= bound.micros, last.map({ row.ts >= $0.micros }) ?? true { last = (row.ts, seq) }
                 }
                 if let last {
                     lastSeqs.append(last.seq)

@@ -45,44 +45,33 @@ final class LogRows {
 
     /// Calls `body` with the row of `seq`; nil when the log holds none.
     func row<T>(seq: Int64, doing: @autoclosure () -> String, _ body: (Row) throws -> T) throws -> T? {
-        let statement = try bySeq ?? RawStatement(db, """
-            SELECT \(EventBlocks.columns) FROM event_blocks WHERE first_seq <= ? ORDER BY first_seq DESC LIMIT 1
-            """)
-        bySeq = statement
-        statement.int(1, seq)
-        defer { statement.reset() }
-        guard try statement.step(doing()) else { return nil }
-        let block = try LogRows.block(statement)
-        guard block.seqs.contains(seq) else { return nil }
-        return try body(LogRows.row(Int(seq - block.firstSeq), of: block))
+        var out: T?
+        try rows(seqs: CollectionOfOne(seq), doing: doing()) { _, row in out = try row.map(body) }
+        return out
     }
 
     /// Calls `body` with each of `seqs` and its row (nil when the log holds none), reading a
     /// block once for the consecutive seqs it holds (a user's events often share one).
-    func rows(seqs: [Int64], doing: @autoclosure () -> String, _ body: (Int64, Row?) throws -> Void) throws {
+    func rows<Seqs: RandomAccessCollection<Int64>>(seqs: Seqs, doing: @autoclosure () -> String,
+                                                    _ body: (Int64, Row?) throws -> Void) throws {
         let statement = try bySeq ?? RawStatement(db, """
             SELECT \(EventBlocks.columns) FROM event_blocks WHERE first_seq <= ? ORDER BY first_seq DESC LIMIT 1
             """)
         bySeq = statement
-        var i = 0
-        while i < seqs.count {
+        var i = seqs.startIndex
+        while i < seqs.endIndex {
             statement.int(1, seqs[i])
             defer { statement.reset() }
-            guard try statement.step(doing()) else {
+            let block = try statement.step(doing()) ? LogRows.block(statement) : nil
+            guard let block, block.seqs.contains(seqs[i]) else {
                 try body(seqs[i], nil)
-                i += 1
-                continue
-            }
-            let block = try LogRows.block(statement)
-            guard block.seqs.contains(seqs[i]) else {
-                try body(seqs[i], nil)
-                i += 1
+                i = seqs.index(after: i)
                 continue
             }
             repeat {
                 try body(seqs[i], LogRows.row(Int(seqs[i] - block.firstSeq), of: block))
-                i += 1
-            } while i < seqs.count && block.seqs.contains(seqs[i])
+                i = seqs.index(after: i)
+            } while i < seqs.endIndex && block.seqs.contains(seqs[i])
         }
     }
 

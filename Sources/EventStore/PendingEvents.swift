@@ -21,6 +21,7 @@ struct PendingEvents {
     /// Events a block holds at most.
     static let rowsPerBlock = Tuning.eventsPerBlock
     private var rows: [Row] = []
+    /// The rows held as their block encodes them (filled at each flush).
     private var events: [EventBlock.Event] = []
     private var bodies: [UInt8] = []
     private var ends: [Int] = []
@@ -55,8 +56,6 @@ struct PendingEvents {
     /// Holds `row`, its body appended by `writeBody` to the bodies held.
     mutating func add(_ row: Row, body writeBody: (inout [UInt8]) -> Void) {
         rows.append(row)
-        events.append(EventBlock.Event(idHash: row.hash, user: row.user, flow: row.flow, event: row.name, step: row.step,
-                                       ts: row.ts, offset: Int64(row.offset), line: Int64(row.line)))
         writeBody(&bodies)
         ends.append(bodies.count)
     }
@@ -66,6 +65,11 @@ struct PendingEvents {
     mutating func flush<Target>(into target: inout Target, _ accepted: (inout Target, Row, Int64) throws -> Void) throws {
         guard !rows.isEmpty else { return }
         let blockSeq = nextSeq
+        events.removeAll(keepingCapacity: true)
+        events.append(contentsOf: rows.lazy.map { row in
+            EventBlock.Event(idHash: row.hash, user: row.user, flow: row.flow, event: row.name, step: row.step,
+                             ts: row.ts, offset: Int64(row.offset), line: Int64(row.line))
+        })
         try bodies.withUnsafeBufferPointer { all in
             try blocks.write(firstSeq: blockSeq, inputID: inputID, events, bodies: all, ends: ends,
                              doing: "appending \(label) line \(rows[0].line)")
@@ -73,7 +77,6 @@ struct PendingEvents {
         nextSeq += Int64(rows.count)
         for (i, row) in rows.enumerated() { try accepted(&target, row, blockSeq + Int64(i)) }
         rows.removeAll(keepingCapacity: true)
-        events.removeAll(keepingCapacity: true)
         bodies.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)
     }

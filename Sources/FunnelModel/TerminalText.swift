@@ -15,7 +15,7 @@ public enum TerminalText {
 
     /// `value` with every control character written out (newlines too: one value, one line).
     public static func escape(_ value: String) -> String {
-        guard value.unicodeScalars.contains(where: { escaped($0) != nil }) else { return value }
+        guard !isPrintableASCII(value), value.unicodeScalars.contains(where: { escaped($0) != nil }) else { return value }
         var out = ""
         out.reserveCapacity(value.utf8.count + 8)
         for s in value.unicodeScalars {
@@ -26,7 +26,7 @@ public enum TerminalText {
 
     /// Several lines of text (a message, a listing): each line escaped, the newlines kept.
     public static func escapeLines(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0 != "\n" && escaped($0) != nil }) else { return text }
+        guard !isPrintableASCII(text), text.unicodeScalars.contains(where: { $0 != "\n" && escaped($0) != nil }) else { return text }
         return text.split(separator: "\n", omittingEmptySubsequences: false).map { escape(String($0)) }.joined(separator: "\n")
     }
 
@@ -45,6 +45,12 @@ public enum TerminalText {
             count += piece.count
         }
         return out + "…"
+    }
+
+    /// Whether every byte of `value` is printable ASCII, which no terminal acts on: most
+    /// values are told apart by their bytes, without a look at each scalar.
+    static func isPrintableASCII(_ value: String) -> Bool {
+        value.utf8.withContiguousStorageIfAvailable { !$0.contains { $0 < 0x20 || $0 >= 0x7F } } ?? false
     }
 
     /// Marks that reorder the text around them (Unicode bidi embeddings, overrides, isolates).

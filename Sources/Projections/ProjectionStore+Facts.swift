@@ -18,7 +18,7 @@ extension ProjectionStore {
         // Facts a read-only store could not refresh do not stand for this definition.
         guard try refoldStale(flow: flow, context: context, store: store).isEmpty else { return false }
         try store.writer.read { db in
-            try scanFacts(flow: flow, definition: definition, slots: context.slots, asOf: asOf, users: .all, refolds: refolds,
+            try scanFacts(flow: flow, definition: definition, context: context, asOf: asOf, users: .all, refolds: refolds,
                           in: db, body)
         }
         return true
@@ -36,9 +36,8 @@ extension ProjectionStore {
         guard JourneyFacts.supports(definition) else { return nil }
         let context = FlowContext(definition)
         guard try refoldStale(flow: flow, context: context, store: store).isEmpty else { return nil }
-        let slots = context.slots
         func readAll(_ db: Database, _ accumulator: inout A) throws {
-            try scanFacts(flow: flow, definition: definition, slots: slots, asOf: asOf, users: .all, refolds: refolds, in: db) {
+            try scanFacts(flow: flow, definition: definition, context: context, asOf: asOf, users: .all, refolds: refolds, in: db) {
                 accumulator.add($0)
             }
         }
@@ -49,7 +48,7 @@ extension ProjectionStore {
         }
         let users: [FactsUsers] = [.below(split), .from(split)]
         return try readShares(users.count, into: blank, store: store, doing: "reading the journeys of \(flow)", { part, db, accumulator in
-            try scanFacts(flow: flow, definition: definition, slots: slots, asOf: asOf, users: users[part], refolds: refolds,
+            try scanFacts(flow: flow, definition: definition, context: context, asOf: asOf, users: users[part], refolds: refolds,
                           in: db) { accumulator.add($0) }
         }, whole: readAll)
     }
@@ -64,7 +63,7 @@ extension ProjectionStore {
 
     /// The facts rows of a flow's users in `users`, in user id order, once `refoldStale` has
     /// run; `refolds` is first told how many rows are folded again (past `asOf`, or without facts).
-    private static func scanFacts(flow: String, definition: FlowDefinition, slots: [String: Int], asOf: Timestamp,
+    private static func scanFacts(flow: String, definition: FlowDefinition, context: FlowContext, asOf: Timestamp,
                                   users: FactsUsers, refolds: RefoldProgress?, in db: Database,
                                   _ body: (JourneyFacts) throws -> Void) throws {
         let doing = "reading the journeys of \(flow)"
@@ -100,6 +99,7 @@ extension ProjectionStore {
             refolds.expect(count)
         }
         let (statement, _) = try statement("SELECT facts, last_us, user_id FROM journey_facts WHERE flow = ?")
+        var refold = LogRefold(flow: flow, context: context, until: asOf, in: db)
         var facts = JourneyFacts.empty
         try statement.forEachRow(doing) {
             if statement.int64(1) > asOf.micros || statement.isNull(0) {
@@ -108,9 +108,12 @@ extension ProjectionStore {
                 guard let user = statement.string(2) else {
                     throw StoreError(doing: doing, reason: "a facts row without a user id", kind: .corrupt)
                 }
-                let cut = try journey(user: user, flow: flow, definition: definition, until: asOf, in: db)
+                let cut = try refold.journey(user: user)
                 refolds?.folded()
-                if let cut { try body(JourneyFacts(cut, definition: definition, slots: slots)) }
+                if let cut {
+                    try body(JourneyFacts(cut, definition: definition, slots: context.slots,
+                                          prepared: context.facts ?? JourneyFacts.Prepared(definition)))
+                }
                 return
             }
             do {

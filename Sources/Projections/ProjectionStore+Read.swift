@@ -131,7 +131,6 @@ extension ProjectionStore {
                                       stale: Set<String>, refolds: RefoldProgress?, in db: Database,
                                       decode: (UnsafeRawBufferPointer, JourneyDecodingCache, JourneyNames) throws -> StoredRow<T>,
                                       whole: (Journey) -> T, _ body: (T) throws -> Void) throws {
-        let definition = context.definition
         // `+flow`: a table scan, not the primary key index and a row lookup per journey.
         let range = rows == nil ? "" : " AND rowid >= ? AND rowid < ?"
         let statement = try RawStatement(db, "SELECT data, definition, user_id FROM journeys WHERE +flow = ?" + range)
@@ -142,8 +141,9 @@ extension ProjectionStore {
         }
         if let refolds { refolds.expect(try refoldCount(flow: flow, context: context, asOf: asOf, rows: rows, in: db)) }
         let cache = JourneyDecodingCache()
+        var refold = LogRefold(flow: flow, context: context, until: asOf, in: db)
         func refolded(_ user: String) throws {
-            let folded = try journey(user: user, flow: flow, definition: definition, until: asOf, in: db)
+            let folded = try refold.journey(user: user)
             refolds?.folded()
             if let folded { try body(whole(folded)) }
         }
@@ -225,21 +225,17 @@ extension ProjectionStore {
             if j.lastEventAt > asOf { later.append(j) } else { out.append(j) }
         }
         if !later.isEmpty {
+            let context = FlowContext(definition)
             try store.writer.read { db in
+                var refolds: [String: LogRefold] = [:]
                 for j in later {
-                    if let cut = try journey(user: j.userID, flow: j.flow, definition: definition, until: asOf, in: db) {
-                        out.append(cut)
-                    }
+                    var refold = refolds[j.flow] ?? LogRefold(flow: j.flow, context: context, until: asOf, in: db)
+                    let cut = try refold.journey(user: j.userID)
+                    refolds[j.flow] = refold
+                    if let cut { out.append(cut) }
                 }
             }
         }
         return out
-    }
-
-    /// A user's journey in a flow folded again from the log, up to `until` when given; nil
-    /// when it had not begun by then.
-    static func journey(user: String, flow: String, definition: FlowDefinition?, until: Timestamp?,
-                        in db: Database) throws -> Journey? {
-        JourneyFold.journey(of: try EventStore.events(user: user, flow: flow, in: db), definition: definition, until: until)
     }
 }

@@ -43,8 +43,15 @@ public struct UserList: Sendable, Hashable, Codable {
 
         /// By user id; two ids equal as text but written with other bytes (an accent composed
         /// or not) by their bytes, so that the order never depends on the order met.
-        static func byUser(_ a: Row, _ b: Row) -> Bool {
-            a.userID != b.userID ? a.userID < b.userID : a.userID.utf8.lexicographicallyPrecedes(b.userID.utf8)
+        /// User ids in the list's order: as Swift orders strings, ties broken by their bytes.
+        static func precedes(_ a: String, _ b: String) -> Bool {
+            a != b ? a < b : a.utf8.lexicographicallyPrecedes(b.utf8)
+        }
+
+        /// `rows` in user id order, sorted as positions (a row is nine fields to copy).
+        static func byUser(_ rows: [Row]) -> [Row] {
+            let ids = rows.map(\.userID)
+            return ids.indices.sorted { precedes(ids[$0], ids[$1]) }.map { rows[$0] }
         }
     }
 
@@ -177,6 +184,6 @@ extension ReportRequest {
         let rows = try source.accumulateGlances(flow: definition.id, definition: definition, asOf: query.asOf, request: request,
                                                 into: blank).rows
         return UserList(flow: definition.id, cohort: query.cohort?.id, state: stateFilter?.rawValue, step: step,
-                        asOf: query.asOf.description, users: rows.sorted(by: UserList.Row.byUser))
+                        asOf: query.asOf.description, users: UserList.Row.byUser(rows))
     }
 }

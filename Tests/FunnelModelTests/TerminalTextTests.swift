@@ -13,6 +13,21 @@ final class TerminalTextTests: XCTestCase {
         XCTAssertEqual(TerminalText.escape(once), once)
     }
 
+    /// Every ASCII character, alone and amid printable text, comes out as the rule for its
+    /// scalar says: printable ASCII is told apart by its bytes, and the bounds hold.
+    func testEveryASCIICharacterFollowsTheScalarRule() throws {
+        for v in UInt32(0)..<0x80 {
+            let scalar = try XCTUnwrap(Unicode.Scalar(v))
+            let text = String(Character(scalar))
+            let expected = TerminalText.escaped(scalar) ?? text
+            XCTAssertEqual(TerminalText.escape(text), expected, "\(v)")
+            XCTAssertEqual(TerminalText.escape("u-" + text + "-1"), "u-" + expected + "-1", "\(v)")
+            XCTAssertEqual(TerminalText.escapeLines("a\n" + text), "a\n" + (v == 0x0A ? text : expected), "\(v)")
+        }
+        XCTAssertEqual(TerminalText.escape(" ~"), " ~")
+        XCTAssertEqual(TerminalText.escape("\u{1F}\u{7F}"), #"\x1F\x7F"#)
+    }
+
     func testLinesKeepTheirNewlines() {
         XCTAssertEqual(TerminalText.escapeLines("one \u{1B}[2J\ntwo\u{07}\n"), "one \\x1B[2J\ntwo\\x07\n")
     }

@@ -29,7 +29,7 @@ final class UserListTests: XCTestCase {
                                 startedAt: j.startedAt?.description, completedAt: j.completedAt?.description,
                                 lastEventAt: j.lastEventAt.description, secondsToComplete: j.secondsToComplete,
                                 appVersion: j.appVersion)
-        }.sorted(by: UserList.Row.byUser)
+        }.sorted { UserList.Row.precedes($0.userID, $1.userID) }
     }
 
     func testRowsAreThoseOfTheWholeJourneysUnderEverySelection() throws {

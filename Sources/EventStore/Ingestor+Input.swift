@@ -124,11 +124,12 @@ extension Ingestor: IngestBackend {
                 try session.writer.finish(read, isLast: input.isLast, finishedAt: now(), logger: logger)
                 idFilter = session.writer.handOnFilter()
                 // Whether this input's commit is the transaction's: if not, the observer does
-                // its work now, in the transaction, rather than after a commit that is not yet.
+                // its work in the transaction (now, or beside the next input, which writes it),
+                // rather than after a commit that is not yet.
                 let commits = input.isLast || group.closes(adding: content.size, limit: limits.groupBytes)
                 let committed = session.eventSink.map {
                     CommittedInput(seqs: session.writer.rows.seqs, accepted: session.writer.accepted, newUsers: session.writer.newUsers,
-                                   events: $0, more: commits && !input.isLast)
+                                   events: $0, more: commits && !input.isLast, sharesTransaction: !commits)
                 }
                 if let observer, let committed { try observer.willCommit(committed, in: db) }
                 group.add(content.size, committed: committed)

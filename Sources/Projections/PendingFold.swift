@@ -21,6 +21,20 @@ struct PendingFold: Sendable {
     var input: (any ParsedEventSink)? = nil
 }
 
+extension PendingFold {
+    /// Moves the users new with this input, with their held events, into a pending fold of
+    /// their own (what `FoldContext.foldNew` folds), leaving the rest here in their order.
+    mutating func takeNewUsers() -> PendingFold {
+        var new = self
+        new.order = order.filter { key in newUsers.contains(key.user) && (buffered[key] ?? nil) != nil }
+        let keys = Set(new.order)
+        new.buffered = [:]
+        for key in new.order { new.buffered[key] = buffered.removeValue(forKey: key) }
+        order.removeAll { keys.contains($0) }
+        return new
+    }
+}
+
 /// A pending fold handed to the thread that folds it, so that the thread holds its only
 /// reference (and can let go of each journey's events as it goes).
 final class PendingBox: Sendable {

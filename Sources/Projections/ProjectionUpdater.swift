@@ -10,8 +10,9 @@ import Journeys
 /// Keeps the journeys projection current during ingest, so a late or out-of-order event gives
 /// the same journey as a rebuild. An input's journeys are written in its own transaction (the
 /// last input of an ingest) or in the next input's (its new users' folded beside its commit,
-/// the rest after it, beside the next input); `journeys_watermark` says up to which seq they
-/// are complete.
+/// the rest after it, beside the next input; or, when the next input shares its transaction,
+/// its new users' beside the next input, the rest before it); `journeys_watermark` says up to
+/// which seq they are complete.
 ///
 /// The input's new events are kept in memory (without their lines). At the end of the input,
 /// each touched user and flow is folded the cheapest exact way:
@@ -74,6 +75,8 @@ public final class ProjectionUpdater: IngestObserver {
     /// once it has committed), while the next input is read, and
     /// written in the next input's transaction (or by `finish`); until then the watermark
     /// says they are missing, and whoever reads the store next folds them from the log.
+    /// With `sharesTransaction`, its new users' journeys fold beside the next input and the
+    /// rest now, all written in the same transaction by the next input (`foldBeside`).
     public func willCommit(_ input: CommittedInput, in db: Database) throws {
         var pending = PendingFold(order: [], buffered: [:], parts: EventParts(), firstSeq: input.firstSeq,
                                   newUsers: input.newUsers ?? [], through: input.lastSeq, input: input.events)
@@ -86,6 +89,10 @@ public final class ProjectionUpdater: IngestObserver {
         try ProjectionStore.addMissing(to: &pending, in: db)
         if input.more && !pending.order.isEmpty {
             prepare(pending)
+            return
+        }
+        if input.sharesTransaction && !pending.order.isEmpty {
+            try foldBeside(pending, in: db)
             return
         }
         let context = FoldContext(definitions: definitions, contexts: contexts, workers: WorkerCount.machine, recent: recent)
@@ -116,6 +123,36 @@ public final class ProjectionUpdater: IngestObserver {
             do {
                 pending.folded = try context.foldNew(&pending) { rows in job.push(rows) }
                 box.put(pending)
+            } catch {
+                job.finish(.failure(StoreError(doing: "folding the journeys of an input", reason: "\(error)")))
+            }
+        }
+    }
+
+    /// Folds an input that shares its transaction with the next: its new users' journeys
+    /// beside the writer (they read nothing of the store), the rest here, from the store as
+    /// this transaction sees it. The next input's `willCommit` (or `finish`) writes them all,
+    /// the new users' first, as `FoldContext.fold` hands them over, and then the watermark.
+    private func foldBeside(_ pending: PendingFold, in db: Database) throws {
+        var rest = pending
+        let new = rest.takeNewUsers()
+        let context = FoldContext(definitions: definitions, contexts: contexts, workers: WorkerCount.machine, recent: recent)
+        var held: [[FoldedRow]] = []
+        let counts = try context.fold(&rest, in: db) { held.append($0) }
+        let job = DeferredFold(through: pending.through)
+        let beside = FoldContext(definitions: definitions, contexts: contexts, workers: Tuning.foldBesideWriterWorkers,
+                                 awaited: { job.isAwaited }, recent: recent)
+        let box = PendingBox(new)
+        running = job
+        WorkerThread.folding.run { [held] in
+            guard var new = box.take() else { return }
+            do {
+                var all = try beside.foldNew(&new) { rows in job.push(rows) }
+                for rows in held { job.push(rows) }
+                all.resumed += counts.resumed
+                all.fromLog += counts.fromLog
+                all.fromRecent += counts.fromRecent
+                job.finish(.success(all))
             } catch {
                 job.finish(.failure(StoreError(doing: "folding the journeys of an input", reason: "\(error)")))
             }

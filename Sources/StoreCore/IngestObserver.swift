@@ -55,13 +55,19 @@ public struct CommittedInput: Sendable {
     /// same ingest follows, and the store commits right after `willCommit` (false for an
     /// input that shares its transaction with the inputs after it: its work is done in it).
     public var more: Bool
+    /// Whether the store goes on with the next input of the same ingest in this transaction
+    /// (it commits them together): the observer may leave work that reads nothing of the
+    /// store running beside the writer, provided the next `willCommit` (or `finish`) writes it.
+    public var sharesTransaction: Bool
 
-    package init(seqs: Range<Int64>, accepted: AcceptedLines, newUsers: Set<String>?, events: any ParsedEventSink, more: Bool) {
+    package init(seqs: Range<Int64>, accepted: AcceptedLines, newUsers: Set<String>?, events: any ParsedEventSink, more: Bool,
+                 sharesTransaction: Bool = false) {
         self.seqs = seqs
         self.accepted = accepted
         self.newUsers = newUsers
         self.events = events
         self.more = more
+        self.sharesTransaction = sharesTransaction
     }
 
     /// The seq of the input's first accepted event, `.max` when it added none.

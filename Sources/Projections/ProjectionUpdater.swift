@@ -92,7 +92,7 @@ public final class ProjectionUpdater: IngestObserver {
             return
         }
         if input.sharesTransaction && !pending.order.isEmpty {
-            try foldBeside(pending, in: db)
+            try foldBeside(&pending, in: db)
             return
         }
         let context = FoldContext(definitions: definitions, contexts: contexts, workers: WorkerCount.machine, recent: recent)
@@ -133,12 +133,11 @@ public final class ProjectionUpdater: IngestObserver {
     /// beside the writer (they read nothing of the store), the rest here, from the store as
     /// this transaction sees it. The next input's `willCommit` (or `finish`) writes them all,
     /// the new users' first, as `FoldContext.fold` hands them over, and then the watermark.
-    private func foldBeside(_ pending: PendingFold, in db: Database) throws {
-        var rest = pending
-        let new = rest.takeNewUsers()
+    private func foldBeside(_ pending: inout PendingFold, in db: Database) throws {
+        let new = pending.takeNewUsers()
         let context = FoldContext(definitions: definitions, contexts: contexts, workers: WorkerCount.machine, recent: recent)
         var held: [[FoldedRow]] = []
-        let counts = try context.fold(&rest, in: db) { held.append($0) }
+        let counts = try context.fold(&pending, in: db) { held.append($0) }
         let job = DeferredFold(through: pending.through)
         let beside = FoldContext(definitions: definitions, contexts: contexts, workers: Tuning.foldBesideWriterWorkers,
                                  awaited: { job.isAwaited }, recent: recent)

@@ -10,6 +10,11 @@ public struct FlowFolder: Sendable {
         context = FlowContext(definition)
     }
 
+    /// A folder of the flow `context` was worked out for.
+    package init(_ context: FlowContext) {
+        self.context = context
+    }
+
     /// The definition's fingerprint: facts folded with another definition are not these.
     public var fingerprint: String { context.fingerprint }
 

@@ -18,7 +18,7 @@ extension ProjectionStore {
         // Facts a read-only store could not refresh do not stand for this definition.
         guard try refoldStale(flow: flow, context: context, store: store).isEmpty else { return false }
         try store.writer.read { db in
-            try scanFacts(flow: flow, definition: definition, context: context, asOf: asOf, users: .all, refolds: refolds,
+            try scanFacts(flow: flow, context: context, asOf: asOf, users: .all, refolds: refolds,
                           in: db, body)
         }
         return true
@@ -37,7 +37,7 @@ extension ProjectionStore {
         let context = FlowContext(definition)
         guard try refoldStale(flow: flow, context: context, store: store).isEmpty else { return nil }
         func readAll(_ db: Database, _ accumulator: inout A) throws {
-            try scanFacts(flow: flow, definition: definition, context: context, asOf: asOf, users: .all, refolds: refolds, in: db) {
+            try scanFacts(flow: flow, context: context, asOf: asOf, users: .all, refolds: refolds, in: db) {
                 accumulator.add($0)
             }
         }
@@ -48,7 +48,7 @@ extension ProjectionStore {
         }
         let users: [FactsUsers] = [.below(split), .from(split)]
         return try readShares(users.count, into: blank, store: store, doing: "reading the journeys of \(flow)", { part, db, accumulator in
-            try scanFacts(flow: flow, definition: definition, context: context, asOf: asOf, users: users[part], refolds: refolds,
+            try scanFacts(flow: flow, context: context, asOf: asOf, users: users[part], refolds: refolds,
                           in: db) { accumulator.add($0) }
         }, whole: readAll)
     }
@@ -63,7 +63,7 @@ extension ProjectionStore {
 
     /// The facts rows of a flow's users in `users`, in user id order, once `refoldStale` has
     /// run; `refolds` is first told how many rows are folded again (past `asOf`, or without facts).
-    private static func scanFacts(flow: String, definition: FlowDefinition, context: FlowContext, asOf: Timestamp,
+    private static func scanFacts(flow: String, context: FlowContext, asOf: Timestamp,
                                   users: FactsUsers, refolds: RefoldProgress?, in db: Database,
                                   _ body: (JourneyFacts) throws -> Void) throws {
         let doing = "reading the journeys of \(flow)"
@@ -110,10 +110,7 @@ extension ProjectionStore {
                 }
                 let cut = try refold.journey(user: user)
                 refolds?.folded()
-                if let cut {
-                    try body(JourneyFacts(cut, definition: definition, slots: context.slots,
-                                          prepared: context.facts ?? JourneyFacts.Prepared(definition)))
-                }
+                if let cut, let facts = refold.folder.facts(of: cut) { try body(facts) }
                 return
             }
             do {

@@ -10,7 +10,7 @@ extension ProjectionStore {
     @discardableResult
     static func refold(user: String, flow: String, context: FlowContext, in db: Database) throws -> Journey? {
         let events = try EventStore.events(user: user, flow: flow, in: db)
-        guard let fold = JourneyFold.fold(events, definition: context.definition) else {
+        guard let fold = JourneyFold.fold(events, rules: context.rules) else {
             try remove(flow: flow, user: user, in: db)
             return nil
         }

@@ -46,6 +46,14 @@ public final class ProjectionUpdater: IngestObserver {
         public var fromLog = 0
         /// Folded from the events the input before kept and this input's (`RecentEvents`).
         public var fromRecent = 0
+
+        /// Adds the counts of another part of the same input's fold.
+        mutating func add(_ other: Counts) {
+            fromMemory += other.fromMemory
+            resumed += other.resumed
+            fromLog += other.fromLog
+            fromRecent += other.fromRecent
+        }
     }
 
     public init(definitions: [FlowDefinition], bufferLimit: Int = Tuning.heldEvents) {
@@ -148,9 +156,7 @@ public final class ProjectionUpdater: IngestObserver {
             do {
                 var all = try beside.foldNew(&new) { rows in job.push(rows) }
                 for rows in held { job.push(rows) }
-                all.resumed += counts.resumed
-                all.fromLog += counts.fromLog
-                all.fromRecent += counts.fromRecent
+                all.add(counts)
                 job.finish(.success(all))
             } catch {
                 job.finish(.failure(StoreError(doing: "folding the journeys of an input", reason: "\(error)")))
@@ -180,7 +186,7 @@ public final class ProjectionUpdater: IngestObserver {
             do {
                 try store.writer.read { db in
                     var counts = try context.fold(&pending, in: db) { rows in job.push(rows) }
-                    counts.fromMemory += pending.folded.fromMemory
+                    counts.add(pending.folded)
                     job.finish(.success(counts))
                 }
             } catch {

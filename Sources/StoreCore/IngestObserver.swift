@@ -53,7 +53,8 @@ public struct CommittedInput: Sendable {
     public var events: any ParsedEventSink
     /// Whether the observer may leave its work for after the commit: another input of the
     /// same ingest follows, and the store commits right after `willCommit` (false for an
-    /// input that shares its transaction with the inputs after it: its work is done in it).
+    /// input that shares its transaction with the inputs after it: its work is done in it,
+    /// see `sharesTransaction`).
     public var more: Bool
     /// Whether the store goes on with the next input of the same ingest in this transaction
     /// (it commits them together): the observer may leave work that reads nothing of the

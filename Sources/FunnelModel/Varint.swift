@@ -3,7 +3,7 @@
 /// lines, user runs, journeys).
 package enum Varint {
     /// The most bytes a 64-bit value takes.
-    package static let maxBytes = 10
+    @inlinable package static var maxBytes: Int { 10 }
 
     @inlinable @inline(__always)
     package static func append(_ v: UInt64, to out: inout [UInt8]) {

@@ -1,18 +1,71 @@
 import FunnelModel
 import LogFiles
 
-/// Writes a journey's stored form (see `Journey+Binary`).
-package struct BinaryWriter {
-    package var bytes: [UInt8] = []
+/// Writes a journey's stored form (see `Journey+Binary`) into memory it owns: each byte and
+/// varint is stored in place after one room check, not appended to an array a byte at a time.
+package struct BinaryWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var count = 0
     /// The names a journey's object keys, string values and steps are written as indexes
     /// into (`.none`: every one in full).
     package var names = JourneyNames.none
 
-    package mutating func byte(_ b: UInt8) { bytes.append(b) }
+    /// A writer with room for `capacity` bytes before it grows.
+    package init(capacity: Int = 64) {
+        self.capacity = max(capacity, Varint.maxBytes)
+        base = .allocate(capacity: self.capacity)
+    }
 
-    package mutating func uint(_ v: UInt64) { Varint.append(v, to: &bytes) }
+    deinit { base.deallocate() }
+
+    /// The bytes written.
+    package consuming func finish() -> [UInt8] {
+        [UInt8](UnsafeBufferPointer(start: base, count: count))
+    }
+
+    /// Room for `n` more bytes.
+    @inline(__always)
+    private mutating func reserve(_ n: Int) {
+        if count + n > capacity { grow(to: count + n) }
+    }
+
+    private mutating func grow(to needed: Int) {
+        let wider = max(needed, capacity * 2)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: wider)
+        moved.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = wider
+    }
+
+    package mutating func byte(_ b: UInt8) {
+        reserve(1)
+        base[count] = b
+        count += 1
+    }
+
+    package mutating func uint(_ v: UInt64) {
+        reserve(Varint.maxBytes)
+        var v = v
+        while v >= 0x80 {
+            base[count] = UInt8(truncatingIfNeeded: v) | 0x80
+            count += 1
+            v >>= 7
+        }
+        base[count] = UInt8(v)
+        count += 1
+    }
 
     package mutating func int(_ v: Int64) { uint(Varint.zigzag(v)) }
+
+    /// `u`'s bytes as they are.
+    private mutating func raw(_ u: UnsafeBufferPointer<UInt8>) {
+        guard let p = u.baseAddress, u.count > 0 else { return }
+        reserve(u.count)
+        (base + count).update(from: p, count: u.count)
+        count += u.count
+    }
 
     /// An optional seq: 0 for none, else the seq + 1.
     package mutating func seq(_ s: Int64?) { uint(s.map { UInt64($0) + 1 } ?? 0) }
@@ -20,7 +73,7 @@ package struct BinaryWriter {
     package mutating func double(_ d: Double) {
         var bits = d.bitPattern
         for _ in 0..<8 {
-            bytes.append(UInt8(truncatingIfNeeded: bits))
+            byte(UInt8(truncatingIfNeeded: bits))
             bits >>= 8
         }
     }
@@ -29,16 +82,16 @@ package struct BinaryWriter {
         var s = s
         s.withUTF8 { u in
             uint(UInt64(u.count))
-            bytes.append(contentsOf: u)
+            raw(u)
         }
     }
 
     /// Optional strings: 0 for nil, else length + 1.
     package mutating func string(_ s: String?) {
-        guard var s else { bytes.append(0); return }
+        guard var s else { byte(0); return }
         s.withUTF8 { u in
             uint(UInt64(u.count) + 1)
-            bytes.append(contentsOf: u)
+            raw(u)
         }
     }
 
@@ -48,8 +101,8 @@ package struct BinaryWriter {
     }
 
     package mutating func timestamp(_ t: Timestamp?) {
-        guard let t else { bytes.append(0); return }
-        bytes.append(1)
+        guard let t else { byte(0); return }
+        byte(1)
         timestamp(t)
     }
 
@@ -60,19 +113,19 @@ package struct BinaryWriter {
     }
 
     package mutating func timestamp(_ t: Timestamp?, from base: Timestamp) {
-        guard let t else { bytes.append(0); return }
-        bytes.append(1)
+        guard let t else { byte(0); return }
+        byte(1)
         timestamp(t, from: base)
     }
 
     /// A name (version 2): 0 for none, 1 and its text for one `names` does not have, k + 2
     /// for its k-th.
     package mutating func name(_ s: String?) {
-        guard let s else { bytes.append(0); return }
+        guard let s else { byte(0); return }
         if let k = names.index(of: s) {
             uint(UInt64(k) + 2)
         } else {
-            bytes.append(1)
+            byte(1)
             string(s)
         }
     }
@@ -88,12 +141,12 @@ package struct BinaryWriter {
     /// Seconds: 0 for none, 1 and whole microseconds when they give back the same value,
     /// else 2 and the double's bits.
     package mutating func seconds(_ s: Double?) {
-        guard let s else { bytes.append(0); return }
+        guard let s else { byte(0); return }
         if let micros = BinaryWriter.wholeMicros(s) {
-            bytes.append(1)
+            byte(1)
             uint(micros)
         } else {
-            bytes.append(2)
+            byte(2)
             double(s)
         }
     }
@@ -107,7 +160,23 @@ package struct BinaryWriter {
 
     package mutating func object(_ o: [String: JSONValue]) {
         uint(UInt64(o.count))
-        // The pairs sorted once by key: no key is looked up again.
+        // Keys the definition names are ordered by their rank among its names (the order of
+        // the strings themselves) and written by index; any other key sorts the pairs by text.
+        var named: [(rank: Int32, index: Int, value: JSONValue)] = []
+        named.reserveCapacity(o.count)
+        for (key, v) in o {
+            guard let k = names.index(of: key) else { return pairs(o) }
+            named.append((names.rank(ofIndex: k), k, v))
+        }
+        if named.count > 1 { named.sort { $0.rank < $1.rank } }
+        for pair in named {
+            uint(UInt64(pair.index) + 2)
+            value(pair.value)
+        }
+    }
+
+    /// `o`'s pairs sorted by key (their count already written).
+    private mutating func pairs(_ o: [String: JSONValue]) {
         for (key, v) in o.sorted(by: { $0.key < $1.key }) {
             name(key)
             value(v)

@@ -31,8 +31,7 @@ extension Journey {
     /// codes (`JourneyFold.finishCoded`; the fold's definition is the one `names` are of).
     package func binary(resume: JourneyFold.Resume?, names: JourneyNames, codes: JourneyCodes?) -> [UInt8] {
         let visitCodes = codes?.visits ?? [], pathCodes = codes?.path ?? [], runCodes = codes?.runs ?? []
-        var w = BinaryWriter()
-        w.bytes.reserveCapacity(Tuning.journeyBytesReserved)
+        var w = BinaryWriter(capacity: Tuning.journeyBytesReserved)
         w.names = names
         w.byte(Journey.binaryVersion)
         w.string(userID)
@@ -118,7 +117,7 @@ extension Journey {
             w.uint(UInt64(resume.deviations.count))
             for d in resume.deviations { w.string(d) }
         }
-        return w.bytes
+        return w.finish()
     }
 
     /// Decodes `binary(resume:names:)` output with its resume state (nil when it has none).

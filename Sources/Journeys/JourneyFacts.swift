@@ -195,7 +195,7 @@ public struct JourneyFacts: Sendable, Hashable {
     }
 
     public func binary() -> [UInt8] {
-        var w = BinaryWriter()
+        var w = BinaryWriter(capacity: Tuning.factsBytesReserved)
         w.byte(5)
         w.byte((startedAt != nil ? 1 : 0) | (completedAt != nil ? 2 : 0))
         if let startedAt { w.int(startedAt) }
@@ -253,7 +253,7 @@ public struct JourneyFacts: Sendable, Hashable {
         }
         w.seq(lastSeq)
         w.string(platform)
-        return w.bytes
+        return w.finish()
     }
 
     public init(binary b: UnsafeRawBufferPointer) throws {

@@ -11,6 +11,9 @@ public struct JourneyNames: Sendable {
     /// bytes, without hashing each `String` anew.
     private let interned: ByteInterner
     private let firstIndex: [Int]
+    /// By index in `names`, the rank of a first occurrence among the distinct names in the
+    /// strings' own order (`<`): keys the definition names sort by it without comparing text.
+    private let ranks: [Int32]
 
     public init(_ definition: FlowDefinition?) {
         var names = definition?.steps.map(\.id) ?? []
@@ -35,7 +38,13 @@ public struct JourneyNames: Sendable {
         }
         self.interned = interned
         self.firstIndex = firstIndex
+        var ranks = [Int32](repeating: -1, count: names.count)
+        for (rank, i) in firstIndex.sorted(by: { names[$0] < names[$1] }).enumerated() { ranks[i] = Int32(rank) }
+        self.ranks = ranks
     }
+
+    /// The rank of the name at `index` (one `index(of:)` gave) in the strings' own order.
+    package func rank(ofIndex index: Int) -> Int32 { ranks[index] }
 
     /// The index of `name`'s first occurrence in `names`, nil when it is not one of them.
     package func index(of name: String) -> Int? {

@@ -23,6 +23,9 @@ package enum Tuning {
     /// Room a journey's stored bytes start with (`Journey.binary`): most journeys of the
     /// GLP-1 flow take 500–1,000 bytes, and the writer would otherwise grow and copy them.
     package static let journeyBytesReserved = 1_024
+    /// Room a journey's facts start with (`JourneyFacts.binary`): a GLP-1 journey's take
+    /// 240 bytes on average, at most about 440.
+    package static let factsBytesReserved = 512
     /// Most visits and view runs a fold makes room for at a journey's first view (at most the
     /// definition's steps).
     package static let foldStepsReserved = 32

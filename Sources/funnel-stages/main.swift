@@ -77,17 +77,38 @@ func foldParts() throws {
     let fold = timed {
         folds = users.compactMap { JourneyFold.fold($0, rules: context.rules) }
     }
-    var journeys: [Journey] = []
+    // As the ingest does: each fold finished with its steps' codes, which the facts and the
+    // stored form then read instead of looking each step up by its id.
+    var journeys: [(journey: Journey, codes: JourneyCodes)] = []
     let repeats = Int(ProcessInfo.processInfo.environment["FOLD_REPEAT"] ?? "1") ?? 1
-    let finish = timed { for _ in 0..<repeats { journeys = folds.map { $0.finish(paths: context.paths) } } }
+    let finish = timed { for _ in 0..<repeats { journeys = folds.map { $0.finishCoded(paths: context.paths) } } }
     var facts: [JourneyFacts] = []
-    let factsTime = timed { for _ in 0..<repeats { facts = journeys.compactMap { folder.facts(of: $0) } } }
-    var bytes = 0
-    let encode = timed {
-        for (i, j) in journeys.enumerated() { bytes += j.binary(resume: folds[i].resume, names: context.names).count }
-        for f in facts { bytes += f.binary().count }
+    let factsTime = timed {
+        for _ in 0..<repeats { facts = journeys.compactMap { folder.facts(of: $0.journey, codes: $0.codes) } }
     }
-    print("fold parts: \(folds.count) journeys, \(bytes) bytes encoded; CPU seconds")
+    var bytes = 0
+    // The sum of each encoding's FNV-1a (the users come in any order): the same figure
+    // before and after a change to the encoders.
+    var digest: UInt64 = 0
+    func add(_ b: [UInt8]) {
+        bytes += b.count
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for x in b { h = (h ^ UInt64(x)) &* 0x100_0000_01B3 }
+        digest &+= h
+    }
+    var encoded: [[UInt8]] = []
+    let encode = timed {
+        for _ in 0..<repeats {
+            encoded = []
+            encoded.reserveCapacity(journeys.count + facts.count)
+            for (i, j) in journeys.enumerated() {
+                encoded.append(j.journey.binary(resume: folds[i].resume, names: context.names, codes: j.codes))
+            }
+            for f in facts { encoded.append(f.binary()) }
+        }
+    }
+    for b in encoded { add(b) }
+    print("fold parts: \(folds.count) journeys, \(bytes) bytes encoded (digest \(String(digest, radix: 16))); CPU seconds")
     for (name, s) in [("fold", fold), ("finish", finish), ("facts", factsTime), ("encode", encode)] {
         print("\(name)\t\(String(format: "%.3f", s))\t\(String(format: "%.2f", s * 1e6 / Double(max(folds.count, 1)))) us a journey")
     }

@@ -196,6 +196,38 @@ final class JourneyBinaryTests: XCTestCase {
         XCTAssertLessThan(v2.count, v1.count * 75 / 100, "v1 \(v1.count) bytes, v2 \(v2.count)")
     }
 
+    /// An object whose keys the definition all names is written in the keys' text order, as
+    /// one with any other key is: the names' ranks stand in for comparing the text. Names
+    /// listed out of text order, a repeated name, non-ASCII and case differences included.
+    func testObjectKeysKeepTheirTextOrderWhenWrittenByRank() throws {
+        let names = JourneyNames(names: ["zeta", "Beta", "alpha", "é", "e", "alpha", "b", "a b", "a"])
+        let value: JSONValue = .string("x")
+        let allNamed = ["zeta", "Beta", "alpha", "é", "e", "b", "a b", "a"]
+        for keys in [allNamed, ["zeta", "alpha"], ["alpha"], [], allNamed + ["unnamed"], ["é", "other", "a"]] {
+            let object = Dictionary(uniqueKeysWithValues: keys.map { ($0, value) })
+            var w = BinaryWriter()
+            w.names = names
+            w.object(object)
+            let written = w.finish()
+            // The same pairs written one by one in the keys' text order.
+            var expected = BinaryWriter()
+            expected.names = names
+            expected.uint(UInt64(object.count))
+            for key in keys.sorted() {
+                expected.name(key)
+                expected.value(value)
+            }
+            let inTextOrder = expected.finish()
+            XCTAssertEqual(written, inTextOrder, "keys \(keys.sorted())")
+            XCTAssertEqual(try written.withUnsafeBytes { b -> [String: JSONValue] in
+                var r = BinaryReader(b)
+                r.names = names
+                r.namesAsIndexes = true
+                return try r.object()
+            }, object)
+        }
+    }
+
     /// A tally (events, views) past `Int.max`, in bytes the writer never makes, throws
     /// instead of trapping (found by the journey fuzz target: fuzz/regressions/journey/).
     func testATallyBeyondIntThrows() throws {

@@ -168,6 +168,20 @@ extension Array {
     /// Positions 0..<count sorted by their (time, seq) keys.
     @inlinable
     static func foldOrder(count: Int, key: (Int) -> (time: Int64, seq: Int64)) -> [Int] {
+        // Events most often come in fold order already: then the positions are their order.
+        var inOrder = true
+        if count > 1 {
+            var previous = key(0)
+            for i in 1..<count {
+                let k = key(i)
+                guard previous.time < k.time || (previous.time == k.time && previous.seq < k.seq) else {
+                    inOrder = false
+                    break
+                }
+                previous = k
+            }
+        }
+        if inOrder { return [Int](0..<count) }
         var keys: [(time: Int64, seq: Int64, index: Int)] = []
         keys.reserveCapacity(count)
         for i in 0..<count {

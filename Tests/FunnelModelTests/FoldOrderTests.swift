@@ -1,0 +1,50 @@
+import XCTest
+import FunnelModel
+
+/// The fold order of events (time, then seq): positions in that order, whether the events
+/// came in it already or not, ties on time broken by seq.
+final class FoldOrderTests: XCTestCase {
+    private struct Keyed {
+        var time: Int64
+        var seq: Int64
+    }
+
+    private func order(_ keys: [(Int64, Int64)]) -> [Int] {
+        keys.map { Keyed(time: $0.0, seq: $0.1) }.foldOrderIndices(time: { $0.time }, seq: { $0.seq })
+    }
+
+    /// Every position sorted by (time, seq), stable for equal keys: the order asked of it.
+    private func expected(_ keys: [(Int64, Int64)]) -> [Int] {
+        keys.indices.sorted { a, b in
+            keys[a].0 != keys[b].0 ? keys[a].0 < keys[b].0 : keys[a].1 != keys[b].1 ? keys[a].1 < keys[b].1 : a < b
+        }
+    }
+
+    func testEventsInOrderKeepTheirPositions() {
+        XCTAssertEqual(order([]), [])
+        XCTAssertEqual(order([(5, 1)]), [0])
+        XCTAssertEqual(order([(1, 9), (2, 3), (2, 4), (7, 1)]), [0, 1, 2, 3])
+    }
+
+    func testEventsOutOfOrderAreSortedByTimeThenSeq() {
+        XCTAssertEqual(order([(3, 1), (1, 2), (2, 3)]), [1, 2, 0])
+        XCTAssertEqual(order([(1, 5), (1, 4), (0, 9)]), [2, 1, 0])
+        // In order until the last one.
+        XCTAssertEqual(order([(1, 1), (2, 2), (3, 3), (0, 4)]), [3, 0, 1, 2])
+        // Equal keys keep their positions' order.
+        XCTAssertEqual(order([(2, 2), (1, 1), (2, 2)]), [1, 0, 2])
+        XCTAssertEqual(order([(1, 1), (1, 1)]), [0, 1])
+    }
+
+    func testEveryOrderOfSmallListsMatchesASortOfThePositions() {
+        // All lists of four keys from a small alphabet: in order, out of order, with ties.
+        let alphabet: [(Int64, Int64)] = [(0, 0), (0, 1), (1, 0), (1, 1), (2, 5)]
+        var checked = 0
+        for a in alphabet { for b in alphabet { for c in alphabet { for d in alphabet {
+            let keys = [a, b, c, d]
+            XCTAssertEqual(order(keys), expected(keys), "\(keys)")
+            checked += 1
+        } } } }
+        XCTAssertEqual(checked, 625)
+    }
+}

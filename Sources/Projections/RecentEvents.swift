@@ -40,14 +40,27 @@ final class RecentEvents: Sendable {
 
     /// The input of `owner` has committed: its events may be read (those kept after this too:
     /// its new users' fold may still be running). Inputs kept before it that did not commit
-    /// never will, and only the last committed ones are kept.
+    /// never will, and only the last committed ones are kept (`kept(_:)`).
     func committed(_ owner: AnyObject) {
         inputs.withLock { inputs in
             let i = RecentEvents.entry(of: owner, in: &inputs)
             inputs[i].committed = true
-            let earlier = inputs[..<i].filter(\.committed).suffix(Tuning.recentInputs - 1)
-            inputs = Array(earlier) + inputs[i...]
+            inputs = kept(inputs[..<i].filter(\.committed)) + inputs[i...]
         }
+    }
+
+    /// Of the committed inputs before the one that just committed, those kept: the last one,
+    /// and the ones before it while all their events together stay within `limit`. Many small
+    /// inputs (several files a day) keep as many events as one daily file, so a user whose
+    /// earlier events lie a few files back still folds from them.
+    private func kept(_ earlier: [Input]) -> [Input] {
+        var count = 0, events = 0
+        for input in earlier.reversed() {
+            guard count == 0 || events + input.count <= limit else { break }
+            events += input.count
+            count += 1
+        }
+        return Array(earlier.suffix(count))
     }
 
     /// The index of `owner`'s input in `inputs`, added when it has none.

@@ -8,10 +8,6 @@ enum Tuning {
     /// Events an ingest holds in memory for folding (`ProjectionUpdater.bufferLimit`); past
     /// it, a user's events are dropped and the user is folded from the log.
     @usableFromInline static let heldEvents = 250_000
-    /// Committed inputs whose new users' events are kept for late events (`RecentEvents`): the
-    /// one before the input being folded, and that input itself (it commits before the rest
-    /// of its fold runs).
-    static let recentInputs = 2
     /// Journeys planned, folded and written as one chunk: small enough that a fold beside
     /// the writer soon takes both cores once it is awaited.
     static let foldChunk = 1_024

@@ -38,7 +38,7 @@ final class RecentEventsTests: DayFilesTestCase {
         recent.committed(second)
         XCTAssertEqual(recent.previous(b)?.events.map(\.seq), [8])
         XCTAssertEqual(recent.previous(a)?.events.map(\.seq), [1, 2, 3], "the input before the last is still read")
-        // The last two committed inputs are kept.
+        // The last committed input is read first.
         recent.keep(a, held([9]), table: table, owner: third)
         recent.committed(third)
         XCTAssertEqual(recent.previous(a)?.events.map(\.seq), [9])
@@ -51,6 +51,36 @@ final class RecentEventsTests: DayFilesTestCase {
         recent.clear()
         XCTAssertNil(recent.previous(a))
         XCTAssertNil(recent.previous(b))
+    }
+
+    func testSmallInputsAreKeptBackWhileTheirEventsFitTheLimit() {
+        let recent = RecentEvents(limit: 5)
+        let table = EventParts().table
+        let owners = (0..<5).map { _ in Input() }
+        let keys = (0..<5).map { JourneyKey(flow: "glp1", user: "u\($0)") }
+        // Four inputs of two events each, committed one after another.
+        for i in 0..<4 {
+            recent.keep(keys[i], held([Int64(2 * i + 1), Int64(2 * i + 2)]), table: table, owner: owners[i])
+            recent.committed(owners[i])
+        }
+        // Before the fourth: the third and the second (4 events) fit the limit of 5; the first
+        // would take them to 6.
+        XCTAssertNil(recent.previous(keys[0]))
+        XCTAssertEqual(recent.previous(keys[1])?.events.map(\.seq), [3, 4])
+        XCTAssertEqual(recent.previous(keys[2])?.events.map(\.seq), [5, 6])
+        XCTAssertEqual(recent.previous(keys[3])?.events.map(\.seq), [7, 8])
+        // A fifth input: the fourth and the third are kept before it, the second no longer.
+        recent.keep(keys[4], held([9, 10, 11, 12, 13]), table: table, owner: owners[4])
+        recent.committed(owners[4])
+        XCTAssertNil(recent.previous(keys[1]))
+        XCTAssertEqual(recent.previous(keys[2])?.events.map(\.seq), [5, 6])
+        XCTAssertEqual(recent.previous(keys[4])?.events.map(\.seq), [9, 10, 11, 12, 13])
+        // The input before the last is kept whatever its size; none before it then.
+        let sixth = Input()
+        recent.committed(sixth)
+        XCTAssertEqual(recent.previous(keys[4])?.events.map(\.seq), [9, 10, 11, 12, 13])
+        XCTAssertNil(recent.previous(keys[3]))
+        XCTAssertNil(recent.previous(keys[2]))
     }
 
     func testLateEventsInOneIngestFoldFromTheInputBeforeAsARebuildDoes() throws {

@@ -67,11 +67,31 @@ struct FoldContext: Sendable {
     func fold(_ p: inout PendingFold, in db: Database,
               emit: ([FoldedRow]) throws -> Void) throws -> ProjectionUpdater.Counts {
         var counts = try foldNew(&p, emit: emit)
+        try plan(&p, in: db, counts: &counts) { chunk in try emit(foldAll(chunk)) }
+        return counts
+    }
+
+    /// Journeys planned together: how each is folded, with what it reads of the store.
+    struct PlannedChunk: Sendable {
+        var plans: [FoldPlan]
+        var keys: [JourneyKey]
+        var table: EventTable
+    }
+
+    /// The outcomes of a planned chunk, folded on this context's workers (no store read).
+    func foldAll(_ chunk: PlannedChunk) -> [FoldedRow] {
+        foldAll(chunk.plans, keys: chunk.keys, table: chunk.table)
+    }
+
+    /// Decides how each touched journey of `p` left after `foldNew` is folded (`fold`), a
+    /// chunk at a time in `p.order`, reading the store, and hands each chunk to `body`; adds
+    /// how many go which way to `counts`.
+    func plan(_ p: inout PendingFold, in db: Database, counts: inout ProjectionUpdater.Counts,
+              _ body: (PlannedChunk) throws -> Void) throws {
         let load = try RawStatement(db, "SELECT definition, data FROM journeys WHERE flow = ? AND user_id = ?")
         let logLines = try UsersLines(db)
-        // A chunk of journeys at a time (so that resumed folds and encoded rows do not pile
-        // up): 1. decide how each is folded (reads the store); 2. fold and encode them
-        // (pure work; each worker writes only its own indices of the results); 3. emit.
+        // A chunk of journeys at a time, handed on before the next is planned (`fold` folds
+        // and emits it then, so that resumed folds and lines read do not pile up).
         let chunk = Tuning.foldChunk
         let table = p.parts.table
         // The journeys with held events first: they need no log reads, so their events are let
@@ -114,12 +134,9 @@ struct FoldContext: Sendable {
                 plans.append(.log(stored))
                 counts.fromLog += 1
             }
-            let rows = foldAll(plans, keys: Array(p.order[start..<end]), table: table)
-            plans = []
-            try emit(rows)
+            try body(PlannedChunk(plans: plans, keys: Array(p.order[start..<end]), table: table))
             start = end
         }
-        return counts
     }
 
     /// The stored fold of `key`, when it covers exactly the events before `firstSeq` and

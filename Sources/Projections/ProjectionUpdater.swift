@@ -138,24 +138,26 @@ public final class ProjectionUpdater: IngestObserver {
     }
 
     /// Folds an input that shares its transaction with the next: its new users' journeys
-    /// beside the writer (they read nothing of the store), the rest here, from the store as
-    /// this transaction sees it. The next input's `willCommit` (or `finish`) writes them all,
-    /// the new users' first, as `FoldContext.fold` hands them over, and then the watermark.
+    /// beside the writer (they read nothing of the store), then the rest, planned here from
+    /// the store as this transaction sees it and folded beside the writer too. The next
+    /// input's `willCommit` (or `finish`) writes them all, the new users' first, in the order
+    /// `FoldContext.fold` hands them over, and then the watermark.
     private func foldBeside(_ pending: inout PendingFold, in db: Database) throws {
         let new = pending.takeNewUsers()
         let context = FoldContext(definitions: definitions, contexts: contexts, workers: WorkerCount.machine, recent: recent)
-        var held: [[FoldedRow]] = []
-        let counts = try context.fold(&pending, in: db) { held.append($0) }
+        var planned: [FoldContext.PlannedChunk] = []
+        var counts = ProjectionUpdater.Counts()
+        try context.plan(&pending, in: db, counts: &counts) { planned.append($0) }
         let job = DeferredFold(through: pending.through)
         let beside = FoldContext(definitions: definitions, contexts: contexts, workers: Tuning.foldBesideWriterWorkers,
                                  awaited: { job.isAwaited }, recent: recent)
         let box = PendingBox(new)
         running = job
-        WorkerThread.folding.run { [held] in
+        WorkerThread.folding.run { [planned, counts] in
             guard var new = box.take() else { return }
             do {
                 var all = try beside.foldNew(&new) { rows in job.push(rows) }
-                for rows in held { job.push(rows) }
+                for chunk in planned { job.push(beside.foldAll(chunk)) }
                 all.add(counts)
                 job.finish(.success(all))
             } catch {

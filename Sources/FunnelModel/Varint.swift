@@ -15,6 +15,20 @@ package enum Varint {
         out.append(UInt8(v))
     }
 
+    /// Writes `v` at `p`, which has room for `maxBytes`; returns how many bytes it took.
+    @inlinable @inline(__always)
+    package static func write(_ v: UInt64, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        var v = v
+        var n = 0
+        while v >= 0x80 {
+            p[n] = UInt8(truncatingIfNeeded: v) | 0x80
+            n += 1
+            v >>= 7
+        }
+        p[n] = UInt8(v)
+        return n + 1
+    }
+
     /// The varint at `i` of `b`, `i` moved past it; nil when `b` ends inside it or it runs
     /// past 64 bits (then `i` has moved past `maxBytes` bytes).
     @inlinable @inline(__always)

@@ -47,14 +47,7 @@ package struct BinaryWriter: ~Copyable {
 
     package mutating func uint(_ v: UInt64) {
         reserve(Varint.maxBytes)
-        var v = v
-        while v >= 0x80 {
-            base[count] = UInt8(truncatingIfNeeded: v) | 0x80
-            count += 1
-            v >>= 7
-        }
-        base[count] = UInt8(v)
-        count += 1
+        count += Varint.write(v, to: base + count)
     }
 
     package mutating func int(_ v: Int64) { uint(Varint.zigzag(v)) }

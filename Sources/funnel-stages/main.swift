@@ -92,9 +92,7 @@ func foldParts() throws {
     var digest: UInt64 = 0
     func add(_ b: [UInt8]) {
         bytes += b.count
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325
-        for x in b { h = (h ^ UInt64(x)) &* 0x100_0000_01B3 }
-        digest &+= h
+        digest &+= b.withUnsafeBufferPointer { FNV1a.hash($0) }
     }
     var encoded: [[UInt8]] = []
     let encode = timed {

@@ -14,6 +14,9 @@ extension JourneyFold {
         let stepCodeCount: Int
         let declaredFlags: Set<String>
         let listedValues: [String: Set<String>]
+        /// How many keys the definition's steps collect: room for a journey's answers at its
+        /// first, so that they are not rehashed as the dictionary grows.
+        let answerRoom: Int
 
         /// `vocabulary`: the definition's, when the caller has it already.
         package init(_ definition: FlowDefinition?, vocabulary: FlowVocabulary? = nil) {
@@ -24,6 +27,7 @@ extension JourneyFold {
             stepCodeCount = vocabulary?.stepCodeCount ?? 0
             declaredFlags = vocabulary?.declaredFlags ?? []
             listedValues = vocabulary?.listedValues ?? [:]
+            answerRoom = Set(definition?.steps.flatMap { $0.collects.map(\.key) } ?? []).count
         }
     }
 }

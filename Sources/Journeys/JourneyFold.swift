@@ -237,6 +237,7 @@ public struct JourneyFold: Sendable {
             currentVisit = visit
         case .stepCompleted:
             let properties = e.properties
+            if values.isEmpty { values.reserveCapacity(max(rules.answerRoom, properties.count)) }
             if explain {
                 var collected: [String] = []
                 for key in properties.keys.sorted() {

@@ -94,18 +94,20 @@ public final class ClickHouseClient: Sendable {
     /// A request's body besides the query: an insert's rows (gzip-compressed when large and
     /// going over a network: fewer bytes to send), or an external table.
     struct Body {
-        var bytes: ByteBuffer
+        var payload: HTTPClient.Body
         var contentType: String?
         var encoding: String?
 
         /// `compress`: whether a large body is worth compressing (not to a server on this
         /// machine, where compressing and unpacking cost both sides CPU and save no network).
+        /// Uncompressed rows are sent from the writer's own array, a few MB at a time, not
+        /// copied whole first.
         static func rows(_ rows: RowBinaryWriter, compress: Bool) -> Body {
             guard compress, rows.bytes.count >= Tuning.compressedBodyBytes, let gzip = GzipMember(level: Tuning.bodyGzipLevel),
                   let packed = rows.bytes.withUnsafeBytes({ gzip.compress($0) { ByteBuffer(bytes: $0) } }) else {
-                return Body(bytes: ByteBuffer(bytes: rows.bytes))
+                return Body(payload: .bytes(rows.bytes))
             }
-            return Body(bytes: packed, encoding: "gzip")
+            return Body(payload: .byteBuffer(packed), encoding: "gzip")
         }
 
         static func multipart(_ table: ExternalTable) -> Body {
@@ -117,7 +119,7 @@ public final class ClickHouseClient: Sendable {
             bytes.writeString(head)
             bytes.writeData(table.rows)
             bytes.writeString(tail)
-            return Body(bytes: bytes, contentType: "multipart/form-data; boundary=\(boundary)")
+            return Body(payload: .byteBuffer(bytes), contentType: "multipart/form-data; boundary=\(boundary)")
         }
     }
 
@@ -209,7 +211,7 @@ public final class ClickHouseClient: Sendable {
         }
         var request: HTTPClient.Request
         do {
-            request = try HTTPClient.Request(url: url, method: .POST, body: .byteBuffer(body?.bytes ?? ByteBuffer(string: sql)))
+            request = try HTTPClient.Request(url: url, method: .POST, body: body?.payload ?? .byteBuffer(ByteBuffer(string: sql)))
         } catch {
             throw ClickHouseError(server: server, doing: doing, reason: "cannot form the request's URL (\(Self.reason(error)))", query: shown)
         }

@@ -92,6 +92,7 @@ public final class HeldJourneys: @unchecked Sendable {
                 going.fold.apply(view, explain: false)
                 going.maxSeq = max(going.maxSeq, events[i].seq)
             }
+            going.fold.shrinkToFit()
             going.lastTime = events[order[order.count - 1]].time.micros
             going.lastSeq = events[order[order.count - 1]].seq
             journeys[key] = .going(going)

@@ -31,7 +31,6 @@ public struct JourneyFold: Sendable {
     private var visitIndex: [String: Int] = [:]
     /// The visit of `currentStep` (its index in `visits`), so a step change needs no lookup.
     private var currentVisit: Int?
-    private var viewOrder: [String] = []
     private var events = 0
     private var unplanned = 0
     private var backNavigations = 0
@@ -110,7 +109,6 @@ public struct JourneyFold: Sendable {
             index(visit: i, of: v.step, code: code)
         }
         currentVisit = journey.currentStep.flatMap { visit(of: $0, code: stepCodes[$0] ?? -1) }
-        viewOrder = journey.visits.map(\.step)
         events = journey.events
         unplanned = journey.unplanned
         backNavigations = journey.backNavigations
@@ -220,7 +218,6 @@ public struct JourneyFold: Sendable {
                 if visits.isEmpty { reserveViews() }
                 visitCodes.append(code)
                 visits.append(.init(step: step, firstViewedAt: time, views: 1, secondsOnStep: nil))
-                viewOrder.append(step)
             }
             let startsRun = currentStep != step
             if silenceSinceView > Tuning.keptSilenceMicros {
@@ -305,9 +302,23 @@ public struct JourneyFold: Sendable {
         let room = min(stepCodeCount, Tuning.foldStepsReserved)
         visits.reserveCapacity(room)
         visitCodes.reserveCapacity(room)
-        viewOrder.reserveCapacity(room)
         viewRuns.reserveCapacity(room)
         runVisits.reserveCapacity(room)
+    }
+
+    /// Gives back the room reserved ahead (`reserveViews`, the answers' `answerRoom`): a fold
+    /// held between inputs keeps only what it holds.
+    package mutating func shrinkToFit() {
+        visits.shrinkToFit()
+        visitCodes.shrinkToFit()
+        viewRuns.shrinkToFit()
+        runVisits.shrinkToFit()
+        // A dictionary's capacity is a power of two's share: rebuilt only when half empty.
+        if values.capacity > 2 * values.count {
+            var fitted = [String: JSONValue](minimumCapacity: values.count)
+            for (key, value) in values { fitted[key] = value }
+            values = fitted
+        }
     }
 
     /// The visit of `step` (`code` its code, -1 for none), nil before its first view.
@@ -361,7 +372,7 @@ public struct JourneyFold: Sendable {
             laneReason = expected.laneReason
             // Steps on the path before the one the user started on are not tracked for them.
             let startIndex = startStep.flatMap { s in expected.entries.firstIndex { $0.step == s } }
-                ?? viewOrder.first.flatMap { s in expected.entries.firstIndex { $0.step == s } }
+                ?? visits.first.flatMap { v in expected.entries.firstIndex { $0.step == v.step } }
                 ?? 0
             // Whether the step shown on the path before this one was reached (true: none).
             var previousShownReached = true

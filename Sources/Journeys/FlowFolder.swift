@@ -30,6 +30,19 @@ public struct FlowFolder: Sendable {
         return facts(of: journey, codes: codes)
     }
 
+    /// A fold's journey so far and what it needs to go on, as the SQLite store keeps them.
+    package func encode(_ fold: JourneyFold) -> [UInt8] {
+        let (journey, codes) = fold.finishCoded(paths: context.paths)
+        return journey.binary(resume: fold.resume, names: context.names, codes: codes)
+    }
+
+    /// The fold `encode` kept, going on; nil when the bytes are not one.
+    package func resume(_ binary: [UInt8]) -> JourneyFold? {
+        guard let (journey, state) = try? binary.withUnsafeBytes({ try Journey.decode(binary: $0, names: context.names) }),
+              let state else { return nil }
+        return JourneyFold(resuming: journey, state, rules: context.rules)
+    }
+
     /// That journey and its steps' codes.
     private func coded(_ events: [RecordedEvent], until: Timestamp?) -> (journey: Journey, codes: JourneyCodes)? {
         JourneyFold.fold(events, rules: context.rules, until: until)?

@@ -14,7 +14,9 @@ import StoreCore
 /// time and read (by any thread) only once that worker has run everything it was given.
 public final class HeldJourneys: @unchecked Sendable {
     private struct Going {
-        package var fold: JourneyFold
+        /// The journey folded so far, with what its fold needs to go on, as the SQLite store
+        /// keeps it (`Journey.binary`): a fraction of the fold's own memory.
+        package var binary: [UInt8]
         /// The last event folded, in fold order (time, then seq).
         package var lastTime: Int64
         package var lastSeq: Int64
@@ -67,7 +69,7 @@ public final class HeldJourneys: @unchecked Sendable {
             }
             let order = EventParts.foldOrder(events)
             guard let first = order.first else { return }
-            var going: Going
+            var going: Going, fold: JourneyFold
             switch journeys[key] {
             case .givenUp?:
                 return
@@ -76,23 +78,25 @@ public final class HeldJourneys: @unchecked Sendable {
                     journeys[key] = .givenUp
                     return
                 }
-                // Out of the table while it changes: the fold's storage is not copied.
-                journeys[key] = .givenUp
+                guard let resumed = folder.resume(held.binary) else {
+                    journeys[key] = .givenUp
+                    return
+                }
                 going = held
-                going.fold.forgetContextNumber()
+                fold = resumed
             case nil:
                 guard journeys.count < capacity else { return }
-                going = Going(fold: JourneyFold(userID: key.user, flow: key.flow, rules: folder.context.rules),
-                              lastTime: .min, lastSeq: .min, maxSeq: .min)
+                going = Going(binary: [], lastTime: .min, lastSeq: .min, maxSeq: .min)
+                fold = JourneyFold(userID: key.user, flow: key.flow, rules: folder.context.rules)
             }
             if stepCodes[key.flow] == nil { stepCodes[key.flow] = folder.context.stepCodes(of: table) }
             var view = HeldView(held: events, table: table, i: 0, stepCodes: stepCodes[key.flow] ?? [])
             for i in order {
                 view.i = i
-                going.fold.apply(view, explain: false)
+                fold.apply(view, explain: false)
                 going.maxSeq = max(going.maxSeq, events[i].seq)
             }
-            going.fold.shrinkToFit()
+            going.binary = folder.encode(fold)
             going.lastTime = events[order[order.count - 1]].time.micros
             going.lastSeq = events[order[order.count - 1]].seq
             journeys[key] = .going(going)
@@ -119,8 +123,9 @@ public final class HeldJourneys: @unchecked Sendable {
 
     /// A held journey's report facts, the highest seq among its events and its last event's time.
     public func facts(flow: String, user: String) -> (facts: JourneyFacts, throughSeq: Int64, lastMicros: Int64)? {
-        guard case .going(let going)? = journeys[JourneyKey(flow: flow, user: user)], let folder = folders[flow] else { return nil }
-        let (journey, codes) = going.fold.finishCoded(paths: folder.context.paths)
+        guard case .going(let going)? = journeys[JourneyKey(flow: flow, user: user)], let folder = folders[flow],
+              let fold = folder.resume(going.binary) else { return nil }
+        let (journey, codes) = fold.finishCoded(paths: folder.context.paths)
         guard let facts = folder.facts(of: journey, codes: codes) else { return nil }
         return (facts, going.maxSeq, going.lastTime)
     }

@@ -306,21 +306,6 @@ public struct JourneyFold: Sendable {
         runVisits.reserveCapacity(room)
     }
 
-    /// Gives back the room reserved ahead (`reserveViews`, the answers' `answerRoom`): a fold
-    /// held between inputs keeps only what it holds.
-    package mutating func shrinkToFit() {
-        visits.shrinkToFit()
-        visitCodes.shrinkToFit()
-        viewRuns.shrinkToFit()
-        runVisits.shrinkToFit()
-        // A dictionary's capacity is a power of two's share: rebuilt only when half empty.
-        if values.capacity > 2 * values.count {
-            var fitted = [String: JSONValue](minimumCapacity: values.count)
-            for (key, value) in values { fitted[key] = value }
-            values = fitted
-        }
-    }
-
     /// The visit of `step` (`code` its code, -1 for none), nil before its first view.
     private func visit(of step: String, code: Int32) -> Int? {
         guard code >= 0 else { return visitIndex[step] }

@@ -76,33 +76,6 @@ final class JourneyFoldTests: XCTestCase {
         XCTAssertGreaterThan(again, 0)
     }
 
-    /// A fold that gave back its reserved room halfway through a user's events (as a held
-    /// journey does between inputs) goes on to the same journey as one folded straight through.
-    func testShrunkFoldGoesOnToTheSameJourney() throws {
-        let store = try ingest([repositoryRoot.appendingPathComponent("sample-data/glp1").path], into: temporaryStorePath())
-        let definition = try XCTUnwrap(Flows.builtIn.first { $0.id == "glp1" })
-        var compared = 0, viewedAfter = 0
-        for j in try ProjectionStore.journeys(flow: "glp1", definition: definition, store: store) {
-            let events = try store.events(user: j.userID, flow: "glp1")
-            let order = events.foldOrderIndices
-            guard order.count >= 4 else { continue }
-            var straight = JourneyFold(userID: j.userID, flow: "glp1", definition: definition)
-            var shrunk = straight
-            for (n, i) in order.enumerated() {
-                straight.apply(events[i], explain: false)
-                shrunk.apply(events[i], explain: false)
-                if n == order.count / 2 { shrunk.shrinkToFit() }
-                if n > order.count / 2, events[i].event.known == .stepViewed { viewedAfter += 1 }
-            }
-            let journey = shrunk.finish()
-            XCTAssertEqual(journey, straight.finish(), j.userID)
-            XCTAssertEqual(journey, j, j.userID)
-            compared += 1
-        }
-        XCTAssertGreaterThan(compared, 100)
-        XCTAssertGreaterThan(viewedAfter, 100)
-    }
-
     func testMaintainUserSkipsGoalWeightAndFlagOffSkipsTrackingStyle() throws {
         var b = JourneyBuilder("u-1", flags: ["completionScreenForExplorers": .bool(false)])
         b.add(0, "onboarding.started", "signIn")

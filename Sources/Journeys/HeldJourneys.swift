@@ -5,11 +5,11 @@ import StoreCore
 
 /// The journeys one ingest folds in memory from its inputs' parsed events, input after input,
 /// for a store that keeps no fold between inputs (ClickHouse). A journey goes on from the
-/// last input's fold (kept encoded between inputs, as the SQLite store keeps it) while its new events all come after those folded, in fold order; one
-/// with a late event, one past an input's buffer, or one past `capacity` is given up and not
-/// held again: the store folds those from the log. A held journey is right only when its
-/// user had no events in the flow before the ingest: the store tells those apart when it
-/// writes the facts.
+/// last input's fold (kept encoded between inputs, as the SQLite store keeps it) while its
+/// new events all come after those folded, in fold order; one with a late event, one past an
+/// input's buffer, or one past `capacity` is given up and not held again: the store folds
+/// those from the log. A held journey is right only when its user had no events in the flow
+/// before the ingest: the store tells those apart when it writes the facts.
 /// Unchecked: a value handed across `WorkerThread.folding`'s queue, changed there one input at a
 /// time and read (by any thread) only once that worker has run everything it was given.
 public final class HeldJourneys: @unchecked Sendable {

@@ -36,10 +36,15 @@ public struct FlowFolder: Sendable {
         return journey.binary(resume: fold.resume, names: context.names, codes: codes)
     }
 
+    /// The journey `encode` kept, finished, and its fold's resume state; nil when the bytes
+    /// are not one.
+    package func decode(_ binary: [UInt8]) -> (journey: Journey, resume: JourneyFold.Resume?)? {
+        try? binary.withUnsafeBytes { try Journey.decode(binary: $0, names: context.names) }
+    }
+
     /// The fold `encode` kept, going on; nil when the bytes are not one.
     package func resume(_ binary: [UInt8]) -> JourneyFold? {
-        guard let (journey, state) = try? binary.withUnsafeBytes({ try Journey.decode(binary: $0, names: context.names) }),
-              let state else { return nil }
+        guard let (journey, state) = decode(binary), let state else { return nil }
         return JourneyFold(resuming: journey, state, rules: context.rules)
     }
 

@@ -123,10 +123,9 @@ public final class HeldJourneys: @unchecked Sendable {
 
     /// A held journey's report facts, the highest seq among its events and its last event's time.
     public func facts(flow: String, user: String) -> (facts: JourneyFacts, throughSeq: Int64, lastMicros: Int64)? {
+        // The journey as kept is already finished: read back, not folded on and finished again.
         guard case .going(let going)? = journeys[JourneyKey(flow: flow, user: user)], let folder = folders[flow],
-              let fold = folder.resume(going.binary) else { return nil }
-        let (journey, codes) = fold.finishCoded(paths: folder.context.paths)
-        guard let facts = folder.facts(of: journey, codes: codes) else { return nil }
+              let journey = folder.decode(going.binary)?.journey, let facts = folder.facts(of: journey) else { return nil }
         return (facts, going.maxSeq, going.lastTime)
     }
 }

@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "LineParsing", "LogFiles", "FunnelModel", "CGlibc"]),
         .testTarget(name: "EventStoreTests", dependencies: ["TestSupport", "EventStore", "StoreCore", "LineParsing", "LogFiles", "Flows", "FunnelModel",
                                                        .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ClickHouseStoreTests", dependencies: ["TestSupport", "ClickHouseStore", "StoreCore", "EventStore", "LogFiles", "Flows", "FunnelModel"]),
+        .testTarget(name: "ClickHouseStoreTests", dependencies: ["TestSupport", "ClickHouseStore", "StoreCore", "EventStore", "LogFiles", "LogSources", "Flows", "FunnelModel"]),
         .testTarget(name: "ClickHouseProjectionsTests", dependencies: ["TestSupport", "ClickHouseProjections", "ClickHouseStore", "Journeys", "Projections", "StoreCore", "EventStore", "LogFiles", "Flows", "FunnelModel"]),
         // The fold's tests, mirroring Sources/Journeys; some compare with the SQLite projection.
         .testTarget(name: "JourneysTests", dependencies: ["TestSupport", "Journeys", "Projections", "Workers", "Flows", "LineParsing", "StoreCore", "EventStore", "LogFiles", "FunnelModel",

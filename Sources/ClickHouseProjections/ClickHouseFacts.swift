@@ -161,15 +161,11 @@ public enum ClickHouseFacts {
                 stale = try r.uint64()
             }
             guard stale > 0 else { return nil }
-            // Sized by the shard's whole `line` column as the server keeps count of it (every
-            // flow's, every attempt's: never fewer bytes than the flow's), which costs nothing
-            // to read, where summing the flow's lines reads them all; the stale users' share
-            // of it, since users fall into buckets by hash.
+            // Sized by the shard's lines (every flow's, every attempt's: never fewer bytes than
+            // the flow's), summed from their 4-byte lengths; the stale users' share of it,
+            // since users fall into buckets by hash.
             var bytes: Int64 = 0
-            try store.rows(server, """
-                SELECT toInt64(sum(data_uncompressed_bytes)) FROM system.columns
-                WHERE database = currentDatabase() AND table = \(ClickHouseSQL.quote(events)) AND name = 'line'
-                """, doing: doing) { bytes = try $0.int64() }
+            try store.rows(server, "SELECT toInt64(sum(line_length)) FROM \(events)", doing: doing) { bytes = try $0.int64() }
             let staleBytes = Int64(Double(bytes) * Double(stale) / Double(max(users, 1)))
             return FoldPlan(buckets: Scope.buckets(staleBytes, Tuning.foldBytes), allStale: stale == users)
         }
@@ -181,10 +177,10 @@ public enum ClickHouseFacts {
             var group: [RecordedEvent] = []
             let among = users.map { " AND user_id IN \($0)" } ?? ""
             try store.rows(server, """
-                SELECT seq, input_id, line FROM \(events) WHERE \(inFlow)\(bucket)\(among)
+                SELECT \(RecordedLines.columns) FROM \(events) WHERE \(inFlow)\(bucket)\(among)
                 ORDER BY user_id, ts_us, seq
                 """, doing: doing) { r in
-                let event = try lines.event(seq: Int64(try r.uint64()), input: Int64(try r.uint32()), line: try r.bytesOfString(), keepLine: false)
+                let event = try lines.event(from: &r, keepLine: false)
                 if let first = group.first, first.event.userID != event.event.userID {
                     try body(group)
                     group.removeAll(keepingCapacity: true)

@@ -18,6 +18,10 @@ public final class ClickHouseIngestor {
     public let observer: (any IngestObserver<ClickHouseAttempt, ClickHouseStore>)?
     /// Lines with an event an input holds before they are looked up and inserted.
     var chunkRows = Tuning.chunkRows
+    /// Line shapes an input may add to the store (0: every line is kept whole, as before them).
+    var newShapesPerInput = Tuning.newShapesPerInput
+    /// The store's line shapes, read at the first input and kept from input to input.
+    private var shapes: ClickHouseShapes?
 
     public init(store: ClickHouseStore, options: IngestOptions = IngestOptions(), observer: (any IngestObserver<ClickHouseAttempt, ClickHouseStore>)? = nil) {
         self.store = store
@@ -55,7 +59,8 @@ extension ClickHouseIngestor: IngestBackend {
         var attempt = UInt64.random(in: 1...UInt64.max)
         while ledger.attempts.contains(attempt) { attempt = UInt64.random(in: 1...UInt64.max) }
         let session = InputSession(ClickHouseInputWriter(store: store, label: input.label, inputID: ledger.lastID + 1, attempt: attempt,
-                                                         committed: ledger.attempts, firstSeq: ledger.events + 1, arrived: startedAt),
+                                                         committed: ledger.attempts, firstSeq: ledger.events + 1, arrived: startedAt,
+                                                         shapes: try shapes ?? ClickHouseShapes.load(store), newShapes: newShapesPerInput),
                                    chunkRows: chunkRows)
         session.writer.source = input.source
         let read = try drive(0, session)
@@ -63,6 +68,7 @@ extension ClickHouseIngestor: IngestBackend {
             CommittedInput(seqs: session.writer.seqs, accepted: session.writer.accepted, newUsers: nil, events: $0, more: !input.isLast)
         }
         if let observer, let committed { try observer.willCommit(committed, in: ClickHouseAttempt(id: attempt)) }
+        defer { shapes = session.writer.shapes }
         try session.writer.commit(read, sha256: input.content.sha256, size: input.content.size, startedAt: startedAt,
                                   finishedAt: options.now)
         if let observer, let committed { observer.didCommit(committed, store: store) }

@@ -33,13 +33,21 @@ struct ClickHouseInputWriter {
     private var pending: [ClickHouseClient.PendingInsert] = []
     /// The chunk's rows for each shard, kept between chunks (their room is reused).
     private var shardRows: [RowBinaryWriter] = []
+    /// The store's line shapes, with those this input learns (saved before its commit).
+    private(set) var shapes: ClickHouseShapes
+    /// Cuts each line for its row (`ClickHouseShapes`).
+    private var cutter = ShapeCutter<UInt64>()
+    /// Shapes this input may still add: past it, lines are kept whole.
+    private var newShapeBudget: Int
     private var duplicates = RowBinaryWriter()
     private var conflicts = RowBinaryWriter()
     private var quarantined = RowBinaryWriter()
 
     init(store: ClickHouseStore, label: String, inputID: UInt32, attempt: UInt64, committed: [UInt64],
-         firstSeq: UInt64, arrived: Int64) {
+         firstSeq: UInt64, arrived: Int64, shapes: ClickHouseShapes, newShapes: Int) {
         self.store = store
+        self.shapes = shapes
+        newShapeBudget = newShapes
         self.label = label
         self.inputID = inputID
         self.attempt = attempt
@@ -52,7 +60,8 @@ struct ClickHouseInputWriter {
     /// The seqs of the input's accepted events so far.
     var seqs: Range<Int64> { Int64(firstSeq)..<Int64(nextSeq) }
 
-    static let eventColumns = ["seq", "attempt", "input_id", "line_no", "event_id", "user_id", "flow", "step", "event", "ts_us", "line"]
+    static let eventColumns = ["seq", "attempt", "input_id", "line_no", "event_id", "user_id", "flow", "step", "event", "ts_us", "line",
+                                      "shape", "cut_values", "line_length"]
 
     /// Records a decided chunk: its quarantined lines, duplicates and conflicts as side rows,
     /// its events as each shard's rows, whose inserts start (once the last chunk's ended).
@@ -73,29 +82,42 @@ struct ClickHouseInputWriter {
         try locateUsers()
         try waitForInserts()
         if shardRows.isEmpty { shardRows = store.servers.map { _ in RowBinaryWriter() } }
-        chunk.forEachLine { line, b, verdict, batch in
+        try chunk.forEachLine { line, b, verdict, batch in
             let lineBytes = UnsafeBufferPointer(rebasing: b[line.start..<(line.start + line.count)])
             guard let env = line.envelope else {
                 quarantine(line, lineBytes, rejection: line.quarantineReason(in: batch.rejections))
                 return
             }
             let id = env.eventID.bytes(in: b)
+            // Every line with an envelope is cut: the parser numbers shapes over all of them.
+            let shape = try self.shape(of: line, env, in: b, vendorCuts: line.cuts(in: batch.cuts))
             switch verdict {
             case .event:
                 accepted.append(line: line.number, seq: Int64(nextSeq))
                 let key = chunk.keys[Int(line.keys.key)]
+                let user = users[Int(line.keys.user)]
                 let s = shardOf[Int(line.keys.user)]
+                let kept = shape != nil && cutsHold(id: id, user: user, key: key, in: b)
                 shardRows[s].uint64(nextSeq)
                 shardRows[s].uint64(attempt)
                 shardRows[s].uint32(inputID)
                 shardRows[s].uint32(UInt32(line.number))
                 shardRows[s].string(bytes: id)
-                shardRows[s].string(users[Int(line.keys.user)])
+                shardRows[s].string(user)
                 shardRows[s].string(key.flow)
                 shardRows[s].nullableString(key.step)
                 shardRows[s].string(key.rawName)
                 shardRows[s].int64(env.time.micros)
-                shardRows[s].string(bytes: lineBytes)
+                if kept, let shape {
+                    shardRows[s].string(bytes: [UInt8]())
+                    shardRows[s].uint64(shape)
+                    appendCutValues(to: &shardRows[s], in: b)
+                } else {
+                    shardRows[s].string(bytes: lineBytes)
+                    shardRows[s].uint64(0)
+                    shardRows[s].arrayCount(0)
+                }
+                shardRows[s].uint32(UInt32(line.count))
                 nextSeq += 1
             case .duplicate:
                 duplicates.string(bytes: id)
@@ -123,6 +145,49 @@ struct ClickHouseInputWriter {
             shardRows[shard].removeAll()
         }
         if duplicates.bytes.count + conflicts.bytes.count + quarantined.bytes.count >= Tuning.sideRowBytes { try writeSideRows() }
+    }
+
+    /// The id of the line's shape, its cuts picked (`cutter`); nil: the line is kept whole.
+    private mutating func shape(of line: ParsedLine, _ env: Envelope, in b: UnsafeBufferPointer<UInt8>,
+                                vendorCuts: ArraySlice<LineShape.Cut>?) throws -> UInt64? {
+        switch cutter.cut(line, env, in: b, vendorCuts: vendorCuts) {
+        case .known(let id): return id
+        case .none(let outOfOrder):
+            guard !outOfOrder else {
+                throw ClickHouseError(server: nil, doing: "reading \(label) line \(line.number)",
+                                      reason: "the parser's shape \(line.keys.shape) is out of order")
+            }
+            return nil
+        case .new(let skeleton):
+            let found = skeleton.withUnsafeBufferPointer { shapes.id($0, create: newShapeBudget > 0) }
+            if found?.created == true { newShapeBudget -= 1 }
+            cutter.learn(found?.id)
+            return found?.id
+        }
+    }
+
+    /// Whether each cut the row's own columns fill holds their bytes (the event id, user,
+    /// flow, step and name as written): else the line is kept whole.
+    private func cutsHold(id: UnsafeBufferPointer<UInt8>, user: String, key: IngestKey, in b: UnsafeBufferPointer<UInt8>) -> Bool {
+        for c in cutter.cuts {
+            let cut = UnsafeBufferPointer(rebasing: b[c.start..<c.end])
+            switch c.field {
+            case .eventID: if !cut.elementsEqual(id) { return false }
+            case .name: if !cut.elementsEqual(key.rawName.utf8) { return false }
+            case .user: if !cut.elementsEqual(user.utf8) { return false }
+            case .flow: if !cut.elementsEqual(key.flow.utf8) { return false }
+            case .step: if !cut.elementsEqual((key.step ?? "").utf8) || key.step == nil { return false }
+            case .ts, .properties: break
+            }
+        }
+        return true
+    }
+
+    /// Appends the row's `cut_values`: the cut time and properties values, in line order.
+    private func appendCutValues(to rows: inout RowBinaryWriter, in b: UnsafeBufferPointer<UInt8>) {
+        let values = cutter.cuts.lazy.filter { $0.field == .ts || $0.field == .properties }
+        rows.arrayCount(values.count)
+        for c in values { rows.string(bytes: UnsafeBufferPointer(rebasing: b[c.start..<c.end])) }
     }
 
     private mutating func quarantine(_ line: ParsedLine, _ lineBytes: UnsafeBufferPointer<UInt8>, rejection: Rejection) {
@@ -166,14 +231,15 @@ struct ClickHouseInputWriter {
             rows.append(0x0A)
         }
         let data = try store.coordinator.read("""
-            SELECT event_id, line FROM events PREWHERE id_hash IN (SELECT cityHash64(event_id) FROM ids)
+            SELECT seq, event_id, \(ClickHouseShapes.lineColumns) FROM events PREWHERE id_hash IN (SELECT cityHash64(event_id) FROM ids)
             WHERE event_id IN ids AND attempt IN \(visible)
             ORDER BY seq FORMAT RowBinary
             """, doing: doing, external: ClickHouseClient.ExternalTable(name: "ids", structure: "event_id String", rows: Data(rows)))
         var reader = RowBinaryReader(data, doing: doing)
         var out = StoredCopies()
         while !reader.isAtEnd {
-            let id = try reader.bytesOfString(), line = try reader.bytesOfString()
+            let seq = Int64(bitPattern: try reader.uint64())
+            let id = try reader.bytesOfString(), line = try shapes.line(from: &reader, seq: seq)
             id.withUnsafeBufferPointer { i in line.withUnsafeBufferPointer { out.add(id: i, line: $0) } }
         }
         return out
@@ -200,6 +266,7 @@ struct ClickHouseInputWriter {
                          finishedAt: @Sendable () -> Timestamp) throws {
         try waitForInserts()
         try writeSideRows()
+        try shapes.save(store, doing: "writing the line shapes of \(label)")
         var flows = RowBinaryWriter()
         for (flow, total) in read.flows.sorted(by: { $0.key < $1.key }) {
             flows.uint64(attempt)

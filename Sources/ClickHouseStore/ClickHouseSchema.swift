@@ -107,5 +107,18 @@ public enum ClickHouseSchema {
             [.addColumn(table: "inputs", column: "source", definition: "Nullable(String)"),
              .addColumn(table: "inputs", column: "source_flow", definition: "Nullable(String)")]
         },
+        // A line is kept as its shape and the values cut out of it (`ClickHouseShapes`), rows
+        // written before keep it whole (shape 0); `line_length` sizes reads without the line.
+        // `event_lines` gives SQL readers the line rebuilt.
+        Migration(name: "v5-line-shapes") { layout in
+            var statements: [Statement] = ["CREATE TABLE IF NOT EXISTS shapes (id UInt64, skeleton String) ENGINE = MergeTree() ORDER BY id"]
+            for table in [layout.shardEvents] + (layout.cluster == nil ? [] : ["events"]) {
+                statements += [.addColumn(table: table, column: "shape", definition: "UInt64"),
+                               .addColumn(table: table, column: "cut_values", definition: "Array(String)"),
+                               .addColumn(table: table, column: "line_length", definition: "UInt32 DEFAULT length(line)")]
+            }
+            statements.append(.sql(ClickHouseShapes.eventLinesView))
+            return statements
+        },
     ]
 }

@@ -18,13 +18,16 @@ extension ClickHouseStore {
         try rows(coordinator, "SELECT max(seq) FROM events WHERE \(snapshot.clause)", doing: "exporting events") { r in
             last = try r.uint64()
         }
+        let shapes = try ClickHouseShapes.load(self)
         var count = 0
         var from: UInt64 = 0
         while from < last {
             let to = min(last, from + Tuning.exportSeqs)
-            try rows(coordinator, "SELECT line FROM events WHERE \(filter) AND seq > \(from) AND seq <= \(to) ORDER BY seq",
-                     doing: "exporting events") { r in
-                try r.bytesOfString().withUnsafeBufferPointer(body)
+            try rows(coordinator, """
+                SELECT seq, \(ClickHouseShapes.lineColumns) FROM events WHERE \(filter) AND seq > \(from) AND seq <= \(to) ORDER BY seq
+                """, doing: "exporting events") { r in
+                let seq = Int64(bitPattern: try r.uint64())
+                try shapes.line(from: &r, seq: seq).withUnsafeBufferPointer(body)
                 count += 1
             }
             from = to

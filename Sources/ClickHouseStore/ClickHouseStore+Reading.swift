@@ -8,13 +8,12 @@ import StoreCore
 extension ClickHouseStore: EventLogReading {
     public func events(user: String, flow: String?) throws -> [RecordedEvent] {
         let snapshot = try snapshot()
-        var sql = "SELECT seq, input_id, line FROM events WHERE \(snapshot.clause) AND user_id = \(ClickHouseSQL.quote(user))"
+        var sql = "SELECT \(RecordedLines.columns) FROM events WHERE \(snapshot.clause) AND user_id = \(ClickHouseSQL.quote(user))"
         if let flow { sql += " AND flow = \(ClickHouseSQL.quote(flow))" }
         var lines = try recordedLines()
         var out: [RecordedEvent] = []
         try rows(coordinator, sql + " ORDER BY ts_us, seq", doing: "reading the events of \(user)") { r in
-            let seq = Int64(try r.uint64())
-            out.append(try lines.event(seq: seq, input: Int64(try r.uint32()), line: try r.bytesOfString()))
+            out.append(try lines.event(from: &r))
         }
         return out
     }
@@ -33,18 +32,17 @@ extension ClickHouseStore: EventLogReading {
         for server in servers {
             let doing = "reading the log on \(server.server)"
             var bytes: Int64 = 0
-            try rows(server, "SELECT sum(length(line)) FROM \(layout.shardEvents) WHERE \(filter)", doing: doing) { r in
+            try rows(server, "SELECT sum(line_length) FROM \(layout.shardEvents) WHERE \(filter)", doing: doing) { r in
                 bytes = Int64(bitPattern: try r.uint64())
             }
             let buckets = max(1, (bytes + bucketBytes - 1) / bucketBytes)
             for bucket in 0..<buckets {
                 let inBucket = ClickHouseStore.bucket(bucket, of: buckets)
                 try rows(server, """
-                    SELECT seq, input_id, line FROM \(layout.shardEvents) WHERE \(filter)\(inBucket)
+                    SELECT \(RecordedLines.columns) FROM \(layout.shardEvents) WHERE \(filter)\(inBucket)
                     ORDER BY user_id, flow, ts_us, seq
                     """, doing: doing) { r in
-                    let seq = Int64(try r.uint64())
-                    try body(try lines.event(seq: seq, input: Int64(try r.uint32()), line: try r.bytesOfString()))
+                    try body(try lines.event(from: &r))
                 }
             }
         }
@@ -208,14 +206,13 @@ extension ClickHouseStore: EventLogReading {
         var lines = try recordedLines()
         var out: [String: RecordedEvent] = [:]
         try rows(coordinator, """
-            SELECT user_id, seq, input_id, line FROM events
+            SELECT user_id, \(RecordedLines.columns) FROM events
             WHERE \(snapshot.clause) AND flow = \(ClickHouseSQL.quote(flow)) AND step = \(ClickHouseSQL.quote(step))
               AND ts_us <= \(bound.micros) AND user_id IN \(ClickHouseSQL.list(strings: Set(users).sorted()))
             ORDER BY user_id, ts_us DESC, seq DESC LIMIT 1 BY user_id
             """, doing: "reading the last events on \(step)") { r in
             let user = try r.string()
-            let seq = Int64(try r.uint64())
-            out[user] = try lines.event(seq: seq, input: Int64(try r.uint32()), line: try r.bytesOfString())
+            out[user] = try lines.event(from: &r)
         }
         return out
     }
@@ -228,10 +225,9 @@ extension ClickHouseStore: EventLogReading {
         var lines = try recordedLines()
         var out: [RecordedEvent] = []
         try rows(coordinator, """
-            SELECT seq, input_id, line FROM events WHERE \(snapshot.clause) AND seq IN \(ClickHouseSQL.list(wanted))
+            SELECT \(RecordedLines.columns) FROM events WHERE \(snapshot.clause) AND seq IN \(ClickHouseSQL.list(wanted))
             """, doing: doing) { r in
-            let seq = Int64(try r.uint64())
-            out.append(try lines.event(seq: seq, input: Int64(try r.uint32()), line: try r.bytesOfString()))
+            out.append(try lines.event(from: &r))
         }
         guard out.count == wanted.count else {
             throw ClickHouseError(server: coordinator.server, doing: doing,

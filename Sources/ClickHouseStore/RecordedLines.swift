@@ -10,15 +10,29 @@ public struct RecordedLines {
     private var cache = EventCache()
     /// The cutters of the inputs read through a source.
     private var cutters = SourceCutters()
+    /// The shapes the lines are rebuilt from.
+    private let shapes: ClickHouseShapes
+
+    /// The columns `event(from:)` reads, in its order.
+    public static let columns = "seq, input_id, " + ClickHouseShapes.lineColumns
 
     /// The event of a stored line; a line that no longer decodes is a store fault.
-    public init(sources: [Int64: SourceMapping] = [:]) {
+    public init(sources: [Int64: SourceMapping] = [:], shapes: ClickHouseShapes) {
+        self.shapes = shapes
         for (input, mapping) in sources { cutters.add(SourceCutter(mapping), input: input) }
+    }
+
+    /// The event of the row whose `columns` `r` reads next; `keepLine`: whether the event
+    /// carries its line's text (a fold does not read it).
+    public mutating func event(from r: inout RowBinaryReader, keepLine: Bool = true) throws -> RecordedEvent {
+        let seq = Int64(bitPattern: try r.uint64())
+        let input = Int64(try r.uint32())
+        return try event(seq: seq, input: input, line: try shapes.line(from: &r, seq: seq), keepLine: keepLine)
     }
 
     /// `input`: the input the line came from (its `input_id`); `keepLine`: whether the event
     /// carries its line's text (a fold does not read it).
-    public mutating func event(seq: Int64, input: Int64, line: ArraySlice<UInt8>, keepLine: Bool = true) throws -> RecordedEvent {
+    mutating func event(seq: Int64, input: Int64, line: ArraySlice<UInt8>, keepLine: Bool = true) throws -> RecordedEvent {
         // Mapped in place: the cutter keeps its buffers from line to line.
         switch line.withUnsafeBufferPointer({ cutters.nativeLine(input: input, $0) }) {
         case nil: return try decoded(seq: seq, line, shown: nil, keepLine: keepLine)
@@ -57,6 +71,6 @@ extension ClickHouseStore {
             }
             sources[id] = mapping
         }
-        return RecordedLines(sources: sources)
+        return RecordedLines(sources: sources, shapes: try ClickHouseShapes.load(self))
     }
 }

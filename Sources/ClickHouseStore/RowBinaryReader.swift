@@ -44,6 +44,19 @@ public struct RowBinaryReader {
         return bytes[at..<(at + length)]
     }
 
+    /// A string's bytes, nil for NULL.
+    public mutating func nullableBytesOfString() throws -> ArraySlice<UInt8>? {
+        try uint8() == 1 ? nil : try bytesOfString()
+    }
+
+    /// The length of an array, whose elements follow.
+    public mutating func arrayCount() throws -> Int {
+        try bytes.withUnsafeBytes { b -> Int in
+            guard let n = Varint.read(b, at: &at), n <= UInt64(b.count) else { throw truncated() }
+            return Int(n)
+        }
+    }
+
     public mutating func string() throws -> String { String(decoding: try bytesOfString(), as: UTF8.self) }
 
     public mutating func nullableString() throws -> String? {

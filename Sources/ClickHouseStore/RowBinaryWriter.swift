@@ -21,6 +21,9 @@ public struct RowBinaryWriter: Sendable {
         bytes.append(contentsOf: s)
     }
 
+    /// An array's length, before its elements.
+    public mutating func arrayCount(_ n: Int) { Varint.append(UInt64(n), to: &bytes) }
+
     public mutating func string(_ s: String) { string(bytes: s.utf8) }
 
     public mutating func nullableString(_ s: String?) {

@@ -30,6 +30,10 @@ enum Tuning {
     static let chunkRows = 65_536
     /// Line bytes a chunk holds, at most (the insert's body is about this size).
     static let chunkBytes = 32 << 20
+    /// Line shapes an input may add to the store (`ClickHouseShapes`), at most: past it, its
+    /// lines of a new shape are kept whole, so lines that never repeat their shape cost
+    /// bounded memory and rows.
+    static let newShapesPerInput = 4_096
     /// Bytes of duplicate, conflict and quarantine rows held before they are inserted.
     static let sideRowBytes = 4 << 20
     /// Elements a query may have (every request sets it): a chunk's ids, the committed

@@ -47,10 +47,8 @@ struct InputWriter {
     private let insertQuarantine: RawStatement
     /// The atoms of each key's flow, event name and step (0: none), by the key's index.
     private var keyAtoms: [(flow: Int64, name: Int64, step: Int64)] = []
-    // The atom of each user and the id of each shape (nil: kept verbatim), by the parser's
-    // numbers.
+    // The atom of each user, by the parser's numbers.
     private var userAtoms: [Int64] = []
-    private var shapeIDs: [Int64?] = []
     // Whether the filter may hold each id of a lookup.
     private var maybe: [Bool] = []
 
@@ -200,29 +198,17 @@ struct InputWriter {
     /// (`vendorCuts`), any other where its envelope's values are.
     private mutating func cut(_ line: ParsedLine, _ env: Envelope, in b: UnsafeBufferPointer<UInt8>,
                               vendorCuts: ArraySlice<LineShape.Cut>?) throws -> Int64? {
-        let lineEnd = line.start + line.count
-        var shapeID: Int64?
-        let shape = Int(line.keys.shape)
-        if shape >= 0 {
-            guard shape <= shapeIDs.count else { throw outOfOrder("shape", line.keys.shape, line: line) }
-            if shape == shapeIDs.count {
-                if let vendorCuts {
-                    encoder.shape(cuts: vendorCuts, lineStart: line.start, lineEnd: lineEnd, in: b)
-                } else {
-                    encoder.shape(env, lineStart: line.start, lineEnd: lineEnd, in: b)
-                }
-                let skeleton = encoder.skeleton
-                let found = try skeleton.withUnsafeBufferPointer { sk in try shapes.id(sk, create: newShapeBudget > 0) }
-                if found?.created == true { newShapeBudget -= 1 }
-                shapeIDs.append(found?.id)
-            } else if let vendorCuts {
-                encoder.take(vendorCuts)
-            } else {
-                encoder.pickCuts(env, lineStart: line.start, lineEnd: lineEnd)
-            }
-            shapeID = shapeIDs[shape]
+        switch encoder.cutter.cut(line, env, in: b, vendorCuts: vendorCuts) {
+        case .known(let id): return id
+        case .none(let outOfOrder):
+            if outOfOrder { throw self.outOfOrder("shape", line.keys.shape, line: line) }
+            return nil
+        case .new(let skeleton):
+            let found = try skeleton.withUnsafeBufferPointer { try shapes.id($0, create: newShapeBudget > 0) }
+            if found?.created == true { newShapeBudget -= 1 }
+            encoder.cutter.learn(found?.id)
+            return found?.id
         }
-        return shapeID
     }
 
     /// The stored line with event id `id` (`hash` its index key), nil when none has it. The

@@ -61,28 +61,22 @@ final class StoredLineReader {
         let skeleton = try shape(Int64(bitPattern: shapeID))
         var out: [UInt8] = []
         out.reserveCapacity(skeleton.count + body.count + 32)
-        var k = 0
-        while k < skeleton.count {
-            let c = skeleton[k]
-            if c != 0 {
-                out.append(c)
-                k += 1
-                continue
-            }
-            guard k + 1 < skeleton.count, let field = LineShape.Field(rawValue: skeleton[k + 1]) else { throw bad("bad shape") }
-            k += 2
-            switch field {
-            case .eventID, .ts, .properties:
-                guard let n = Varint.read(body, at: &i), n <= UInt64(body.count - i) else { throw bad("short value") }
-                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: body[i..<(i + Int(n))]))
-                i += Int(n)
-            case .name, .step:
-                guard let id = Varint.read(body, at: &i) else { throw bad("short atom") }
-                out.append(contentsOf: try atom(Int64(bitPattern: id)))
-            case .user: out.append(contentsOf: try atom(user))
-            case .flow: out.append(contentsOf: try atom(flow))
+        let whole = try skeleton.withUnsafeBufferPointer { sk in
+            try LineShape.rebuild(sk, into: &out) { field, out in
+                switch field {
+                case .eventID, .ts, .properties:
+                    guard let n = Varint.read(body, at: &i), n <= UInt64(body.count - i) else { throw bad("short value") }
+                    out.append(contentsOf: UnsafeRawBufferPointer(rebasing: body[i..<(i + Int(n))]))
+                    i += Int(n)
+                case .name, .step:
+                    guard let id = Varint.read(body, at: &i) else { throw bad("short atom") }
+                    out.append(contentsOf: try atom(Int64(bitPattern: id)))
+                case .user: out.append(contentsOf: try atom(user))
+                case .flow: out.append(contentsOf: try atom(flow))
+                }
             }
         }
+        guard whole else { throw bad("bad shape") }
         guard i == body.count else { throw bad("trailing bytes") }
         return out
     }

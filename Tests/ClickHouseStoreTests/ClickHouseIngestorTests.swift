@@ -4,6 +4,7 @@ import LogFiles
 import Flows
 import TestSupport
 import StoreCore
+import LogSources
 @testable import EventStore
 @testable import ClickHouseStore
 
@@ -36,11 +37,13 @@ final class ClickHouseIngestorTests: XCTestCase {
         return (store, summary)
     }
 
-    func ingest(_ store: ClickHouseStore, _ paths: [String], chunkRows: Int? = nil, parallel: Bool = true) throws -> IngestSummary {
+    func ingest(_ store: ClickHouseStore, _ paths: [String], chunkRows: Int? = nil, parallel: Bool = true,
+                newShapes: Int? = nil) throws -> IngestSummary {
         var options = try options()
         options.parallel = parallel
         let ingestor = ClickHouseIngestor(store: store, options: options)
         if let chunkRows { ingestor.chunkRows = chunkRows }
+        if let newShapes { ingestor.newShapesPerInput = newShapes }
         var summary = try ingestor.ingest(try InputSource.discover(paths))
         XCTAssertTrue(summary.isBalanced)
         summary.elapsedSeconds = 0
@@ -77,6 +80,7 @@ final class ClickHouseIngestorTests: XCTestCase {
         let summary = try ingest(store, paths)
         XCTAssertEqual(summary, expected)
         try assertSameRows(sqliteStore, store)
+        try assertLinesKeptByShape(store, whole: 0)
 
         let again = try ingest(store, paths)
         var expectedAgain = try Ingestor(store: sqliteStore, options: try options()).ingest(try InputSource.discover(paths))
@@ -87,6 +91,70 @@ final class ClickHouseIngestorTests: XCTestCase {
         XCTAssertEqual(again, expectedAgain)
         try assertSameRows(sqliteStore, store)
         return (store, sqliteStore)
+    }
+
+    /// How many visible rows keep their line whole and by shape (`ClickHouseShapes`); the lines
+    /// the `event_lines` view rebuilds with SQL are those funnel rebuilds, byte for byte.
+    /// (`whole` nil: some by shape, however many whole.)
+    func assertLinesKeptByShape(_ store: ClickHouseStore, whole expected: Int?, file: StaticString = #filePath, line: UInt = #line) throws {
+        let clause = try store.snapshot().clause
+        var whole = 0, shaped = 0
+        try store.rows(store.coordinator, "SELECT countIf(shape = 0), countIf(shape != 0 AND line = '') FROM events WHERE \(clause)",
+                       doing: "counting") { r in
+            whole = Int(try r.uint64())
+            shaped = Int(try r.uint64())
+        }
+        let rows = try VisibleRows(clickhouse: store)
+        if let expected {
+            XCTAssertEqual(whole, expected, "lines kept whole", file: file, line: line)
+            XCTAssertEqual(shaped, rows.events.count - expected, "lines kept by shape", file: file, line: line)
+        } else {
+            XCTAssertEqual(whole + shaped, rows.events.count, "lines kept whole or by shape", file: file, line: line)
+            XCTAssertGreaterThan(shaped, rows.events.count / 2, "lines kept by shape", file: file, line: line)
+        }
+        var viewed: [String] = []
+        try store.rows(store.coordinator, "SELECT line FROM event_lines WHERE \(clause) ORDER BY seq", doing: "reading the view") { r in
+            viewed.append(try r.string())
+        }
+        XCTAssertEqual(viewed, rows.events.map(\.line), "event_lines", file: file, line: line)
+    }
+
+    /// Inputs written with every line whole (as before shapes) and inputs written by shape
+    /// read back as one log, on one server and on two shards: the same rows as SQLite's.
+    func testLinesKeptWholeAndByShapeReadAsOneLog() throws {
+        let early = sample("glp1/events-2026-10-01.ndjson.gz", "edge/duplicates.ndjson")
+        let late = sample("glp1/events-2026-10-02.ndjson.gz", "glp1/events-2026-10-03.ndjson.gz")
+        let (sqliteStore, _) = try sqlite(early + late)
+        for address in [try running().single(ClickHouseServers.database("shapes")), try running().cluster(ClickHouseServers.database("shapes"))] {
+            let store = try ClickHouseStore(location: try ClickHouseLocation(address))
+            let first = try ingest(store, early, newShapes: 0)
+            _ = try ingest(store, late)
+            try assertSameRows(sqliteStore, store)
+            try assertLinesKeptByShape(store, whole: first.accepted)
+        }
+    }
+
+    /// Each vendor's lines (cut where its parser says, runs of members it does not read as
+    /// properties) go by shape and come back byte for byte, as SQLite keeps them.
+    func testVendorLinesAsSQLiteOnTwoShards() throws {
+        for preset in ["amplitude", "mixpanel", "posthog", "rudderstack", "segment"] {
+            let mapping = SourceMapping(try XCTUnwrap(SourcePresets.named(preset)))
+            var options = try options()
+            options.source = mapping
+            var skipped = InputSource.Skipped()
+            let files = try InputSource.discover([Self.sampleData.appendingPathComponent("sources/\(preset)").path],
+                                                 extensions: mapping.definition.inputExtensions, skipped: &skipped)
+            let sqliteStore = try EventStore(path: Scratch.directory("ch-vendor").appendingPathComponent("s.sqlite").path)
+            var expected = try Ingestor(store: sqliteStore, options: options).ingest(Array(files.prefix(2)))
+            expected.elapsedSeconds = 0
+            XCTAssertGreaterThan(expected.accepted, 30, preset)
+            let store = try ClickHouseStore(location: try ClickHouseLocation(try running().cluster(ClickHouseServers.database(preset))))
+            var summary = try ClickHouseIngestor(store: store, options: options).ingest(Array(files.prefix(2)))
+            summary.elapsedSeconds = 0
+            XCTAssertEqual(summary, expected, preset)
+            try assertSameRows(sqliteStore, store)
+            try assertLinesKeptByShape(store, whole: nil)
+        }
     }
 
     func testSampleDataAsSQLiteOnOneServerWithGzipInserts() throws {

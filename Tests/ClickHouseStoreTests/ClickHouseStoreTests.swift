@@ -23,8 +23,8 @@ final class ClickHouseStoreTests: XCTestCase {
             let tables = String(decoding: try client.read("SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name",
                                                           doing: "listing"), as: UTF8.self)
             XCTAssertEqual(tables.split(separator: "\n"),
-                           ["conflicts", "duplicates", "events", "events_shard", "input_flows", "inputs", "quarantine", "schema_migrations",
-                            "writers"])
+                           ["conflicts", "duplicates", "event_lines", "events", "events_shard", "input_flows", "inputs", "quarantine",
+                            "schema_migrations", "shapes", "writers"])
             let applied = String(decoding: try client.read("SELECT count() FROM schema_migrations", doing: "counting"), as: UTF8.self)
             XCTAssertEqual(applied, "\(ClickHouseSchema.migrations.count)\n")
         }
@@ -68,6 +68,55 @@ final class ClickHouseStoreTests: XCTestCase {
                                                            doing: "counting"), as: UTF8.self)
             XCTAssertEqual(applied, "1\n")
         }
+    }
+
+    /// A store from before line shapes (v4: every line whole in `line`) gets them when opened,
+    /// its rows untouched: each still reads as its whole line, through funnel and through the
+    /// `event_lines` view, and its `line_length` is its line's.
+    func testAStoreFromBeforeShapesKeepsItsLinesWhole() throws {
+        let servers = try running()
+        let location = try ClickHouseLocation(servers.cluster(ClickHouseServers.database("preshapes")))
+        let store = try ClickHouseStore(location: location)
+        for client in store.servers {
+            try client.execute("DROP TABLE event_lines", doing: "downgrading")
+            try client.execute("DROP TABLE shapes", doing: "downgrading")
+            for table in ["events", "events_shard"] {
+                for column in ["shape", "cut_values", "line_length"] {
+                    try client.execute("ALTER TABLE \(table) DROP COLUMN \(column)", doing: "downgrading")
+                }
+            }
+            try client.execute("TRUNCATE TABLE schema_migrations", doing: "downgrading")
+            try client.execute("""
+                INSERT INTO schema_migrations (name) VALUES ('v1-events'), ('v1-ledger'), ('v2-event-id-hash'), ('v3-writers'),
+                ('v4-input-sources')
+                """, doing: "downgrading")
+        }
+        let lines = [#"{"event_id":"e-1","user_id":"u-1","flow":"glp1","event":"onboarding.started","ts":"2026-10-01T08:00:00Z"}"#,
+                     #"{"event_id":"e-2","user_id":"u-2","flow":"glp1","event":"onboarding.started","ts":"2026-10-01T09:00:00+02:00"}"#]
+        var rows = RowBinaryWriter()
+        for (i, line) in lines.enumerated() {
+            rows.uint64(UInt64(i) + 1)
+            rows.string("e-\(i + 1)")
+            rows.string("u-\(i + 1)")
+            rows.string(line)
+        }
+        try store.coordinator.insert(into: "events", columns: ["seq", "event_id", "user_id", "line"], rows: rows, doing: "inserting",
+                                     settings: ["insert_distributed_sync": "1"])
+
+        let upgraded = try ClickHouseStore(location: location)
+        let shapes = try ClickHouseShapes.load(upgraded)
+        var got: [String] = [], lengths: [UInt32] = []
+        try upgraded.rows(upgraded.coordinator, "SELECT seq, line_length, \(ClickHouseShapes.lineColumns) FROM events ORDER BY seq",
+                          doing: "reading") { r in
+            let seq = Int64(try r.uint64())
+            lengths.append(try r.uint32())
+            got.append(String(decoding: try shapes.line(from: &r, seq: seq), as: UTF8.self))
+        }
+        XCTAssertEqual(got, lines)
+        XCTAssertEqual(lengths, lines.map { UInt32($0.utf8.count) })
+        let viewed = String(decoding: try upgraded.coordinator.read("SELECT line FROM event_lines ORDER BY seq FORMAT TSVRaw",
+                                                                    doing: "reading the view"), as: UTF8.self)
+        XCTAssertEqual(viewed, lines.joined(separator: "\n") + "\n")
     }
 
     /// A writer says that it runs until it ends; one that goes silent without ending (killed)

@@ -59,11 +59,15 @@ struct VisibleRows: Equatable {
     /// The ClickHouse store's visible rows: the events as stored, the rest through its reader.
     init(clickhouse store: ClickHouseStore) throws {
         let snapshot = try store.snapshot()
-        try store.rows(store.coordinator, "SELECT seq, event_id, user_id, flow, step, event, ts_us, line, input_id, line_no FROM events "
-                       + "WHERE \(snapshot.clause) ORDER BY seq", doing: "reading the events") { r in
-            events.append(Event(seq: Int64(try r.uint64()), eventID: try r.string(), user: try r.string(), flow: try r.string(),
-                                step: try r.nullableString(), rawName: try r.string(), micros: try r.int64(), line: try r.string(),
-                                inputID: Int64(try r.uint32()), lineNumber: Int(try r.uint32())))
+        let shapes = try ClickHouseShapes.load(store)
+        try store.rows(store.coordinator, "SELECT seq, event_id, user_id, flow, step, event, ts_us, input_id, line_no, "
+                       + "\(ClickHouseShapes.lineColumns) FROM events WHERE \(snapshot.clause) ORDER BY seq", doing: "reading the events") { r in
+            let seq = Int64(try r.uint64())
+            let eventID = try r.string(), user = try r.string(), flow = try r.string(), step = try r.nullableString()
+            let rawName = try r.string(), micros = try r.int64(), input = Int64(try r.uint32()), lineNumber = Int(try r.uint32())
+            let line = String(decoding: try shapes.line(from: &r, seq: seq), as: UTF8.self)
+            events.append(Event(seq: seq, eventID: eventID, user: user, flow: flow, step: step, rawName: rawName, micros: micros,
+                                line: line, inputID: input, lineNumber: lineNumber))
         }
         let ids = events.map(\.eventID)
         duplicates = try store.duplicates(ofEventIDs: ids)

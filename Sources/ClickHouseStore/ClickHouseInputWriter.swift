@@ -97,7 +97,7 @@ struct ClickHouseInputWriter {
                 let key = chunk.keys[Int(line.keys.key)]
                 let user = users[Int(line.keys.user)]
                 let s = shardOf[Int(line.keys.user)]
-                let kept = shape != nil && cutsHold(id: id, user: user, key: key, in: b)
+                let kept = shape != nil && Self.cutsHold(cutter.cuts, env, in: b)
                 shardRows[s].uint64(nextSeq)
                 shardRows[s].uint64(attempt)
                 shardRows[s].uint32(inputID)
@@ -111,7 +111,7 @@ struct ClickHouseInputWriter {
                 if kept, let shape {
                     shardRows[s].string(bytes: [UInt8]())
                     shardRows[s].uint64(shape)
-                    appendCutValues(to: &shardRows[s], in: b)
+                    Self.appendCutValues(of: cutter.cuts, to: &shardRows[s], in: b)
                 } else {
                     shardRows[s].string(bytes: lineBytes)
                     shardRows[s].uint64(0)
@@ -166,26 +166,31 @@ struct ClickHouseInputWriter {
         }
     }
 
-    /// Whether each cut the row's own columns fill holds their bytes (the event id, user,
-    /// flow, step and name as written): else the line is kept whole.
-    private func cutsHold(id: UnsafeBufferPointer<UInt8>, user: String, key: IngestKey, in b: UnsafeBufferPointer<UInt8>) -> Bool {
-        for c in cutter.cuts {
-            let cut = UnsafeBufferPointer(rebasing: b[c.start..<c.end])
+    /// Whether each cut the row's own columns fill holds their bytes: the envelope's event id,
+    /// name, user, flow and step, which the columns hold (the parser interns keys and users by
+    /// them). A native line is cut at those very bytes; a vendor line's cut that holds others
+    /// keeps the line whole.
+    private static func cutsHold(_ cuts: [LineShape.Cut], _ env: Envelope, in b: UnsafeBufferPointer<UInt8>) -> Bool {
+        for c in cuts {
+            let ref: StringRef?
             switch c.field {
-            case .eventID: if !cut.elementsEqual(id) { return false }
-            case .name: if !cut.elementsEqual(key.rawName.utf8) { return false }
-            case .user: if !cut.elementsEqual(user.utf8) { return false }
-            case .flow: if !cut.elementsEqual(key.flow.utf8) { return false }
-            case .step: if !cut.elementsEqual((key.step ?? "").utf8) || key.step == nil { return false }
-            case .ts, .properties: break
+            case .eventID: ref = env.eventID
+            case .name: ref = env.name
+            case .user: ref = env.userID
+            case .flow: ref = env.flow
+            case .step: ref = env.step
+            case .ts, .properties: continue
             }
+            guard let ref else { return false }
+            if Int(ref.start) == c.start && Int(ref.end) == c.end { continue }
+            if !ref.bytes(in: b).elementsEqual(UnsafeBufferPointer(rebasing: b[c.start..<c.end])) { return false }
         }
         return true
     }
 
-    /// Appends the row's `cut_values`: the cut time and properties values, in line order.
-    private func appendCutValues(to rows: inout RowBinaryWriter, in b: UnsafeBufferPointer<UInt8>) {
-        let values = cutter.cuts.lazy.filter { $0.field == .ts || $0.field == .properties }
+    /// Appends a row's `cut_values`: the time and properties values among `cuts`, in line order.
+    private static func appendCutValues(of cuts: [LineShape.Cut], to rows: inout RowBinaryWriter, in b: UnsafeBufferPointer<UInt8>) {
+        let values = cuts.lazy.filter { $0.field == .ts || $0.field == .properties }
         rows.arrayCount(values.count)
         for c in values { rows.string(bytes: UnsafeBufferPointer(rebasing: b[c.start..<c.end])) }
     }

@@ -14,7 +14,7 @@ public struct ClickHouseShapes: Sendable {
     private var unsaved: [UInt64] = []
 
     /// The columns `line(from:)` reads, in its order.
-    public static let lineColumns = "line, shape, cut_values, event_id, event, user_id, flow, step"
+    public static let lineColumns = "line, shape, event_id, event, user_id, flow, step, cut_values"
 
     /// The stored shapes of `store` (from its first server).
     public static func load(_ store: ClickHouseStore) throws -> ClickHouseShapes {
@@ -55,20 +55,30 @@ public struct ClickHouseShapes: Sendable {
     /// The line of the row whose `lineColumns` `r` reads next, byte for byte (`seq`: the
     /// row's, for an error).
     public func line(from r: inout RowBinaryReader, seq: Int64) throws -> ArraySlice<UInt8> {
+        var out: [UInt8] = []
+        if let whole = try line(from: &r, seq: seq, into: &out) { return whole }
+        return out[...]
+    }
+
+    /// Reads the row's `lineColumns` and rebuilds its line in `out` (emptied first), its values
+    /// read from `r` as the skeleton's cuts ask for them; a line kept whole is returned as it
+    /// sits in the answer instead.
+    public func line(from r: inout RowBinaryReader, seq: Int64, into out: inout [UInt8]) throws -> ArraySlice<UInt8>? {
         let whole = try r.bytesOfString()
         let shape = try r.uint64()
-        var values: [ArraySlice<UInt8>] = []
-        for _ in 0..<(try r.arrayCount()) { values.append(try r.bytesOfString()) }
         let eventID = try r.bytesOfString(), name = try r.bytesOfString(), user = try r.bytesOfString()
         let flow = try r.bytesOfString(), step = try r.nullableBytesOfString()
-        guard shape != 0 else { return whole }
+        let count = try r.arrayCount()
         func bad(_ why: String) -> StoreError {
             StoreError(doing: "reading event seq \(seq)", reason: "the stored line does not rebuild: \(why)", kind: .corrupt)
         }
+        guard shape != 0 else {
+            guard count == 0 else { throw bad("a whole line with cut values") }
+            return whole
+        }
         guard let skeleton = skeletons[shape] else { throw bad("shape \(shape) is missing") }
-        var out: [UInt8] = []
-        out.reserveCapacity(skeleton.count + values.reduce(0) { $0 + $1.count } + 64)
-        var next = 0
+        out.removeAll(keepingCapacity: true)
+        var read = 0
         let rebuilt = try skeleton.withUnsafeBufferPointer { sk in
             try LineShape.rebuild(sk, into: &out) { field, out in
                 switch field {
@@ -78,15 +88,15 @@ public struct ClickHouseShapes: Sendable {
                 case .flow: out.append(contentsOf: flow)
                 case .step: out.append(contentsOf: step ?? [])
                 case .ts, .properties:
-                    guard next < values.count else { throw bad("too few cut values") }
-                    out.append(contentsOf: values[next])
-                    next += 1
+                    guard read < count else { throw bad("too few cut values") }
+                    out.append(contentsOf: try r.bytesOfString())
+                    read += 1
                 }
             }
         }
         guard rebuilt else { throw bad("shape \(shape) is not one") }
-        guard next == values.count else { throw bad("too many cut values") }
-        return out[...]
+        guard read == count else { throw bad("too many cut values") }
+        return nil
     }
 
     /// The `event_lines` view: every event row with its line rebuilt by SQL as `line(from:)`

@@ -19,6 +19,7 @@ extension ClickHouseStore {
             last = try r.uint64()
         }
         let shapes = try ClickHouseShapes.load(self)
+        var line: [UInt8] = []
         var count = 0
         var from: UInt64 = 0
         while from < last {
@@ -27,7 +28,11 @@ extension ClickHouseStore {
                 SELECT seq, \(ClickHouseShapes.lineColumns) FROM events WHERE \(filter) AND seq > \(from) AND seq <= \(to) ORDER BY seq
                 """, doing: "exporting events") { r in
                 let seq = Int64(bitPattern: try r.uint64())
-                try shapes.line(from: &r, seq: seq).withUnsafeBufferPointer(body)
+                if let whole = try shapes.line(from: &r, seq: seq, into: &line) {
+                    try whole.withUnsafeBufferPointer(body)
+                } else {
+                    try line.withUnsafeBufferPointer(body)
+                }
                 count += 1
             }
             from = to

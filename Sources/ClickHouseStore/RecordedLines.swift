@@ -10,8 +10,9 @@ public struct RecordedLines {
     private var cache = EventCache()
     /// The cutters of the inputs read through a source.
     private var cutters = SourceCutters()
-    /// The shapes the lines are rebuilt from.
+    /// The shapes the lines are rebuilt from, and the room a line is rebuilt in.
     private let shapes: ClickHouseShapes
+    private var rebuilt: [UInt8] = []
 
     /// The columns `event(from:)` reads, in its order.
     public static let columns = "seq, input_id, " + ClickHouseShapes.lineColumns
@@ -27,7 +28,8 @@ public struct RecordedLines {
     public mutating func event(from r: inout RowBinaryReader, keepLine: Bool = true) throws -> RecordedEvent {
         let seq = Int64(bitPattern: try r.uint64())
         let input = Int64(try r.uint32())
-        return try event(seq: seq, input: input, line: try shapes.line(from: &r, seq: seq), keepLine: keepLine)
+        let whole = try shapes.line(from: &r, seq: seq, into: &rebuilt)
+        return try event(seq: seq, input: input, line: whole ?? rebuilt[...], keepLine: keepLine)
     }
 
     /// `input`: the input the line came from (its `input_id`); `keepLine`: whether the event

@@ -60,8 +60,8 @@ struct ClickHouseInputWriter {
     /// The seqs of the input's accepted events so far.
     var seqs: Range<Int64> { Int64(firstSeq)..<Int64(nextSeq) }
 
-    static let eventColumns = ["seq", "attempt", "input_id", "line_no", "event_id", "user_id", "flow", "step", "event", "ts_us", "line",
-                                      "shape", "cut_values", "line_length"]
+    static let eventColumns = ["seq", "attempt", "input_id", "line_no", "event_id", "user_id", "flow", "step", "event", "ts_us",
+                               "line", "shape", "cut_values", "line_length"]
 
     /// Records a decided chunk: its quarantined lines, duplicates and conflicts as side rows,
     /// its events as each shard's rows, whose inserts start (once the last chunk's ended).

@@ -38,7 +38,9 @@ public struct ClickHouseShapes: Sendable {
         return (id, true)
     }
 
-    /// Inserts the shapes learnt since the last save on every server of `store`.
+    /// Inserts the shapes learnt since the last save on every server of `store`, the first
+    /// server last: `load` reads the first server's, so a shape it finds is on every server
+    /// (a save killed halfway is done again by the next ingest).
     mutating func save(_ store: ClickHouseStore, doing: String) throws {
         guard !unsaved.isEmpty else { return }
         var rows = RowBinaryWriter()
@@ -46,7 +48,7 @@ public struct ClickHouseShapes: Sendable {
             rows.uint64(id)
             rows.string(bytes: skeletons[id] ?? [])
         }
-        for server in store.servers {
+        for server in store.servers.reversed() {
             try server.insert(into: "shapes", columns: ["id", "skeleton"], rows: rows, doing: doing)
         }
         unsaved = []

@@ -70,7 +70,7 @@ public struct ClickHouseShapes: Sendable {
         let shape = try r.uint64()
         let eventID = try r.bytesOfString(), name = try r.bytesOfString(), user = try r.bytesOfString()
         let flow = try r.bytesOfString(), step = try r.nullableBytesOfString()
-        let count = try r.arrayCount()
+        let count = try r.length()
         func bad(_ why: String) -> StoreError {
             StoreError(doing: "reading event seq \(seq)", reason: "the stored line does not rebuild: \(why)", kind: .corrupt)
         }

@@ -35,10 +35,7 @@ public struct RowBinaryReader {
 
     /// A string's bytes.
     public mutating func bytesOfString() throws -> ArraySlice<UInt8> {
-        let length = try bytes.withUnsafeBytes { b -> Int in
-            guard let n = Varint.read(b, at: &at), n <= UInt64(b.count) else { throw truncated() }
-            return Int(n)
-        }
+        let length = try self.length()
         guard at + length <= bytes.count else { throw truncated() }
         defer { at += length }
         return bytes[at..<(at + length)]
@@ -49,8 +46,8 @@ public struct RowBinaryReader {
         try uint8() == 1 ? nil : try bytesOfString()
     }
 
-    /// The length of an array, whose elements follow.
-    public mutating func arrayCount() throws -> Int {
+    /// A LEB128 length: of a string, whose bytes follow, or of an array, whose elements follow.
+    public mutating func length() throws -> Int {
         try bytes.withUnsafeBytes { b -> Int in
             guard let n = Varint.read(b, at: &at), n <= UInt64(b.count) else { throw truncated() }
             return Int(n)

@@ -36,7 +36,7 @@ struct ClickHouseInputWriter {
     /// The store's line shapes, with those this input learns (saved before its commit).
     private(set) var shapes: ClickHouseShapes
     /// Cuts each line for its row (`ClickHouseShapes`).
-    private var cutter = ShapeCutter<UInt64>()
+    private var cutter = ShapeCutter()
     /// Shapes this input may still add: past it, lines are kept whole.
     private var newShapeBudget: Int
     private var duplicates = RowBinaryWriter()
@@ -151,7 +151,7 @@ struct ClickHouseInputWriter {
     private mutating func shape(of line: ParsedLine, _ env: Envelope, in b: UnsafeBufferPointer<UInt8>,
                                 vendorCuts: ArraySlice<LineShape.Cut>?) throws -> UInt64? {
         switch cutter.cut(line, env, in: b, vendorCuts: vendorCuts) {
-        case .known(let id): return id
+        case .known(let id): return id.map { UInt64(bitPattern: $0) }
         case .none(let outOfOrder):
             guard !outOfOrder else {
                 throw ClickHouseError(server: nil, doing: "reading \(label) line \(line.number)",
@@ -161,7 +161,7 @@ struct ClickHouseInputWriter {
         case .new(let skeleton):
             let found = skeleton.withUnsafeBufferPointer { shapes.id($0, create: newShapeBudget > 0) }
             if found?.created == true { newShapeBudget -= 1 }
-            cutter.learn(found?.id)
+            cutter.learn(found.map { Int64(bitPattern: $0.id) })
             return found?.id
         }
     }

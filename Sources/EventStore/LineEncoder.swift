@@ -6,7 +6,7 @@ import LineParsing
 /// buffers, straight onto the rows' bodies (`PendingEvents`).
 struct LineEncoder {
     /// Picks each line's cuts and numbers the input's shapes (`ShapeCutter`).
-    var cutter = ShapeCutter<Int64>()
+    var cutter = ShapeCutter()
 
     /// Appends to `body` the body for the cuts picked last (`cutter`), given the shape id and the
     /// atom ids of the name and step values.

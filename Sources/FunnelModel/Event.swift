@@ -127,6 +127,9 @@ public protocol FoldableEvent {
     /// The code of the event's step (`FlowVocabulary.stepCodes`, given as `codes`): -1 for
     /// no step or one the codes do not have.
     func stepCode(in codes: [String: Int32]) -> Int32
+    /// The event's step code when the event carries it (worked out once for many events);
+    /// nil: `stepCode(in:)` looks it up.
+    var listedStepCode: Int32? { get }
 }
 
 extension FoldableEvent {
@@ -135,6 +138,7 @@ extension FoldableEvent {
     /// The known event this is, or nil for an event outside the v1 vocabulary.
     public var known: EventName? { EventName(normalizing: rawName) }
     public var contextID: Int32 { -1 }
+    public var listedStepCode: Int32? { nil }
     public func stepCode(in codes: [String: Int32]) -> Int32 {
         guard let step else { return -1 }
         return codes[step] ?? -1

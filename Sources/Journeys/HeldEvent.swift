@@ -38,6 +38,10 @@ package struct HeldView: FoldableEvent {
     package var known: EventName? { table.names[Int(held[i].names)].known }
     /// Equal numbers are the same context bytes, so the same context.
     package var contextID: Int32 { held[i].context }
+    package var listedStepCode: Int32? {
+        let n = Int(held[i].names)
+        return n < stepCodes.count ? stepCodes[n] : nil
+    }
     package func stepCode(in codes: [String: Int32]) -> Int32 {
         let n = Int(held[i].names)
         if n < stepCodes.count { return stepCodes[n] }

@@ -18,6 +18,8 @@ public struct JourneyFold: Sendable {
     private var lastEventAt: Timestamp?
     private var currentStep: String?
     private var currentStepSince: Timestamp?
+    /// The code of `currentStep` (-1: none, or a step without one).
+    private var currentCode: Int32 = -1
     private var values: [String: JSONValue] = [:]
     private var flags: [String: JSONValue] = [:]
     private var appVersion: String?
@@ -108,7 +110,8 @@ public struct JourneyFold: Sendable {
             visitCodes.append(code)
             index(visit: i, of: v.step, code: code)
         }
-        currentVisit = journey.currentStep.flatMap { visit(of: $0, code: stepCodes[$0] ?? -1) }
+        currentCode = journey.currentStep.flatMap { stepCodes[$0] } ?? -1
+        currentVisit = journey.currentStep.flatMap { visit(of: $0, code: currentCode) }
         events = journey.events
         unplanned = journey.unplanned
         backNavigations = journey.backNavigations
@@ -136,6 +139,18 @@ public struct JourneyFold: Sendable {
         apply(recorded, explain: true)
     }
 
+    /// Folds the held events of `view` at `order`'s positions, without notes: the entry other
+    /// modules call, so they get the fold specialized for `HeldView` (a generic call from
+    /// another module reads each value through the protocol's witnesses), and one view is
+    /// moved along the events, retained once.
+    package mutating func apply(_ view: HeldView, order: [Int]) {
+        var view = view
+        for i in order {
+            view.i = i
+            apply(view, explain: false)
+        }
+    }
+
     /// Folds one event; with `explain`, returns notes on what it changed (folding for the
     /// projection writes none: the same changes, without building their text).
     @discardableResult
@@ -144,12 +159,13 @@ public struct JourneyFold: Sendable {
         func note(_ text: @autoclosure () -> String) {
             if explain { notes.append(text()) }
         }
-        // Each read once: a value read from a held event is a copy to retain and release.
-        let step = e.step, time = e.time
-        let code = hasDefinition ? e.stepCode(in: stepCodes) : -1
+        // Each read once, and the step's name only where it is kept or named: a value read
+        // from a held event is a copy to retain and release, and its code names the step.
+        let time = e.time
+        let code = hasDefinition ? e.listedStepCode ?? e.stepCode(in: rules.stepCodes) : -1
         // After the event's own changes: a view makes its step current, and any event on the
         // current step is the latest there (events come in fold order).
-        defer { if let step, step == currentStep { lastSeqOnCurrentStep = e.seq } }
+        defer { if isOnCurrentStep(e, code: code) { lastSeqOnCurrentStep = e.seq } }
         events += 1
         lastSeq = e.seq
         // Events come in fold order: the latest so far is the one before this.
@@ -175,13 +191,13 @@ public struct JourneyFold: Sendable {
             }
             lastContextID = contextID
         }
-        if let step, hasDefinition, code < 0 {
+        if hasDefinition, code < 0, let step = e.step {
             unplanned += 1
             note("unknown step \(step): not in flow \(flow)")
             appendDeviation("unknown step \(step)")
         }
         guard let known = e.known else {
-            if step == nil || code >= 0 { unplanned += 1 }
+            if code >= 0 || e.step == nil { unplanned += 1 }
             note("unplanned event \(e.name): stored, not counted")
             appendDeviation("unknown event \(e.name)")
             if hasDefinition { seen(DriftKey.event(e.name), at: time) }
@@ -190,6 +206,7 @@ public struct JourneyFold: Sendable {
         switch known {
         case .started:
             if startedAt == nil {
+                let step = e.step
                 startedAt = time
                 startStep = step
                 note("started" + (step.map { " on \($0)" } ?? ""))
@@ -197,7 +214,7 @@ public struct JourneyFold: Sendable {
                 note("started again: the first start counts")
             }
         case .stepViewed:
-            guard let step else { note("step_viewed without a step"); break }
+            guard let step = e.step else { note("step_viewed without a step"); break }
             if let from = currentStep, from != step {
                 if let since = currentStepSince, let i = currentVisit, visits[i].secondsOnStep == nil {
                     visits[i].secondsOnStep = Double(time.micros - since.micros) / 1_000_000
@@ -231,6 +248,7 @@ public struct JourneyFold: Sendable {
                 runVisits.append(Int32(visit))
             }
             currentStep = step
+            currentCode = code
             currentVisit = visit
         case .stepCompleted:
             let properties = e.properties
@@ -246,7 +264,7 @@ public struct JourneyFold: Sendable {
                     }
                     values[key] = v
                 }
-                note("completed \(step ?? "a step")" + (collected.isEmpty ? "" : ": " + collected.joined(separator: ", ")))
+                note("completed \(e.step ?? "a step")" + (collected.isEmpty ? "" : ": " + collected.joined(separator: ", ")))
             } else {
                 for (key, v) in properties { values[key] = v }
             }
@@ -263,7 +281,7 @@ public struct JourneyFold: Sendable {
         case .stepBack:
             backNavigations += 1
             let to = e.properties["to"]?.textValue
-            note("back from \(step ?? "?")" + (to.map { " to \($0)" } ?? ""))
+            note("back from \(e.step ?? "?")" + (to.map { " to \($0)" } ?? ""))
         case .signInStarted:
             note("sign-in started" + provider(e))
         case .signInSucceeded:
@@ -274,12 +292,12 @@ public struct JourneyFold: Sendable {
             signInFailures += 1
             let reason = e.properties["reason"]?.textValue
             note("sign-in failed" + provider(e) + (reason.map { ": \($0)" } ?? ""))
-            if let step { PromptOutcome.add(PromptOutcome.signInFailed(reason: reason), on: step, to: &promptOutcomes) }
+            if let step = e.step { PromptOutcome.add(PromptOutcome.signInFailed(reason: reason), on: step, to: &promptOutcomes) }
         case .permissionPrompted:
             note("asked for \(e.properties["permission"]?.textValue ?? "a permission")")
-            if let step { PromptOutcome.add(PromptOutcome.permissionPrompted, on: step, to: &promptOutcomes) }
+            if let step = e.step { PromptOutcome.add(PromptOutcome.permissionPrompted, on: step, to: &promptOutcomes) }
         case .permissionResult:
-            if let step {
+            if let step = e.step {
                 PromptOutcome.add(PromptOutcome.permissionResult(granted: e.properties["granted"]?.textValue), on: step, to: &promptOutcomes)
             }
             let granted = e.properties["granted"]?.boolValue
@@ -288,12 +306,20 @@ public struct JourneyFold: Sendable {
         case .completed:
             if completedAt == nil {
                 completedAt = time
-                note("completed the flow" + (step.map { " on \($0)" } ?? ""))
+                note("completed the flow" + (e.step.map { " on \($0)" } ?? ""))
             } else {
                 note("completed again: the first completion counts")
             }
         }
         return notes
+    }
+
+    /// Whether `e` (its step's code `code`) is on the current step: by code where the step
+    /// has one (a code names one step), else by name.
+    private func isOnCurrentStep<E: FoldableEvent>(_ e: E, code: Int32) -> Bool {
+        if code >= 0 { return code == currentCode }
+        guard let step = e.step else { return false }
+        return step == currentStep
     }
 
     /// Room for as many visits and view runs as the definition has steps, at the first view:

@@ -3,8 +3,12 @@ import LogFiles
 /// Cuts an input's lines for a store that keeps a line as its shape and values. The parser
 /// numbers the input's shapes in first-seen order (`LineKeys.shape`); the first line of each
 /// builds its skeleton and the store gives its id (nil: such lines are kept whole), the
-/// others only pick their cuts.
-package struct ShapeCutter<ID> {
+/// others only pick their cuts. A store's id is 64 bits (a store of unsigned ids keeps their
+/// bit pattern): not a generic parameter, which another module's writer would call
+/// unspecialized, looking up its metadata for every line.
+package struct ShapeCutter {
+    package typealias ID = Int64
+
     private var shaper = LineShape()
     /// The store's id of each of the input's shapes so far, by the parser's number.
     private var ids: [ID?] = []

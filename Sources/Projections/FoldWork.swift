@@ -72,12 +72,7 @@ extension ProjectionStore {
         case .fold(let resumed, let held):
             if resumed != nil || !held.isEmpty {
                 var going = resumed ?? JourneyFold(userID: key.user, flow: key.flow, rules: context.rules)
-                // One view moved along the events: the held events and parts retained once.
-                var view = work.view(held, flow: key.flow)
-                for j in EventParts.foldOrder(held) {
-                    view.i = j
-                    going.apply(view, explain: false)
-                }
+                going.apply(work.view(held, flow: key.flow), order: EventParts.foldOrder(held))
                 fold = going
             }
         case .merge(let earlierTable, let earlier, let held):
@@ -97,33 +92,27 @@ extension ProjectionStore {
     }
 
     /// Folds the events of two views (each over its own held events and parts) in fold order:
-    /// time, then seq (seqs differ between inputs, so no two events tie).
+    /// time, then seq (seqs differ between inputs, so no two events tie), a run of one view's
+    /// events at a time.
     private static func foldMerged(into going: inout JourneyFold, _ a: HeldView, _ b: HeldView) {
-        var a = a, b = b
         let orderA = EventParts.foldOrder(a.held), orderB = EventParts.foldOrder(b.held)
         var i = 0, j = 0
-        // Context numbers are each input's own: the fold forgets the last one when the
-        // events switch from one view to the other.
-        var fromA: Bool?
         while i < orderA.count || j < orderB.count {
-            var takeA = j == orderB.count
-            if i < orderA.count, j < orderB.count {
-                let x = a.held[orderA[i]], y = b.held[orderB[j]]
-                takeA = (x.time.micros, x.seq) < (y.time.micros, y.seq)
-            }
-            if fromA != takeA {
-                going.forgetContextNumber()
-                fromA = takeA
-            }
-            if takeA {
-                a.i = orderA[i]
-                going.apply(a, explain: false)
-                i += 1
-            } else {
-                b.i = orderB[j]
-                going.apply(b, explain: false)
-                j += 1
-            }
+            // Context numbers are each input's own: the fold forgets the last one when the
+            // events switch from one view to the other.
+            going.forgetContextNumber()
+            let start = i
+            while i < orderA.count, j == orderB.count || before(a.held[orderA[i]], b.held[orderB[j]]) { i += 1 }
+            if i > start { going.apply(a, order: Array(orderA[start..<i])) }
+            going.forgetContextNumber()
+            let startB = j
+            while j < orderB.count, i == orderA.count || before(b.held[orderB[j]], a.held[orderA[i]]) { j += 1 }
+            if j > startB { going.apply(b, order: Array(orderB[startB..<j])) }
         }
+    }
+
+    /// Whether `x` comes before `y` in fold order.
+    private static func before(_ x: HeldEvent, _ y: HeldEvent) -> Bool {
+        (x.time.micros, x.seq) < (y.time.micros, y.seq)
     }
 }

@@ -17,7 +17,7 @@ final class ShapeCutterTests: XCTestCase {
     func testEachShapesFirstLineAsksForItsIdAndEveryLineRebuilds() throws {
         var decoder = EventDecoder()
         var keyer = LineKeyer()
-        var cutter = ShapeCutter<Int>()
+        var cutter = ShapeCutter()
         var skeletons: [[UInt8]] = []
         var got: [String] = []
         for (n, text) in lines.enumerated() {
@@ -26,16 +26,16 @@ final class ShapeCutterTests: XCTestCase {
                 guard case .success(let env) = decoder.envelope(b) else { throw CocoaError(.coderReadCorrupt) }
                 var line = ParsedLine(number: n + 1, offset: 0, start: 0, count: b.count, envelope: env)
                 line.keys = keyer.keys(env, start: 0, end: b.count, in: b)
-                let id: Int?
+                let id: Int64?
                 switch cutter.cut(line, env, in: b, vendorCuts: nil) {
                 case .new(let skeleton):
                     skeletons.append(skeleton)
-                    id = skeletons.count - 1
+                    id = Int64(skeletons.count - 1)
                     cutter.learn(id)
                 case .known(let known): id = known
                 case .none: id = nil
                 }
-                let skeleton = try XCTUnwrap(id.map { skeletons[$0] })
+                let skeleton = try XCTUnwrap(id.map { skeletons[Int($0)] })
                 // The cut values, as a store keeps them, fill the skeleton back to the line.
                 let values = cutter.cuts.map { Array(b[$0.start..<$0.end]) }
                 var next = 0, out: [UInt8] = []
@@ -63,7 +63,7 @@ final class ShapeCutterTests: XCTestCase {
         try bytes.withUnsafeBufferPointer { b in
             var decoder = EventDecoder()
             guard case .success(let env) = decoder.envelope(b) else { throw CocoaError(.coderReadCorrupt) }
-            var cutter = ShapeCutter<Int>()
+            var cutter = ShapeCutter()
             var line = ParsedLine(number: 1, offset: 0, start: 0, count: b.count, envelope: env)
             line.keys.shape = 1
             guard case .none(outOfOrder: true) = cutter.cut(line, env, in: b, vendorCuts: nil) else { return XCTFail("not out of order") }

@@ -24,25 +24,39 @@ public enum PromptOutcome {
         "sign_in_failed reason=\(reason ?? "(none)")"
     }
 
-    /// Whether an outcome is one of the permission outcomes (one per step: the latest).
+    /// Whether an outcome is one of the permission outcomes (one per step: the latest). By
+    /// bytes: every outcome starts with its event's ASCII name.
     public static func isPermission(_ outcome: String) -> Bool {
-        outcome.hasPrefix("permission_")
+        starts(outcome, with: "permission_")
     }
 
     /// Whether an outcome is a sign-in failure.
     public static func isSignInFailure(_ outcome: String) -> Bool {
-        outcome.hasPrefix("sign_in_failed ")
+        starts(outcome, with: "sign_in_failed ")
+    }
+
+    /// Whether the bytes of `s` start with `prefix`'s.
+    private static func starts(_ s: String, with prefix: StaticString) -> Bool {
+        var s = s
+        return s.withUTF8 { b in
+            b.starts(with: UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount))
+        }
     }
 
     /// Adds `outcome` on `step`: a permission outcome replaces the step's earlier one, a
     /// sign-in failure is added once.
     package static func add(_ outcome: String, on step: String, to outcomes: inout [String: [String]]) {
-        // Changed in place: a copy of the step's list would be copied again when stored back.
+        // The step looked up once, its list changed in place (a copy would be copied again
+        // when stored back).
+        add(outcome, to: &outcomes[step, default: []])
+    }
+
+    private static func add(_ outcome: String, to list: inout [String]) {
         if isPermission(outcome) {
-            outcomes[step, default: []].removeAll(where: isPermission)
-        } else if outcomes[step]?.contains(outcome) == true {
+            list.removeAll(where: isPermission)
+        } else if list.contains(outcome) {
             return
         }
-        outcomes[step, default: []].append(outcome)
+        list.append(outcome)
     }
 }

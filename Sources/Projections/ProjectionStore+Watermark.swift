@@ -6,12 +6,13 @@ import StoreCore
 import Journeys
 
 extension ProjectionStore {
-    /// Writes one folded journey (or removes a journey the log no longer has events for).
-    static func apply(_ row: FoldedRow, contexts: [String: FlowContext], in db: Database) throws {
+    /// Writes one folded journey with `writer` (or removes a journey the log no longer has
+    /// events for).
+    static func apply(_ row: FoldedRow, contexts: [String: FlowContext], writer: JourneyRowWriter, in db: Database) throws {
         let key = row.key
         switch row.outcome {
         case .row(let e):
-            try write(e, context: contexts[key.flow] ?? FlowContext(nil), in: db)
+            try writer.write(e, context: contexts[key.flow] ?? FlowContext(nil))
         case .failed(let message):
             throw StoreError(doing: "folding the journey of \(key.user) in \(key.flow)", reason: message)
         case .none:

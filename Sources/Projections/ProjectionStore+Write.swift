@@ -38,48 +38,7 @@ extension ProjectionStore {
     }
 
     static func write(_ e: EncodedJourney, context: FlowContext, in db: Database) throws {
-        // Bound in place through the C API: a journey is written for every user an input
-        // touches, on the writing thread.
-        let journey = try RawStatement(cached: """
-            INSERT INTO journeys (flow, user_id, started_us, completed_us, last_us, current_step, lane, definition, data)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(flow, user_id) DO UPDATE SET started_us = excluded.started_us,
-              completed_us = excluded.completed_us, last_us = excluded.last_us,
-              current_step = excluded.current_step, lane = excluded.lane,
-              definition = excluded.definition, data = excluded.data
-            """, in: db)
-        // Built only for an error message.
-        func doing() -> String { "writing the journey of \(e.userID) in \(e.flow)" }
-        journey.text(1, e.flow)
-        journey.text(2, e.userID)
-        journey.int(3, e.startedUs)
-        journey.int(4, e.completedUs)
-        journey.int(5, e.lastUs)
-        journey.text(6, e.currentStep)
-        journey.text(7, e.lane)
-        journey.text(8, context.fingerprint)
-        try e.data.withUnsafeBufferPointer { data in
-            journey.staticBlob(9, data)
-            try journey.step(doing())
-        }
-        journey.reset()
-        let facts = try RawStatement(cached: """
-            INSERT INTO journey_facts (flow, user_id, last_us, facts) VALUES (?, ?, ?, ?)
-            ON CONFLICT(flow, user_id) DO UPDATE SET last_us = excluded.last_us, facts = excluded.facts
-            """, in: db)
-        facts.text(1, e.flow)
-        facts.text(2, e.userID)
-        facts.int(3, e.lastUs)
-        if let bytes = e.facts {
-            try bytes.withUnsafeBufferPointer { b in
-                facts.staticBlob(4, b)
-                try facts.step(doing())
-            }
-        } else {
-            facts.null(4)
-            try facts.step(doing())
-        }
-        facts.reset()
+        try JourneyRowWriter(db).write(e, context: context)
     }
 
     /// Removes a journey (the log has no events for it).
@@ -110,11 +69,12 @@ extension ProjectionStore {
                 let work = FoldWork(plans: pending.map { .log($0.lines) }, keys: pending.map(\.key), table: EventParts().table,
                                     definitions: byID, contexts: contexts)
                 let results = foldAll(work)
+                let writer = try JourneyRowWriter(db)
                 for i in work.keys.indices {
                     let key = work.keys[i]
                     switch results[i] {
                     case .row(let e):
-                        try write(e, context: contexts[key.flow] ?? FlowContext(nil), in: db)
+                        try writer.write(e, context: contexts[key.flow] ?? FlowContext(nil))
                         count += 1
                     case .failed(let message):
                         throw StoreError(doing: "rebuilding the journey of \(key.user) in \(key.flow)", reason: message)

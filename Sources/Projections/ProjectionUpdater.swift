@@ -105,7 +105,8 @@ public final class ProjectionUpdater: IngestObserver {
         }
         let context = FoldContext(definitions: definitions, contexts: contexts, workers: WorkerCount.machine, recent: recent)
         let counts = try context.fold(&pending, in: db) { rows in
-            for row in rows { try ProjectionStore.apply(row, contexts: contexts, in: db) }
+            let writer = try JourneyRowWriter(db)
+            for row in rows { try ProjectionStore.apply(row, contexts: contexts, writer: writer, in: db) }
         }
         try ProjectionStore.setWatermark(pending.through, in: db)
         lastCounts = counts
@@ -214,7 +215,8 @@ public final class ProjectionUpdater: IngestObserver {
             while let next = job.next(wait: wait) {
                 switch next {
                 case .rows(let rows):
-                    for row in rows { try ProjectionStore.apply(row, contexts: contexts, in: db) }
+                    let writer = try JourneyRowWriter(db)
+                    for row in rows { try ProjectionStore.apply(row, contexts: contexts, writer: writer, in: db) }
                 case .end(let result):
                     running = nil
                     lastCounts = try result.get()

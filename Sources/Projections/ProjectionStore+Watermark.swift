@@ -6,9 +6,15 @@ import StoreCore
 import Journeys
 
 extension ProjectionStore {
+    /// Writes folded journeys, through one `JourneyRowWriter` for all of them.
+    static func apply(_ rows: [FoldedRow], contexts: [String: FlowContext], in db: Database) throws {
+        let writer = try JourneyRowWriter(db)
+        for row in rows { try apply(row, contexts: contexts, writer: writer, in: db) }
+    }
+
     /// Writes one folded journey with `writer` (or removes a journey the log no longer has
     /// events for).
-    static func apply(_ row: FoldedRow, contexts: [String: FlowContext], writer: JourneyRowWriter, in db: Database) throws {
+    private static func apply(_ row: FoldedRow, contexts: [String: FlowContext], writer: JourneyRowWriter, in db: Database) throws {
         let key = row.key
         switch row.outcome {
         case .row(let e):

@@ -105,8 +105,7 @@ public final class ProjectionUpdater: IngestObserver {
         }
         let context = FoldContext(definitions: definitions, contexts: contexts, workers: WorkerCount.machine, recent: recent)
         let counts = try context.fold(&pending, in: db) { rows in
-            let writer = try JourneyRowWriter(db)
-            for row in rows { try ProjectionStore.apply(row, contexts: contexts, writer: writer, in: db) }
+            try ProjectionStore.apply(rows, contexts: contexts, in: db)
         }
         try ProjectionStore.setWatermark(pending.through, in: db)
         lastCounts = counts
@@ -215,8 +214,7 @@ public final class ProjectionUpdater: IngestObserver {
             while let next = job.next(wait: wait) {
                 switch next {
                 case .rows(let rows):
-                    let writer = try JourneyRowWriter(db)
-                    for row in rows { try ProjectionStore.apply(row, contexts: contexts, writer: writer, in: db) }
+                    try ProjectionStore.apply(rows, contexts: contexts, in: db)
                 case .end(let result):
                     running = nil
                     lastCounts = try result.get()

@@ -125,9 +125,9 @@ package struct BinaryWriter: ~Copyable {
 
     /// A step as `name(_:)` writes it, by its code (`FlowVocabulary.stepCodes`), the `i`th
     /// of `codes`, when it has one: the steps come first in `names`, so a code is the step's
-    /// index there.
-    package mutating func name(_ s: String, _ i: Int, of codes: [Int32]) {
-        guard i < codes.count, codes[i] >= 0 else { return name(s) }
+    /// index there. The name is read only for a step without a code.
+    package mutating func name(_ s: @autoclosure () -> String, _ i: Int, of codes: [Int32]) {
+        guard i < codes.count, codes[i] >= 0 else { return name(s()) }
         uint(UInt64(codes[i]) + 2)
     }
 

@@ -57,17 +57,22 @@ public struct DriftFact: Sendable, Hashable {
         // The journey's lane by its index (nil: no lane, or one the definition lacks); a
         // repeated lane id names its last lane.
         let laneIndex = j.lane.flatMap { vocabulary.laneIDs.lastIndex(of: $0) }
-        for (i, v) in j.visits.enumerated() {
+        // A visit's step name is read only where it has no code or is kept: names are shared
+        // by every journey, and a copy is an atomic retain another thread contends.
+        for i in j.visits.indices {
             let place: FlowVocabulary.StepPlace? = i < visitCodes.count && visitCodes[i] >= 0
-                ? vocabulary.placesByCode[Int(visitCodes[i])] : vocabulary.stepPlaces[v.step]
+                ? vocabulary.placesByCode[Int(visitCodes[i])] : vocabulary.stepPlaces[j.visits[i].step]
+            let at = j.visits[i].firstViewedAt.micros
             if place?.known != true {
-                out.append(DriftFact(kind: .stepNotInFlow, name: v.step, at: v.firstViewedAt.micros))
-            } else if let lane = j.lane {
-                if let laneIndex, place?.lanes.contains(laneIndex) == false {
-                    out.append(DriftFact(kind: .stepOffLane, name: v.step, detail: lane, at: v.firstViewedAt.micros))
+                out.append(DriftFact(kind: .stepNotInFlow, name: j.visits[i].step, at: at))
+            } else if let laneIndex {
+                if place?.lanes.contains(laneIndex) == false {
+                    out.append(DriftFact(kind: .stepOffLane, name: j.visits[i].step, detail: j.lane ?? "", at: at))
                 }
+            } else if j.lane != nil {
+                continue
             } else if place?.lanes.isEmpty != false {
-                out.append(DriftFact(kind: .stepOffLane, name: v.step, at: v.firstViewedAt.micros))
+                out.append(DriftFact(kind: .stepOffLane, name: j.visits[i].step, at: at))
             }
         }
         for (key, time) in j.driftSeen.isEmpty ? [] : j.driftSeen.sorted(by: { $0.key < $1.key }) {

@@ -26,6 +26,9 @@ package struct EventParts: Sendable {
     private var byKey: [Int32] = []
     /// The bytes of each context and properties object met (their number is one less).
     private var contextBytes = ByteInterner()
+    /// By a native shape's number, the context number its last line had (-1: none yet): lines
+    /// of one shape carry the same context, so its bytes are compared, not hashed.
+    private var contextOfShape: [Int32] = []
     private var propertyBytes = ByteInterner()
 
     package init() {}
@@ -47,13 +50,12 @@ package struct EventParts: Sendable {
     }
 
     /// The line's event as held: `names` its key's index, its context and properties numbered
-    /// by their bytes (decoded the first time).
-    package mutating func hold(seq: Int64, names: Int32, _ env: Envelope, in b: UnsafeBufferPointer<UInt8>) -> HeldEvent {
+    /// by their bytes (decoded the first time); `shape` its native shape's number (-1: none).
+    package mutating func hold(seq: Int64, names: Int32, shape: Int32, _ env: Envelope,
+                               in b: UnsafeBufferPointer<UInt8>) -> HeldEvent {
         var context: Int32 = 0
         if let r = env.context {
-            let (id, isNew) = contextBytes.intern(UnsafeBufferPointer(rebasing: b[r]))
-            if isNew { contexts.append(EventDecoder.context(at: r, in: b)) }
-            context = Int32(id + 1)
+            context = contextNumber(at: r, shape: Int(shape), in: b)
         }
         var properties: Int32 = 0
         if let r = env.properties, r.count > 2 {
@@ -62,6 +64,26 @@ package struct EventParts: Sendable {
             properties = Int32(id + 1)
         }
         return HeldEvent(seq: seq, time: env.time, names: names, context: context, properties: properties)
+    }
+
+    /// The number of the context at `r` in `b`: the one its shape's last line had when the
+    /// bytes are the same, else found by its bytes (and decoded the first time).
+    private mutating func contextNumber(at r: Range<Int>, shape: Int, in b: UnsafeBufferPointer<UInt8>) -> Int32 {
+        let bytes = UnsafeBufferPointer(rebasing: b[r])
+        if shape >= 0, shape < contextOfShape.count {
+            let known = contextOfShape[shape]
+            if known > 0, contextBytes.holds(Int(known) - 1, bytes) { return known }
+        }
+        let (id, isNew) = contextBytes.intern(bytes)
+        if isNew { contexts.append(EventDecoder.context(at: r, in: b)) }
+        let number = Int32(id + 1)
+        if shape >= 0 {
+            if shape >= contextOfShape.count {
+                contextOfShape.append(contentsOf: repeatElement(-1, count: shape + 1 - contextOfShape.count))
+            }
+            contextOfShape[shape] = number
+        }
+        return number
     }
 
     /// Positions of `held` in fold order (time, then seq).

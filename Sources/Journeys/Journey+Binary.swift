@@ -49,17 +49,20 @@ extension Journey {
         w.object(flags)
         w.string(appVersion)
         w.string(platform)
+        // Fields read in place, a step's name only when it has no code: the names are shared
+        // by every journey of the flow, and a copy is an atomic retain another thread contends.
         w.uint(UInt64(visits.count))
-        for (i, v) in visits.enumerated() {
-            w.name(v.step, i, of: visitCodes)
-            w.timestamp(v.firstViewedAt, from: base)
-            w.uint(UInt64(v.views))
-            w.seconds(v.secondsOnStep)
+        for i in visits.indices {
+            w.name(visits[i].step, i, of: visitCodes)
+            w.timestamp(visits[i].firstViewedAt, from: base)
+            w.uint(UInt64(visits[i].views))
+            w.seconds(visits[i].secondsOnStep)
         }
         w.uint(UInt64(path.count))
         var reasons: [String] = []
-        for (i, p) in path.enumerated() {
-            w.name(p.step, i, of: pathCodes)
+        for i in path.indices {
+            w.name(path[i].step, i, of: pathCodes)
+            let p = (status: path[i].status, reached: path[i].reached, eligible: path[i].eligible)
             let status: UInt8
             switch p.status {
             case .shown: status = 0
@@ -69,7 +72,7 @@ extension Journey {
             }
             w.byte(status | (p.reached ? 4 : 0) | (p.eligible ? 8 : 0))
             // 0: none; 1: a new reason follows; k + 2: the k-th reason of this path.
-            if let reason = p.reason {
+            if let reason = path[i].reason {
                 if let k = reasons.firstIndex(of: reason) {
                     w.uint(UInt64(k) + 2)
                 } else {
@@ -100,9 +103,9 @@ extension Journey {
         }
         w.seq(lastSeqOnCurrentStep)
         w.uint(UInt64(viewRuns.count))
-        for (i, run) in viewRuns.enumerated() {
-            w.name(run.step, i, of: runCodes)
-            w.timestamp(run.at, from: base)
+        for i in viewRuns.indices {
+            w.name(viewRuns[i].step, i, of: runCodes)
+            w.timestamp(viewRuns[i].at, from: base)
         }
         w.uint(UInt64(silences.count))
         for s in silences {

@@ -121,9 +121,11 @@ public struct JourneyFacts: Sendable, Hashable {
                  codes: JourneyCodes? = nil) {
         let slotOfCode = prepared.slotOfCode
         let visitCodes = codes?.visits ?? [], pathCodes = codes?.path ?? [], runCodes = codes?.runs ?? []
-        /// The slot of the journey's step `step`, the `i`th of `codes` (none: looked up).
-        func slotOf(_ step: String, _ i: Int, in codes: [Int32]) -> Int? {
-            guard i < codes.count, codes[i] >= 0 else { return slots[step] }
+        /// The slot of the journey's step `step`, the `i`th of `codes` (none: looked up). The
+        /// name is read only for a step without a code: names are shared by every journey,
+        /// and a copy is an atomic retain another thread contends.
+        func slotOf(_ step: @autoclosure () -> String, _ i: Int, in codes: [Int32]) -> Int? {
+            guard i < codes.count, codes[i] >= 0 else { return slots[step()] }
             let k = slotOfCode[Int(codes[i])]
             return k >= 0 ? k : nil
         }
@@ -144,24 +146,25 @@ public struct JourneyFacts: Sendable, Hashable {
         flagsOn = contextBits.flagsOn
         bits = [UInt8](repeating: 0, count: slots.count)
         seconds = [Double](repeating: .nan, count: slots.count)
-        for (i, v) in j.visits.enumerated() {
-            guard let k = slotOf(v.step, i, in: visitCodes), bits[k] & 1 == 0 else { continue }
+        for i in j.visits.indices {
+            guard let k = slotOf(j.visits[i].step, i, in: visitCodes), bits[k] & 1 == 0 else { continue }
             bits[k] |= 1
-            if let s = v.secondsOnStep { seconds[k] = s }
+            if let s = j.visits[i].secondsOnStep { seconds[k] = s }
         }
         var pathSeen = [Bool](repeating: false, count: slots.count)
         pathSlots = []
         pathSlots.reserveCapacity(j.path.count)
-        for (i, p) in j.path.enumerated() {
-            let slot = slotOf(p.step, i, in: pathCodes)
-            if p.status != .skipped { pathSlots.append(slot ?? -1) }
+        for i in j.path.indices {
+            let slot = slotOf(j.path[i].step, i, in: pathCodes)
+            let status = j.path[i].status
+            if status != .skipped { pathSlots.append(slot ?? -1) }
             guard let k = slot, !pathSeen[k] else { continue }
             pathSeen[k] = true
             var b: UInt8 = 2
-            if p.eligible { b |= 4 }
-            if p.reached { b |= 8 }
-            if p.status == .skipped { b |= 16 }
-            if p.status == .beforeStart { b |= 32 }
+            if j.path[i].eligible { b |= 4 }
+            if j.path[i].reached { b |= 8 }
+            if status == .skipped { b |= 16 }
+            if status == .beforeStart { b |= 32 }
             bits[k] |= b
         }
         drift = DriftFact.facts(of: j, vocabulary: prepared.vocabulary, visitCodes: visitCodes)
@@ -175,9 +178,9 @@ public struct JourneyFacts: Sendable, Hashable {
         platform = j.platform
         runSlots.reserveCapacity(j.viewRuns.count)
         runMicros.reserveCapacity(j.viewRuns.count)
-        for (i, run) in j.viewRuns.enumerated() {
-            runSlots.append(slotOf(run.step, i, in: runCodes) ?? otherRunSlot(run.step))
-            runMicros.append(run.at.micros)
+        for i in j.viewRuns.indices {
+            runSlots.append(slotOf(j.viewRuns[i].step, i, in: runCodes) ?? otherRunSlot(j.viewRuns[i].step))
+            runMicros.append(j.viewRuns[i].at.micros)
         }
     }
 

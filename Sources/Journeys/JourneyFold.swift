@@ -214,40 +214,55 @@ public struct JourneyFold: Sendable {
                 note("started again: the first start counts")
             }
         case .stepViewed:
-            guard let step = e.step else { note("step_viewed without a step"); break }
-            if let from = currentStep, from != step {
-                if let since = currentStepSince, let i = currentVisit, visits[i].secondsOnStep == nil {
-                    visits[i].secondsOnStep = Double(time.micros - since.micros) / 1_000_000
-                }
-                note("\(from) → \(step)")
-            } else if currentStep == step {
-                note("\(step) shown again")
+            // Compared by code where the step has one (a code names one step), and its name
+            // copied only where it is kept: names are shared by every journey of the flow,
+            // and each copy is an atomic retain another thread contends.
+            let sameStep: Bool
+            if code >= 0 {
+                sameStep = code == currentCode
             } else {
-                note("→ \(step)")
+                guard let step = e.step else { note("step_viewed without a step"); break }
+                sameStep = currentStep == step
             }
+            if !sameStep, currentStep != nil, let since = currentStepSince, let i = currentVisit,
+               visits[i].secondsOnStep == nil {
+                visits[i].secondsOnStep = Double(time.micros - since.micros) / 1_000_000
+            }
+            if explain {
+                let step = e.step ?? ""
+                if let from = currentStep, !sameStep {
+                    note("\(from) → \(step)")
+                } else if sameStep {
+                    note("\(step) shown again")
+                } else {
+                    note("→ \(step)")
+                }
+            }
+            // A new run or a new visit keeps the name: read once.
+            let name = sameStep ? nil : e.step
             let visit: Int
-            if let i = currentStep == step ? currentVisit : self.visit(of: step, code: code) {
+            if let i = sameStep ? currentVisit : self.visit(of: name ?? "", code: code) {
                 visits[i].views += 1
                 visit = i
             } else {
+                let step = name ?? e.step ?? ""
                 visit = visits.count
                 index(visit: visit, of: step, code: code)
                 if visits.isEmpty { reserveViews() }
                 visitCodes.append(code)
                 visits.append(.init(step: step, firstViewedAt: time, views: 1, secondsOnStep: nil))
             }
-            let startsRun = currentStep != step
             if silenceSinceView > Tuning.keptSilenceMicros {
-                silences.append(.init(run: startsRun ? viewRuns.count : viewRuns.count - 1, startsRun: startsRun,
+                silences.append(.init(run: sameStep ? viewRuns.count - 1 : viewRuns.count, startsRun: !sameStep,
                                       micros: silenceSinceView))
             }
             silenceSinceView = 0
-            if startsRun {
+            if let name {
                 currentStepSince = time
-                viewRuns.append(.init(step: step, at: time))
+                viewRuns.append(.init(step: name, at: time))
                 runVisits.append(Int32(visit))
+                currentStep = name
             }
-            currentStep = step
             currentCode = code
             currentVisit = visit
         case .stepCompleted:
@@ -332,9 +347,10 @@ public struct JourneyFold: Sendable {
         runVisits.reserveCapacity(room)
     }
 
-    /// The visit of `step` (`code` its code, -1 for none), nil before its first view.
-    private func visit(of step: String, code: Int32) -> Int? {
-        guard code >= 0 else { return visitIndex[step] }
+    /// The visit of `step` (`code` its code, -1 for none; the name is read only without one),
+    /// nil before its first view.
+    private func visit(of step: @autoclosure () -> String, code: Int32) -> Int? {
+        guard code >= 0 else { return visitIndex[step()] }
         let i = Int(code)
         return i < visitByCode.count && visitByCode[i] >= 0 ? Int(visitByCode[i]) : nil
     }
@@ -388,10 +404,12 @@ public struct JourneyFold: Sendable {
             // Whether the step shown on the path before this one was reached (true: none).
             var previousShownReached = true
             var previousUndetermined = false
-            for (i, entry) in expected.entries.enumerated() {
-                let reached = visit(of: entry.step, code: pathCodes[i]) != nil
-                var step = Journey.PathStep(step: entry.step, status: .shown, reason: nil, reached: reached, eligible: false)
-                switch entry.status {
+            // Each entry read in place: its step's name is copied once, into the path.
+            for i in expected.entries.indices {
+                let reached = visit(of: expected.entries[i].step, code: pathCodes[i]) != nil
+                var step = Journey.PathStep(step: expected.entries[i].step, status: .shown, reason: nil, reached: reached,
+                                            eligible: false)
+                switch expected.entries[i].status {
                 case .shown:
                     if i < startIndex {
                         step.status = .beforeStart
@@ -402,7 +420,7 @@ public struct JourneyFold: Sendable {
                 case .skipped(let why):
                     step.status = .skipped
                     step.reason = why
-                    if reached { appendUnique(&deviations, "\(entry.step) viewed but not on the expected path: \(why)") }
+                    if reached { appendUnique(&deviations, "\(step.step) viewed but not on the expected path: \(why)") }
                 case .undetermined(let why):
                     step.status = .undetermined
                     step.reason = why

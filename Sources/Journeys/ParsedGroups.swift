@@ -38,7 +38,8 @@ package final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
 
     package func successor() -> (any ParsedEventSink)? { segmented ? ParsedGroups(bufferLimit: bufferLimit) : nil }
 
-    package func take(line: Int, user: Int32, key: Int32, envelope env: Envelope, in b: UnsafeBufferPointer<UInt8>) {
+    package func take(line: Int, user: Int32, key: Int32, shape: Int32, envelope env: Envelope,
+                      in b: UnsafeBufferPointer<UInt8>) {
         let names = parts.names(ofKey: key, env, in: b)
         let flow = parts.names[Int(names)].flow
         let u = Int(user)
@@ -72,7 +73,7 @@ package final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
             slots[k] = -1
             return
         }
-        lists[i].append(parts.hold(seq: Int64(line), names: names, env, in: b))
+        lists[i].append(parts.hold(seq: Int64(line), names: names, shape: shape, env, in: b))
         count += 1
     }
 

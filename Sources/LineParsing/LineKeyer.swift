@@ -7,11 +7,10 @@ struct LineKeyer {
     private var keys = ByteInterner()
     private var users = ByteInterner()
     private var shapes = ByteInterner()
-    private var key: [UInt8] = []
     private var shaper = LineShape()
     private var templates = ShapeTemplates()
 
-    init() { key.reserveCapacity(256) }
+    init() {}
 
     /// The envelope and shape of a line (alone in `line`) of a shape the input had before,
     /// without parsing it in full; nil: parse it with `EventDecoder`.
@@ -24,13 +23,7 @@ struct LineKeyer {
                        shape known: Int32? = nil, cuts: ArraySlice<LineShape.Cut>? = nil) -> LineKeys {
         var out = LineKeys()
         out.idHash = EventIdentity.idHash(env.eventID.bytes(in: b))
-        key.removeAll(keepingCapacity: true)
-        key.append(contentsOf: env.flow.bytes(in: b))
-        key.append(0xFF)
-        if let s = env.step { key.append(contentsOf: s.bytes(in: b)) } else { key.append(0xFE) }
-        key.append(0xFF)
-        key.append(contentsOf: env.name.bytes(in: b))
-        out.key = Int32(key.withUnsafeBufferPointer { keys.intern($0).id })
+        out.key = Int32(LineKeyer.withKey(env, in: b) { keys.intern($0).id })
         out.user = Int32(users.intern(env.userID.bytes(in: b)).id)
         if let known {
             out.shape = known
@@ -46,6 +39,33 @@ struct LineKeyer {
             if cuts == nil { templates.learn(shape: out.shape, cuts: shaper.cuts, env: env, line: start..<end, in: b) }
         }
         return out
+    }
+
+    /// Calls `body` with the line's (flow, step, event) key: its flow, 0xFF, its step (0xFE
+    /// for none), 0xFF, its event name, copied into temporary memory.
+    private static func withKey<R>(_ env: Envelope, in b: UnsafeBufferPointer<UInt8>,
+                                   _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let flow = env.flow.bytes(in: b), step = env.step?.bytes(in: b), name = env.name.bytes(in: b)
+        let count = flow.count + (step?.count ?? 1) + name.count + 2
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { key in
+            var at = 0
+            func put(_ part: UnsafeBufferPointer<UInt8>) {
+                if let from = part.baseAddress, let to = key.baseAddress, part.count > 0 {
+                    (to + at).update(from: from, count: part.count)
+                }
+                at += part.count
+            }
+            func put(_ byte: UInt8) {
+                key[at] = byte
+                at += 1
+            }
+            put(flow)
+            put(0xFF)
+            if let step { put(step) } else { put(0xFE) }
+            put(0xFF)
+            put(name)
+            return body(UnsafeBufferPointer(key))
+        }
     }
 
     /// The shape's number, a new one while the input's shapes are within their bounds.

@@ -205,7 +205,8 @@ package enum LineParser {
                     // keeps (once per distinct value), not an event per line.
                     if eventSink != nil {
                         batch.bytes.withUnsafeBufferPointer { b in
-                            eventSink?.take(line: info.number, user: parsed.keys.user, key: parsed.keys.key, envelope: env, in: b)
+                            eventSink?.take(line: info.number, user: parsed.keys.user, key: parsed.keys.key,
+                                            shape: vendor ? -1 : parsed.keys.shape, envelope: env, in: b)
                         }
                     }
                 }

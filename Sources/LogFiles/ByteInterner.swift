@@ -64,6 +64,17 @@ public struct ByteInterner: Sendable {
         }
     }
 
+    /// Whether `id`'s bytes are `key` (no hash: for a caller that knows which id to expect).
+    public func holds(_ id: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard id >= 0, id < entries.count else { return false }
+        let e = entries[id]
+        guard e.count == key.count else { return false }
+        return arena.withUnsafeBufferPointer { a -> Bool in
+            guard let ab = a.baseAddress, let kb = key.baseAddress else { return e.count == 0 }
+            return memcmp(ab + e.start, kb, e.count) == 0
+        }
+    }
+
     /// The id of `key`, and whether it was new.
     public mutating func intern(_ key: UnsafeBufferPointer<UInt8>) -> (id: Int, isNew: Bool) {
         let h = ByteInterner.tableHash(key)

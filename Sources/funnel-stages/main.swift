@@ -36,7 +36,7 @@ final class EventsByUser: ParsedEventSink, @unchecked Sendable {
     /// Equal strings, properties and contexts shared, as a store's reader shares them.
     private var cache = EventCache()
     private let decoder = EventDecoder()
-    func take(line: Int, user: Int32, key: Int32, envelope: Envelope, in bytes: UnsafeBufferPointer<UInt8>) {
+    func take(line: Int, user: Int32, key: Int32, shape: Int32, envelope: Envelope, in bytes: UnsafeBufferPointer<UInt8>) {
         let event = decoder.event(from: envelope, in: bytes, cache: &cache, id: false)
         events[user, default: []].append(RecordedEvent(seq: Int64(line), event: event, line: ""))
     }

@@ -172,7 +172,7 @@ final class IngestTests: XCTestCase {
     /// them in `willCommit`, after the parse is done.
     final class TakenEvents: ParsedEventSink, @unchecked Sendable {
         var taken: [(line: Int, event: Event)] = []
-        func take(line: Int, user: Int32, key: Int32, envelope: Envelope, in bytes: UnsafeBufferPointer<UInt8>) {
+        func take(line: Int, user: Int32, key: Int32, shape: Int32, envelope: Envelope, in bytes: UnsafeBufferPointer<UInt8>) {
             taken.append((line, EventDecoder().event(from: envelope, in: bytes)))
         }
     }

@@ -79,7 +79,7 @@ final class JourneyCodesTests: XCTestCase {
                     let text = "\(e.event.rawName)|\(e.event.step ?? "")"
                     let key = keys[text] ?? Int32(keys.count)
                     keys[text] = key
-                    held.append(parts.hold(seq: e.seq, names: parts.names(ofKey: key, env, in: b), env, in: b))
+                    held.append(parts.hold(seq: e.seq, names: parts.names(ofKey: key, env, in: b), shape: -1, env, in: b))
                 }
             }
             let table = parts.table

@@ -81,7 +81,7 @@ final class DeferredFoldTests: DayFilesTestCase {
                 let text = "\(event.flow)|\(event.step ?? "-")|\(event.rawName)"
                 let key = keys[text] ?? Int32(keys.count)
                 keys[text] = key
-                held.append(parts.hold(seq: Int64(i + 1), names: parts.names(ofKey: key, env, in: b), env, in: b))
+                held.append(parts.hold(seq: Int64(i + 1), names: parts.names(ofKey: key, env, in: b), shape: -1, env, in: b))
             }
         }
         // viewed/goalWeight, completed/goalWeight and started: three names, whatever the
@@ -128,7 +128,7 @@ final class DeferredFoldTests: DayFilesTestCase {
             var decoder = EventDecoder()
             try Array(text.utf8).withUnsafeBufferPointer { b in
                 guard case .success(let env) = decoder.envelope(b) else { throw CocoaError(.coderReadCorrupt) }
-                groups.take(line: line, user: number, key: flow == "glp1" ? 0 : 1, envelope: env, in: b)
+                groups.take(line: line, user: number, key: flow == "glp1" ? 0 : 1, shape: -1, envelope: env, in: b)
             }
         }
         // (line, user number, user, flow): u-1 is number 0, u-2 number 1; u-1 also in "other".

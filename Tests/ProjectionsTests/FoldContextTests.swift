@@ -34,7 +34,7 @@ final class FoldContextTests: DayFilesTestCase {
                     let number = keys[text] ?? Int32(keys.count)
                     keys[text] = number
                     seq += 1
-                    held.append(parts.hold(seq: seq, names: parts.names(ofKey: number, env, in: b), env, in: b))
+                    held.append(parts.hold(seq: seq, names: parts.names(ofKey: number, env, in: b), shape: -1, env, in: b))
                 }
             }
             buffered[key] = user == "u-4" ? .some(nil) : held

@@ -83,30 +83,33 @@ package struct LineShape {
     package static func append(eventID: Range<Int>?, name: Range<Int>?, user: Range<Int>?, ts: Range<Int>?,
                                flow: Range<Int>?, step: Range<Int>?, properties: Range<Int>?, runs: [Range<Int>] = [],
                                offset: Int, to cuts: inout [Cut]) -> Bool {
-        let first = cuts.count
-        func add(_ r: Range<Int>?, _ f: Field) {
-            if let r { cuts.append(Cut(start: offset + r.lowerBound, end: offset + r.upperBound, field: f)) }
-        }
-        add(eventID, .eventID)
-        add(name, .name)
-        add(user, .user)
-        add(ts, .ts)
-        add(flow, .flow)
-        add(step, .step)
-        add(properties, .properties)
-        for i in runs.indices { add(runs[i], .properties) }
-        let apart = cuts.withUnsafeMutableBufferPointer { all -> Bool in
-            let added = UnsafeMutableBufferPointer(rebasing: all[first...])
+        // Gathered, sorted and checked in temporary memory, then appended at once: one room
+        // check for the line's cuts, not one an append.
+        withUnsafeTemporaryAllocation(of: Cut.self, capacity: 7 + runs.count) { room -> Bool in
+            var count = 0
+            func add(_ r: Range<Int>?, _ f: Field) {
+                guard let r else { return }
+                room.initializeElement(at: count, to: Cut(start: offset + r.lowerBound, end: offset + r.upperBound, field: f))
+                count += 1
+            }
+            add(eventID, .eventID)
+            add(name, .name)
+            add(user, .user)
+            add(ts, .ts)
+            add(flow, .flow)
+            add(step, .step)
+            add(properties, .properties)
+            for i in runs.indices { add(runs[i], .properties) }
+            let added = UnsafeMutableBufferPointer(rebasing: room[..<count])
             sort(added)
             var previousEnd = Int.min
             for c in added {
                 if c.start < previousEnd { return false }
                 previousEnd = c.end
             }
+            cuts.append(contentsOf: added)
             return true
         }
-        if !apart { cuts.removeSubrange(first...) }
-        return apart
     }
 
     /// Puts `cuts` in line order (insertion sort: a line has few), in place: one access to

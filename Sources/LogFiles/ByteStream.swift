@@ -45,6 +45,9 @@ public final class ByteStream {
     private var stagedEnd = 0
     /// False once a member did not fit or failed: the rest are streamed.
     private var wholeMembers = true
+    /// The size of the last member decompressed whole (0: none yet): a reader's buffer that
+    /// holds it twice over takes the next member directly, without a copy from `staged`.
+    private var lastWholeMember = 0
     /// The streaming decoder, made once the input is known to be compressed, and the one that
     /// checks each streamed member first, made when a member is first streamed.
     private var decoder: (any MemberDecoder)?
@@ -189,19 +192,28 @@ public final class ByteStream {
 
     // MARK: whole gzip members
 
-    /// Decompresses the member at `inputStart` into `staged` in one call; false, with nothing
-    /// consumed and the fast path off for the rest of the stream, when it is not whole in
-    /// `input`, does not fit `staged`, or fails (it is then checked and streamed).
-    private func decompressWholeMember() throws -> Bool {
+    /// Where a member decompressed whole went.
+    private enum WholeMember {
+        /// Into the reader's buffer: this many bytes.
+        case direct(Int)
+        /// Into `staged`, to be read from there.
+        case staged
+    }
+
+    /// Decompresses the member at `inputStart` in one call, into `direct` when it is likely
+    /// to fit there, else into `staged`; nil, with nothing consumed and the fast path off for
+    /// the rest of the stream, when it is not whole in `input`, does not fit `staged`, or
+    /// fails (it is then checked and streamed).
+    private func decompressWholeMember(into direct: UnsafeMutableRawBufferPointer) throws -> WholeMember? {
         if !sawEOF && inputEnd - inputStart < input.count / 2 { try fillAll() }
-        if wholeMember() { return true }
+        if let whole = wholeMember(into: direct) { return whole }
         // The member may run past what the buffer held: once more with the buffer full.
         if !sawEOF && (inputStart > 0 || inputEnd < input.count) {
             try fillAll()
-            if wholeMember() { return true }
+            if let whole = wholeMember(into: direct) { return whole }
         }
         wholeMembers = false
-        return false
+        return nil
     }
 
     /// True when igzip checks the header of the gzip member here as zlib does.
@@ -214,27 +226,40 @@ public final class ByteStream {
         inputEnd - inputStart >= 4 && input[inputStart + 3] & 0x02 != 0
     }
 
-    private func wholeMember() -> Bool {
+    /// The member at `inputStart` decompressed whole: into `direct` when the last whole
+    /// member fits it twice over (any failure there is tried again into `staged`, whose
+    /// failure is the verdict), else into `staged`; nil when that fails.
+    private func wholeMember(into direct: UnsafeMutableRawBufferPointer) -> WholeMember? {
         if decompressor == nil {
             decompressor = libdeflate_alloc_decompressor()
             staged = UnsafeMutableRawPointer.allocate(byteCount: memberLimit, alignment: 16)
         }
-        guard let decompressor, let staged else { return false }
-        var consumed = 0
-        var produced = 0
-        let available = inputEnd - inputStart
-        let result = input.withUnsafeBufferPointer { src -> libdeflate_result in
-            guard let base = src.baseAddress else { return LIBDEFLATE_BAD_DATA }
-            return libdeflate_gzip_decompress_ex(decompressor, base + inputStart, available, staged, memberLimit,
-                                                 &consumed, &produced)
+        guard let decompressor, let staged else { return nil }
+        /// Decompresses into `out` (room for `room` bytes): the bytes produced, nil on failure.
+        func decompress(to out: UnsafeMutableRawPointer, room: Int) -> Int? {
+            var consumed = 0
+            var produced = 0
+            let available = inputEnd - inputStart
+            let result = input.withUnsafeBufferPointer { src -> libdeflate_result in
+                guard let base = src.baseAddress else { return LIBDEFLATE_BAD_DATA }
+                return libdeflate_gzip_decompress_ex(decompressor, base + inputStart, available, out, room,
+                                                     &consumed, &produced)
+            }
+            guard result == LIBDEFLATE_SUCCESS else { return nil }
+            inputStart += consumed
+            members += 1
+            wholeMembersRead += 1
+            lastWholeMember = produced
+            return produced
         }
-        guard result == LIBDEFLATE_SUCCESS else { return false }
-        inputStart += consumed
-        members += 1
-        wholeMembersRead += 1
+        if let out = direct.baseAddress, lastWholeMember > 0, direct.count / 2 >= lastWholeMember,
+           let produced = decompress(to: out, room: min(direct.count, memberLimit)) {
+            return .direct(produced)
+        }
+        guard let produced = decompress(to: staged, room: memberLimit) else { return nil }
         stagedStart = 0
         stagedEnd = produced
-        return true
+        return .staged
     }
 
     // MARK: reading
@@ -262,7 +287,10 @@ public final class ByteStream {
             }
             if !memberOpen {
                 guard try nextMemberFollows() else { finished = true; return 0 }
-                if wholeMembers, !hasHeaderCRC, try decompressWholeMember() { continue }
+                if wholeMembers, !hasHeaderCRC, let whole = try decompressWholeMember(into: buffer) {
+                    if case .direct(let n) = whole, n > 0 { return n }
+                    continue
+                }
                 let streaming = try checkMember(decoder)
                 guard streaming.reset() else { throw fault(.corrupt, at: position, "cannot start decompressing") }
                 memberDecoder = streaming

@@ -77,36 +77,54 @@ struct EventBlock {
         layout.tsBase = events.lazy.map(\.ts).min() ?? 0
         layout.offsetBase = events.lazy.map(\.offset).min() ?? 0
         layout.lineBase = events.lazy.map(\.line).min() ?? 0
-        var largest = [UInt64](repeating: 0, count: Column.allCases.count)
+        var largest = SIMD8<UInt64>()
         for (e, end) in zip(events, ends) {
             forEachColumn(e, end: end, layout) { i, v in largest[i] = max(largest[i], v) }
         }
-        for i in largest.indices { layout.widths[i] = Int32(digits(largest[i])) }
+        for i in 0..<largest.scalarCount { layout.widths[i] = Int32(digits(largest[i])) }
         out.layout = layout
         // Zeros first, then each value's digits from its column's right end.
         out.cols.removeAll(keepingCapacity: true)
         out.cols.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: layout.stride * events.count))
-        out.ids.removeAll(keepingCapacity: true)
-        out.ids.reserveCapacity(8 * events.count)
         let widths = layout.widths
         out.cols.withUnsafeMutableBufferPointer { cols in
             guard var at = cols.baseAddress else { return }
             for (e, end) in zip(events, ends) {
                 forEachColumn(e, end: end, layout) { i, v in
                     at += Int(widths[i])
-                    var rest = v
-                    var digit = at - 1
-                    while rest > 0 {
-                        digit.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-                        rest /= 10
-                        digit -= 1
-                    }
+                    writeDigits(v, endingAt: at)
                 }
             }
         }
-        for e in events {
-            withUnsafeBytes(of: UInt64(bitPattern: e.idHash).littleEndian) { out.ids.append(contentsOf: $0) }
+        // Each id's hash written in place: room for all of them made at once.
+        out.ids.removeAll(keepingCapacity: true)
+        out.ids.append(contentsOf: repeatElement(0, count: 8 * events.count))
+        out.ids.withUnsafeMutableBytes { ids in
+            for (k, e) in events.enumerated() {
+                ids.storeBytes(of: UInt64(bitPattern: e.idHash).littleEndian, toByteOffset: 8 * k, as: UInt64.self)
+            }
         }
+    }
+
+    /// Writes `v`'s decimal digits, but for leading zeros, into the bytes before `end` (the
+    /// column's zeros already there): two digits a division, from `digitPairs`.
+    @inline(__always)
+    private static func writeDigits(_ v: UInt64, endingAt end: UnsafeMutablePointer<UInt8>) {
+        var rest = v
+        var at = end
+        while rest >= 10 {
+            let pair = Int(rest % 100) * 2
+            rest /= 100
+            at -= 2
+            at[0] = digitPairs[pair]
+            at[1] = digitPairs[pair + 1]
+        }
+        if rest > 0 { (at - 1).pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest) }
+    }
+
+    /// "00" to "99", two bytes each.
+    private static let digitPairs: [UInt8] = (0..<100).flatMap { n in
+        [UInt8(ascii: "0") + UInt8(n / 10), UInt8(ascii: "0") + UInt8(n % 10)]
     }
 
     /// Calls `body` with each of an event's column values as stored, in column order (each

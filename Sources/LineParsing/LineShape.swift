@@ -9,6 +9,9 @@ package struct LineShape {
     /// The envelope values a shape cuts out, by their stored code.
     package enum Field: UInt8 {
         case eventID = 1, name, user, ts, flow, step, properties
+
+        /// Whether a stored body keeps the value's bytes (the others are atoms, or the row's).
+        package var keepsBytes: Bool { self == .eventID || self == .ts || self == .properties }
     }
 
     /// A value cut out of the line: batch-absolute byte range and field.

@@ -89,7 +89,7 @@ extension IngestSummary.Failure {
         switch kind {
         case .unreadable: return "unreadable: \(message)"
         case .unsupported: return "not read: \(message) (nothing stored)"
-        case .truncated, .corrupt where beforeReading: return "not read: \(message) (nothing stored)"
+        case .truncated where beforeReading, .corrupt where beforeReading: return "not read: \(message) (nothing stored)"
         case .truncated, .corrupt:
             return "partial: \(message) (kept \(grouped(linesKept)) lines)"
         }

@@ -40,6 +40,21 @@ final class DamagedInputTests: XCTestCase {
         return (path, storedStart, bodies)
     }
 
+    /// A file cut short inside its third member keeps the two members before the cut, and
+    /// its failure says so ("partial … kept 400 lines"), not "nothing stored".
+    func testATruncatedInputSaysWhatItKept() throws {
+        let (path, _, _) = try file(storedEvents: 300)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let cut = dir.appendingPathComponent("cut.ndjson.gz").path
+        try bytes.prefix(bytes.count - 20).write(to: URL(fileURLWithPath: cut))
+        let s = try ingest(try store(), [cut])
+        XCTAssertEqual(s.failures.map(\.kind), [.truncated])
+        XCTAssertEqual(s.accepted, 500)
+        let text = try XCTUnwrap(s.failures.first?.text)
+        XCTAssertTrue(text.hasPrefix("partial: \(cut): byte "), text)
+        XCTAssertTrue(text.hasSuffix("(kept 500 lines)"), text)
+    }
+
     /// The case, on both read paths: `u-0009` → `u-0008` inside a stored member of
     /// 1.9 MB (streamed) and of 620 KB (decompressed whole). Nothing of that member is
     /// stored; the intact file ingested afterwards stores every line, with no conflict.

@@ -157,6 +157,24 @@ final class GzipTests: XCTestCase {
         XCTAssertEqual(s.wholeMembersRead, 1)
     }
 
+    /// Members of about 2, 20, 120 and 10 KB read 64 KiB at a time: the second goes straight
+    /// into the reader's buffer, the third does not fit it and is staged, the fourth is staged
+    /// (the third was too large to try); every one whole, the bytes the zlib stream's.
+    func testWholeMembersIntoTheReadersBufferOrStagedGiveTheSameBytes() throws {
+        let path = tempPath("growing.gz")
+        let w = try GzipWriter(path: path)
+        let members = [125, 1_250, 7_500, 625].enumerated().map { m, n in (0..<n).map { "{\"m\":\(m),\"n\":\($0)}\n" }.joined() }
+        for m in members { try w.writeMember(m) }
+        let (zlib, zlibError, _) = try drain(path, memberLimit: 0)
+        let (whole, wholeError, s) = try drain(path, memberLimit: 1 << 20, chunk: 64 << 10)
+        XCTAssertNil(zlibError)
+        XCTAssertNil(wholeError)
+        XCTAssertEqual(whole, zlib)
+        XCTAssertEqual(String(decoding: whole, as: UTF8.self), members.joined())
+        XCTAssertEqual(s.members, 4)
+        XCTAssertEqual(s.wholeMembersRead, 4)
+    }
+
     /// Good members, then one with damaged deflate data: the same bytes before the fault and
     /// the same error (kind, offset, member) as zlib alone gives.
     func testACorruptMemberFailsAsTheZlibStreamDoes() throws {

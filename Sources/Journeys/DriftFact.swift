@@ -65,12 +65,10 @@ public struct DriftFact: Sendable, Hashable {
             let at = j.visits[i].firstViewedAt.micros
             if place?.known != true {
                 out.append(DriftFact(kind: .stepNotInFlow, name: j.visits[i].step, at: at))
-            } else if let laneIndex {
-                if place?.lanes.contains(laneIndex) == false {
+            } else if j.lane != nil {
+                if let laneIndex, place?.lanes.contains(laneIndex) == false {
                     out.append(DriftFact(kind: .stepOffLane, name: j.visits[i].step, detail: j.lane ?? "", at: at))
                 }
-            } else if j.lane != nil {
-                continue
             } else if place?.lanes.isEmpty != false {
                 out.append(DriftFact(kind: .stepOffLane, name: j.visits[i].step, at: at))
             }

@@ -62,15 +62,14 @@ extension Journey {
         var reasons: [String] = []
         for i in path.indices {
             w.name(path[i].step, i, of: pathCodes)
-            let p = (status: path[i].status, reached: path[i].reached, eligible: path[i].eligible)
             let status: UInt8
-            switch p.status {
+            switch path[i].status {
             case .shown: status = 0
             case .skipped: status = 1
             case .undetermined: status = 2
             case .beforeStart: status = 3
             }
-            w.byte(status | (p.reached ? 4 : 0) | (p.eligible ? 8 : 0))
+            w.byte(status | (path[i].reached ? 4 : 0) | (path[i].eligible ? 8 : 0))
             // 0: none; 1: a new reason follows; k + 2: the k-th reason of this path.
             if let reason = path[i].reason {
                 if let k = reasons.firstIndex(of: reason) {

@@ -57,7 +57,13 @@ public struct ByteInterner: Sendable {
 
     @inline(__always)
     private func matches(_ e: (hash: UInt64, start: Int, count: Int), hash h: UInt64, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard e.hash == h, e.count == key.count else { return false }
+        e.hash == h && sameBytes(e, key)
+    }
+
+    /// Whether the entry `e`'s bytes are `key`.
+    @inline(__always)
+    private func sameBytes(_ e: (hash: UInt64, start: Int, count: Int), _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard e.count == key.count else { return false }
         return arena.withUnsafeBufferPointer { a -> Bool in
             guard let ab = a.baseAddress, let kb = key.baseAddress else { return e.count == 0 }
             return memcmp(ab + e.start, kb, e.count) == 0
@@ -66,13 +72,7 @@ public struct ByteInterner: Sendable {
 
     /// Whether `id`'s bytes are `key` (no hash: for a caller that knows which id to expect).
     public func holds(_ id: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard id >= 0, id < entries.count else { return false }
-        let e = entries[id]
-        guard e.count == key.count else { return false }
-        return arena.withUnsafeBufferPointer { a -> Bool in
-            guard let ab = a.baseAddress, let kb = key.baseAddress else { return e.count == 0 }
-            return memcmp(ab + e.start, kb, e.count) == 0
-        }
+        id >= 0 && id < entries.count && sameBytes(entries[id], key)
     }
 
     /// The id of `key`, and whether it was new.

@@ -179,7 +179,7 @@ struct ClickHouseInputWriter {
             case .user: ref = env.userID
             case .flow: ref = env.flow
             case .step: ref = env.step
-            case .ts, .properties: continue
+            case .ts, .properties, .formedTS, .formedID: continue
             }
             guard let ref else { return false }
             if Int(ref.start) == c.start && Int(ref.end) == c.end { continue }

@@ -89,6 +89,7 @@ public struct ClickHouseShapes: Sendable {
                 case .user: out.append(contentsOf: user)
                 case .flow: out.append(contentsOf: flow)
                 case .step: out.append(contentsOf: step ?? [])
+                case .formedTS, .formedID: throw bad("shape \(shape) keeps a value as a form, which only the embedded store writes")
                 case .ts, .properties:
                     guard read < count else { throw bad("too few cut values") }
                     out.append(contentsOf: try r.bytesOfString())

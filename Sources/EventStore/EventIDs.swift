@@ -273,7 +273,7 @@ enum EventIDs {
         var writer = try RunWriter(run: 1, maxEntries: maxEntries, in: db)
         var moved: [Entry] = []
         var previous: Int64?
-        let rows = try Row.fetchCursor(db, sql: "SELECT id_hash, seq, user, flow, body FROM events ORDER BY id_hash, seq")
+        let rows = try Row.fetchCursor(db, sql: "SELECT id_hash, seq, user, flow, body, ts_us, ts_offset FROM events ORDER BY id_hash, seq")
         while let row = try rows.next() {
             let slot: Int64 = row[0]
             let seq: Int64 = row[1]
@@ -285,7 +285,8 @@ enum EventIDs {
             let body: Data = row[4]
             let user: Int64 = row[2]
             let flow: Int64 = row[3]
-            let line = try reader.eventLine(try body.withUnsafeBytes { try reader.line(user: user, flow: flow, body: $0, seq: seq) }, seq: seq)
+            let time = Timestamp(micros: row[5], offsetSeconds: Int32(truncatingIfNeeded: row[6] as Int64))
+            let line = try reader.eventLine(try body.withUnsafeBytes { try reader.line(user: user, flow: flow, time: time, body: $0, seq: seq) }, seq: seq)
             guard let id = line.withUnsafeBufferPointer({ StoredLine.eventID(of: $0) }) else {
                 throw StoreError(doing: "indexing the event ids of the log", reason: "stored event \(seq) is not a valid line", kind: .corrupt)
             }

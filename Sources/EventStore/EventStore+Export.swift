@@ -19,7 +19,7 @@ extension EventStore {
             var count = 0
             func emit(_ row: LogRows.Row) throws {
                 guard selection.holds(micros: row.ts) else { return }
-                let line = try reader.line(user: row.user, flow: row.flow, body: row.body, seq: row.seq)
+                let line = try reader.line(user: row.user, flow: row.flow, time: row.time, body: row.body, seq: row.seq)
                 try line.withUnsafeBufferPointer(body)
                 count += 1
             }

@@ -51,7 +51,7 @@ extension EventStore {
             return try text.withUTF8 { try atoms.id($0).id }
         }
         let update = try db.makeStatement(sql: "UPDATE events SET event = ?, step = ? WHERE seq = ?")
-        let read = try RawStatement(db, "SELECT seq, user, flow, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?")
+        let read = try RawStatement(db, "SELECT seq, user, flow, body, ts_us, ts_offset FROM events WHERE seq > ? ORDER BY seq LIMIT ?")
         let reader = try StoredLineReader(db)
         // A chunk at a time: a statement reading `events` does not stay open over its updates.
         var after: Int64 = 0
@@ -61,7 +61,9 @@ extension EventStore {
             read.int(1, after)
             read.int(2, Int64(Tuning.migrationChunk))
             try read.forEachRow("reading the log") {
-                let r = try reader.recorded(seq: read.int64(0), user: read.int64(1), flow: read.int64(2), body: read.bytes(3))
+                let r = try reader.recorded(seq: read.int64(0), user: read.int64(1), flow: read.int64(2),
+                                               time: Timestamp(micros: read.int64(4), offsetSeconds: Int32(truncatingIfNeeded: read.int64(5))),
+                                               body: read.bytes(3))
                 rows.append((r.seq, try atom(r.event.rawName), try r.event.step.map(atom)))
             }
             for r in rows { try update.execute(arguments: [r.event, r.step, r.seq]) }

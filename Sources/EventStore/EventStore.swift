@@ -148,7 +148,7 @@ public final class EventStore: Sendable {
             let reader = try StoredLineReader(db)
             var out: [StoredEvent] = []
             try reader.rows.forEach(LogRows.Selection(), doing: "reading the log") { row in
-                let r = try reader.recorded(seq: row.seq, user: row.user, flow: row.flow, body: row.body)
+                let r = try reader.recorded(seq: row.seq, user: row.user, flow: row.flow, time: row.time, body: row.body)
                 out.append(StoredEvent(recorded: r, inputID: row.inputID, lineNumber: Int(row.line)))
             }
             return out

@@ -122,9 +122,11 @@ struct InputWriter {
                                         userNumber: line.keys.user, flow: atom.flow, ts: env.time.micros, offset: env.time.offsetSeconds,
                                         name: atom.name, step: atom.step)
             let encoder = self.encoder
+            let formsTime = encoder.formsTime(shape: Int(line.keys.shape))
             rows.add(row) { body in
                 if let shapeID {
-                    encoder.appendBody(shapeID: shapeID, nameAtom: atom.name, stepAtom: atom.step, in: b, to: &body)
+                    encoder.appendBody(shapeID: shapeID, nameAtom: atom.name, stepAtom: atom.step, formsTime: formsTime,
+                                       in: b, to: &body)
                 } else {
                     LineEncoder.appendVerbatim(bytes, to: &body)
                 }
@@ -204,9 +206,11 @@ struct InputWriter {
             if outOfOrder { throw self.outOfOrder("shape", line.keys.shape, line: line) }
             return nil
         case .new(let skeleton):
-            let found = try skeleton.withUnsafeBufferPointer { try shapes.id($0, create: newShapeBudget > 0) }
+            let native = vendorCuts == nil
+            let stored = LineEncoder.storedSkeleton(skeleton, native: native)
+            let found = try stored.withUnsafeBufferPointer { try shapes.id($0, create: newShapeBudget > 0) }
             if found?.created == true { newShapeBudget -= 1 }
-            encoder.cutter.learn(found?.id)
+            encoder.learn(found?.id, native: native)
             return found?.id
         }
     }
@@ -226,7 +230,7 @@ struct InputWriter {
     /// The stored line of event `seq` when its event id is `eventID`.
     private func storedLine(seq: Int64, ifID eventID: UnsafeBufferPointer<UInt8>) throws -> [UInt8]? {
         let found = try lineReader.rows.row(seq: seq, doing: "looking up event \(String(decoding: eventID, as: UTF8.self))") { row in
-            try lineReader.line(user: row.user, flow: row.flow, body: row.body, seq: seq)
+            try lineReader.line(user: row.user, flow: row.flow, time: row.time, body: row.body, seq: seq)
         }
         guard let stored = found else {
             throw StoreError(doing: "appending \(label)", reason: "event \(seq) is indexed but not stored")

@@ -1,3 +1,4 @@
+import FunnelModel
 import GRDB
 import StoreCore
 
@@ -21,6 +22,9 @@ final class LogRows {
         var idHash: Int64
         /// The line as a shape id and the values cut out of it (`StoredLineReader.line`).
         var body: UnsafeRawBufferPointer
+
+        /// The event's time, with the UTC offset its line wrote.
+        var time: Timestamp { Timestamp(micros: ts, offsetSeconds: Int32(truncatingIfNeeded: offset)) }
     }
 
     /// Which rows a scan gives: those after a seq, of one flow, at times in a range.

@@ -50,8 +50,9 @@ final class StoredLineReader {
         return s
     }
 
-    /// The original line of a row, byte for byte.
-    func line(user: Int64, flow: Int64, body: UnsafeRawBufferPointer, seq: Int64) throws -> [UInt8] {
+    /// The original line of a row, byte for byte, given its time (a time kept as a form is
+    /// written again from it).
+    func line(user: Int64, flow: Int64, time: Timestamp, body: UnsafeRawBufferPointer, seq: Int64) throws -> [UInt8] {
         func bad(_ why: String) -> StoreError {
             StoreError(doing: "reading event seq \(seq)", reason: "the stored line does not decode: \(why)", kind: .corrupt)
         }
@@ -59,15 +60,23 @@ final class StoredLineReader {
         guard let shapeID = Varint.read(body, at: &i) else { throw bad("no shape") }
         if shapeID == 0 { return Array(UnsafeRawBufferPointer(rebasing: body[i...])) }
         let skeleton = try shape(Int64(bitPattern: shapeID))
+        func value(into out: inout [UInt8]) throws {
+            guard let n = Varint.read(body, at: &i), n <= UInt64(body.count - i) else { throw bad("short value") }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: body[i..<(i + Int(n))]))
+            i += Int(n)
+        }
         var out: [UInt8] = []
         out.reserveCapacity(skeleton.count + body.count + 32)
         let whole = try skeleton.withUnsafeBufferPointer { sk in
             try LineShape.rebuild(sk, into: &out) { field, out in
                 switch field {
-                case .eventID, .ts, .properties:
-                    guard let n = Varint.read(body, at: &i), n <= UInt64(body.count - i) else { throw bad("short value") }
-                    out.append(contentsOf: UnsafeRawBufferPointer(rebasing: body[i..<(i + Int(n))]))
-                    i += Int(n)
+                case .eventID, .ts, .properties: try value(into: &out)
+                case .formedTS:
+                    guard let code = Varint.read(body, at: &i), code <= UInt8.max else { throw bad("short time") }
+                    guard code != 0 else { try value(into: &out); break }
+                    guard let form = Timestamp.TextForm(code: UInt8(code)) else { throw bad("time form \(code)") }
+                    time.appendText(form, into: &out)
+                case .formedID: guard EventIDForm.read(body, at: &i, into: &out) else { throw bad("short event id") }
                 case .name, .step:
                     guard let id = Varint.read(body, at: &i) else { throw bad("short atom") }
                     out.append(contentsOf: try atom(Int64(bitPattern: id)))
@@ -88,8 +97,8 @@ final class StoredLineReader {
     }
 
     /// The event of a row: its line as stored and as decoded.
-    func recorded(seq: Int64, user: Int64, flow: Int64, body: UnsafeRawBufferPointer) throws -> RecordedEvent {
-        let bytes = try line(user: user, flow: flow, body: body, seq: seq)
+    func recorded(seq: Int64, user: Int64, flow: Int64, time: Timestamp, body: UnsafeRawBufferPointer) throws -> RecordedEvent {
+        let bytes = try line(user: user, flow: flow, time: time, body: body, seq: seq)
         let native = try eventLine(bytes, seq: seq)
         let decoded = native.withUnsafeBufferPointer { b -> Result<Event, Rejection> in
             switch decoder.envelope(b) {

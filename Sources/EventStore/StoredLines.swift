@@ -73,7 +73,7 @@ extension EventStore {
             guard let row else {
                 throw StoreError(doing: "reading event seq \(seq)", reason: "a user run names an event the log does not hold", kind: .corrupt)
             }
-            let line = try reader.line(user: row.user, flow: row.flow, body: row.body, seq: seq)
+            let line = try reader.line(user: row.user, flow: row.flow, time: row.time, body: row.body, seq: seq)
             let native = try reader.eventLine(line, seq: seq)
             out.append(seq: seq, line: native, original: native == line ? nil : line)
         }

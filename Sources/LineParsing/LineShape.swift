@@ -9,9 +9,21 @@ package struct LineShape {
     /// The envelope values a shape cuts out, by their stored code.
     package enum Field: UInt8 {
         case eventID = 1, name, user, ts, flow, step, properties
+        /// The time of a line funnel parsed itself, kept as its text's form (`Timestamp.TextForm`)
+        /// and written again from the event's time: only in a store's own skeletons (the
+        /// embedded store's, `LineEncoder`), never in a cut.
+        case formedTS
+        /// An event id kept in the fewest bytes its text allows (hex digits as bytes): only in
+        /// a store's own skeletons (the embedded store's), never in a cut.
+        case formedID
 
-        /// Whether a stored body keeps the value's bytes (the others are atoms, or the row's).
-        package var keepsBytes: Bool { self == .eventID || self == .ts || self == .properties }
+        /// Whether a stored body may keep the value's bytes (the others are atoms, or the row's).
+        package var keepsBytes: Bool {
+            switch self {
+            case .eventID, .ts, .properties, .formedTS, .formedID: true
+            case .name, .user, .flow, .step: false
+            }
+        }
     }
 
     /// A value cut out of the line: batch-absolute byte range and field.

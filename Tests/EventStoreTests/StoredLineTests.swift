@@ -92,4 +92,92 @@ final class StoredLineTests: XCTestCase {
         XCTAssertEqual(try store.duplicates(ofEventIDs: ["e-1"])["e-1"]?.count, 1)
         XCTAssertEqual(try store.conflicts(ofEventIDs: ["e-1"])["e-1"]?.map(\.text), [changed])
     }
+    func line(_ id: String, ts: String) -> String {
+        #"{"event_id":"\#(id)","event":"onboarding.step_viewed","user_id":"u-1","ts":"\#(ts)","flow":"glp1","step":"signIn"}"#
+    }
+
+    /// A time funnel can write again from the event's time is kept as its text's form (one
+    /// byte); any other (a leap second, nanoseconds) as its text. Both come back exactly.
+    func testTimesComeBackExactlyWhetherKeptAsFormsOrAsText() throws {
+        let store = try EventStore(path: dir.appendingPathComponent("s.sqlite").path)
+        let formed = ["2026-10-01T10:00:00Z", "2026-10-01t10:00:01.5z", "2026-10-01 10:00:02.123456+05:30",
+                      "2026-10-01T10:00:03-00:00", "2026-10-01T10:00:04.120-03:00"]
+        let kept = ["2026-10-01T10:00:05.123456789Z", "2026-10-01T10:00:60Z"]
+        let lines = (formed + kept).enumerated().map { line("e-\($0.offset)", ts: $0.element) }
+        let path = dir.appendingPathComponent("a.ndjson")
+        try (lines.joined(separator: "\n") + "\n").write(to: path, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try ingest(store, [path.path]).accepted, lines.count)
+        XCTAssertEqual(try store.storedEvents().map(\.recorded.line), lines)
+        // The user's events in fold order (by time): the same lines.
+        XCTAssertEqual(Set(try store.events(user: "u-1", flow: "glp1").map(\.line)), Set(lines))
+        let (skeletons, bodies) = try store.writer.read { db in
+            (try Data.fetchAll(db, sql: "SELECT skeleton FROM shapes"), try Data.fetchAll(db, sql: "SELECT body FROM events ORDER BY seq"))
+        }
+        // One shape, its id and time marked as forms. A body: the shape, the id (its form 0,
+        // length, text), the name, the time, the step; a formed time is one byte, a kept one
+        // 0, its length and text.
+        XCTAssertEqual(skeletons.count, 1)
+        XCTAssertTrue(skeletons[0].contains(LineShape.Field.formedTS.rawValue))
+        XCTAssertTrue(skeletons[0].contains(LineShape.Field.formedID.rawValue))
+        XCTAssertEqual(bodies.map { $0.count }, [9, 9, 9, 9, 9, 8 + 32, 8 + 22])
+    }
+
+    /// A store whose shapes keep the time as text (written before times were kept as forms)
+    /// still gives its lines back, and takes new lines beside them, each read as written.
+    func testAStoreOfTimeTextsStillReadsAndTakesNewLines() throws {
+        let store = try EventStore(path: dir.appendingPathComponent("s.sqlite").path)
+        let old = line("e-old", ts: "2026-10-01T09:00:00.250+02:00")
+        let new = line("e-new", ts: "2026-10-01T09:30:00.250+02:00")
+        // Plant the old line as a store of that layout held it: a skeleton with the time's
+        // code (4) and a body with the time's length and text.
+        try store.writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO inputs (path, sha256, size, lines, accepted, duplicates, conflicts, quarantined, unplanned,
+                    outcome, error, started_us, finished_us) VALUES ('planted', 'x', 0, 1, 1, 0, 0, 0, 0, 'complete', NULL, 0, 0)
+                """)
+            let input = db.lastInsertedRowID
+            try db.execute(sql: "INSERT INTO atoms (text) VALUES ('u-1'), ('glp1'), ('onboarding.step_viewed'), ('signIn')")
+            func atom(_ text: String) throws -> Int64 { try Int64.fetchOne(db, sql: "SELECT id FROM atoms WHERE text = ?", arguments: [text]) ?? 0 }
+            var skeleton: [UInt8] = [], body: [UInt8] = []
+            var decoder = EventDecoder()
+            try Array(old.utf8).withUnsafeBufferPointer { b in
+                guard case .success(let env) = decoder.envelope(b) else { throw CocoaError(.coderReadCorrupt) }
+                var shape = LineShape()
+                shape.shape(env, lineStart: 0, lineEnd: b.count, in: b)
+                skeleton = shape.skeleton
+                try db.execute(sql: "INSERT INTO shapes (skeleton) VALUES (?)", arguments: [Data(skeleton)])
+                func put(_ v: Int64) { Varint.append(UInt64(v), to: &body) }
+                put(db.lastInsertedRowID)
+                for c in shape.cuts {
+                    switch c.field {
+                    case .name: put(try atom("onboarding.step_viewed"))
+                    case .step: put(try atom("signIn"))
+                    case .user, .flow: break
+                    default: put(Int64(c.end - c.start)); body += b[c.start..<c.end]
+                    }
+                }
+            }
+            XCTAssertTrue(skeleton.contains(LineShape.Field.ts.rawValue))
+            let seq = try LogRows.lastSeq(in: db) + 1
+            let slot = Array("e-old".utf8).withUnsafeBufferPointer { EventIdentity.idHash($0) }
+            let time = try XCTUnwrap(Timestamp.parse("2026-10-01T09:00:00.250+02:00"))
+            let event = EventBlock.Event(idHash: slot, user: try atom("u-1"), flow: try atom("glp1"), event: try atom("onboarding.step_viewed"),
+                                         step: try atom("signIn"), ts: time.micros, offset: Int64(time.offsetSeconds), line: 1)
+            var blocks = try EventBlocks(db)
+            try body.withUnsafeBufferPointer { b in
+                try blocks.write(firstSeq: seq, inputID: input, [event], bodies: b, ends: [b.count], doing: "planting the old line")
+            }
+            try EventIDs.add([EventIDs.Entry(hash: slot, seq: seq)], in: db)
+            try db.execute(sql: """
+                INSERT INTO user_runs (user, flow, first_seq, events, last_ts_us, seqs)
+                VALUES ((SELECT id FROM atoms WHERE text = 'u-1'), (SELECT id FROM atoms WHERE text = 'glp1'), ?, 1, ?, ?)
+                """, arguments: [seq, time.micros, Data(UserRuns.encode([seq]))])
+        }
+        let path = dir.appendingPathComponent("a.ndjson")
+        try (old + "\n" + new + "\n").write(to: path, atomically: true, encoding: .utf8)
+        let summary = try ingest(store, [path.path])
+        XCTAssertEqual([summary.accepted, summary.duplicates, summary.conflicts], [1, 1, 0])
+        XCTAssertEqual(try store.storedEvents().map(\.recorded.line), [old, new])
+        XCTAssertEqual(try store.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM shapes") }, 2)
+    }
 }

@@ -28,7 +28,11 @@ enum EventIDForm: UInt8 {
             at += Varint.write(UInt64(id.count / 2), to: at)
             packHex(id, from: 0, to: id.count, at: &at)
         case .lowerUUID, .upperUUID:
-            for (start, end) in uuidGroups { packHex(id, from: start, to: end, at: &at) }
+            packHex(id, from: 0, to: 8, at: &at)
+            packHex(id, from: 9, to: 13, at: &at)
+            packHex(id, from: 14, to: 18, at: &at)
+            packHex(id, from: 19, to: 23, at: &at)
+            packHex(id, from: 24, to: 36, at: &at)
         }
     }
 
@@ -63,42 +67,51 @@ enum EventIDForm: UInt8 {
 
     /// The form that keeps `id` in the fewest bytes.
     static func of(_ id: UnsafeBufferPointer<UInt8>) -> EventIDForm {
-        if id.count == 36, id[8] == 0x2D, id[13] == 0x2D, id[18] == 0x2D, id[23] == 0x2D {
-            var cases = 0
-            for (start, end) in uuidGroups { cases |= hexCases(id, from: start, to: end) }
-            if cases & 4 == 0, cases != 3 { return cases == 2 ? .upperUUID : .lowerUUID }
+        let n = id.count
+        if n == 36, id[8] == 0x2D, id[13] == 0x2D, id[18] == 0x2D, id[23] == 0x2D {
+            let cases = hexCases(id, from: 0, to: 8) | hexCases(id, from: 9, to: 13) | hexCases(id, from: 14, to: 18)
+                | hexCases(id, from: 19, to: 23) | hexCases(id, from: 24, to: 36)
+            if cases < 3 { return cases == 2 ? .upperUUID : .lowerUUID }
         }
-        guard id.count >= 2, id.count % 2 == 0, id.count / 2 <= maxHexBytes else { return .text }
-        let cases = hexCases(id, from: 0, to: id.count)
-        guard cases & 4 == 0, cases != 3 else { return .text }
+        guard n >= 2, n % 2 == 0, n / 2 <= maxHexBytes else { return .text }
+        let cases = hexCases(id, from: 0, to: n)
+        guard cases < 3 else { return .text }
         return cases == 2 ? .upperHex : .lowerHex
     }
 
-    /// The hex digit groups of a UUID's text.
-    private static let uuidGroups = [(0, 8), (9, 13), (14, 18), (19, 23), (24, 36)]
     private static let lowerDigits = Array("0123456789abcdef".utf8)
     private static let upperDigits = Array("0123456789ABCDEF".utf8)
-
-    /// Which letters `id[start..<end]` has: 1 lower-case hex, 2 upper-case hex, 4 a byte that
-    /// is not a hex digit (digits alone: 0).
-    private static func hexCases(_ id: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int {
-        var cases = 0
-        for k in start..<end {
-            let c = id[k]
-            if c &- 0x30 < 10 { continue }
-            if c &- 0x61 < 6 { cases |= 1 } else if c &- 0x41 < 6 { cases |= 2 } else { return 4 }
+    /// Per byte: 0 a digit, 1 a lower-case hex letter, 2 an upper-case one, 4 any other byte;
+    /// and in the high nibble the digit's value. A table: hex ids mix digits and letters at
+    /// random, which branches would mispredict.
+    private static let hexTable: [UInt8] = (0...255).map { (c: Int) -> UInt8 in
+        switch c {
+        case 0x30...0x39: UInt8(c - 0x30) << 4
+        case 0x61...0x66: UInt8(c - 0x61 + 10) << 4 | 1
+        case 0x41...0x46: UInt8(c - 0x41 + 10) << 4 | 2
+        default: 4
         }
-        return cases
+    }
+
+    /// Which letters `id[start..<end]` has, or'ed: 1 lower-case hex, 2 upper-case hex, 4 a
+    /// byte that is not a hex digit (digits alone: 0).
+    private static func hexCases(_ id: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> UInt8 {
+        hexTable.withUnsafeBufferPointer { t in
+            var cases: UInt8 = 0
+            for k in start..<end { cases |= t[Int(id[k])] }
+            return cases & 7
+        }
     }
 
     /// Writes the bytes the hex digits `id[start..<end]` spell (an even number) at `at`.
     private static func packHex(_ id: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, at: inout UnsafeMutablePointer<UInt8>) {
-        func nibble(_ c: UInt8) -> UInt8 { c &- 0x30 < 10 ? c &- 0x30 : (c | 0x20) &- 0x61 &+ 10 }
-        var k = start
-        while k < end {
-            at.pointee = nibble(id[k]) << 4 | nibble(id[k + 1])
-            at += 1
-            k += 2
+        hexTable.withUnsafeBufferPointer { t in
+            var k = start
+            while k < end {
+                at.pointee = t[Int(id[k])] & 0xF0 | t[Int(id[k + 1])] >> 4
+                at += 1
+                k += 2
+            }
         }
     }
 }

@@ -24,8 +24,6 @@ extension Timestamp {
         var zone: Int { Int(code - 1) >> 5 }
 
         static let separators: [UInt8] = [0x54, 0x74, 0x20]
-        /// Where the date and time have their digits.
-        static let digitPositions = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]
         static let offsetZone = 2, negativeZeroZone = 3
 
         /// The form of `b` when it is RFC 3339 text the form writes again from the time it
@@ -36,8 +34,9 @@ extension Timestamp {
             let n = b.count
             guard n >= 20, let p = b.baseAddress else { return nil }
             func digit(_ i: Int) -> Bool { p[i] &- 48 < 10 }
-            for i in digitPositions where !digit(i) { return nil }
-            guard p[4] == 0x2D, p[7] == 0x2D, p[13] == 0x3A, p[16] == 0x3A, p[17] <= 0x35,
+            guard digit(0), digit(1), digit(2), digit(3), digit(5), digit(6), digit(8), digit(9),
+                  digit(11), digit(12), digit(14), digit(15), digit(17), digit(18),
+                  p[4] == 0x2D, p[7] == 0x2D, p[13] == 0x3A, p[16] == 0x3A, p[17] <= 0x35,
                   let separator = separators.firstIndex(of: p[10]) else { return nil }
             var i = 19, digits = 0
             if p[i] == 0x2E {

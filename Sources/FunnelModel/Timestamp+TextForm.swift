@@ -6,8 +6,8 @@ extension Timestamp {
         /// 1...127: one varint byte; 0 is left for "no form" in stored formats.
         public let code: UInt8
 
-        /// The fraction's digits (0: no fraction), the separator's index in `separators` and
-        /// the zone's (`Z`, `z`, a `±hh:mm` offset, `-00:00`).
+        /// The fraction's digits (0: no fraction), the separator's index (`T`, `t`, a space)
+        /// and the zone's (`Z`, `z`, a `±hh:mm` offset, `-00:00`).
         private init(digits: Int, separator: Int, zone: Int) {
             code = UInt8(1 + digits + separator << 3 + zone << 5)
         }
@@ -20,10 +20,16 @@ extension Timestamp {
         }
 
         var digits: Int { Int(code - 1) & 7 }
-        var separator: UInt8 { Self.separators[(Int(code - 1) >> 3) & 3] }
+        /// `T`, `t` or a space.
+        var separator: UInt8 {
+            switch (Int(code - 1) >> 3) & 3 {
+            case 0: 0x54
+            case 1: 0x74
+            default: 0x20
+            }
+        }
         var zone: Int { Int(code - 1) >> 5 }
 
-        static let separators: [UInt8] = [0x54, 0x74, 0x20]
         static let offsetZone = 2, negativeZeroZone = 3
 
         /// The form of `b` when it is RFC 3339 text the form writes again from the time it
@@ -36,8 +42,14 @@ extension Timestamp {
             func digit(_ i: Int) -> Bool { p[i] &- 48 < 10 }
             guard digit(0), digit(1), digit(2), digit(3), digit(5), digit(6), digit(8), digit(9),
                   digit(11), digit(12), digit(14), digit(15), digit(17), digit(18),
-                  p[4] == 0x2D, p[7] == 0x2D, p[13] == 0x3A, p[16] == 0x3A, p[17] <= 0x35,
-                  let separator = separators.firstIndex(of: p[10]) else { return nil }
+                  p[4] == 0x2D, p[7] == 0x2D, p[13] == 0x3A, p[16] == 0x3A, p[17] <= 0x35 else { return nil }
+            let separator: Int
+            switch p[10] {
+            case 0x54: separator = 0
+            case 0x74: separator = 1
+            case 0x20: separator = 2
+            default: return nil
+            }
             var i = 19, digits = 0
             if p[i] == 0x2E {
                 i += 1

@@ -196,18 +196,16 @@ package enum LineParser {
                     env.properties = env.properties.map { ($0.lowerBound + base)..<($0.upperBound + base) }
                     env.context = env.context.map { ($0.lowerBound + base)..<($0.upperBound + base) }
                     parsed.envelope = env
-                    parsed.keys = batch.bytes.withUnsafeBufferPointer { b in
-                        keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b,
-                                   shape: vendor && parsed.vendorCuts == nil ? VendorLine.verbatimShape : matched?.shape,
-                                   cuts: parsed.vendorCuts == nil ? nil : parsed.cuts(in: batch.cuts))
-                    }
-                    // Handed over as parsed, its refs into the batch: the sink builds what it
-                    // keeps (once per distinct value), not an event per line.
-                    if eventSink != nil {
-                        batch.bytes.withUnsafeBufferPointer { b in
-                            eventSink?.take(line: info.number, user: parsed.keys.user, key: parsed.keys.key,
-                                            shape: vendor ? -1 : parsed.keys.shape, envelope: env, in: b)
-                        }
+                    let cuts = parsed.vendorCuts == nil ? nil : parsed.cuts(in: batch.cuts)
+                    // One access to the batch's bytes for the line's keys and its sink.
+                    batch.bytes.withUnsafeBufferPointer { b in
+                        parsed.keys = keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b,
+                                                 shape: vendor && parsed.vendorCuts == nil ? VendorLine.verbatimShape : matched?.shape,
+                                                 cuts: cuts)
+                        // Handed over as parsed, its refs into the batch: the sink builds what it
+                        // keeps (once per distinct value), not an event per line.
+                        eventSink?.take(line: info.number, user: parsed.keys.user, key: parsed.keys.key,
+                                        shape: vendor ? -1 : parsed.keys.shape, envelope: env, in: b)
                     }
                 }
                 batch.lines.append(parsed)

@@ -16,6 +16,36 @@ final class StoredLineTests: XCTestCase {
         try Ingestor(store: store, options: IngestOptions(now: fixedClock(1_000))).ingest(try InputSource.discover(paths))
     }
 
+    /// The atom ids of `texts`, added when missing.
+    func atoms(_ texts: [String], in db: Database) throws -> [Int64] {
+        try texts.map { text in
+            try db.execute(sql: "INSERT OR IGNORE INTO atoms (text) VALUES (?)", arguments: [text])
+            return try Int64.fetchOne(db, sql: "SELECT id FROM atoms WHERE text = ?", arguments: [text]) ?? 0
+        }
+    }
+
+    /// Plants one event of user u-1 in glp1 (`onboarding.step_viewed`) straight into the log,
+    /// as an ingest would have stored it: its input, its block with `body` as its stored body,
+    /// its id in the index and its user run.
+    func plant(body: [UInt8], idHash: Int64, step: String?, time: Timestamp, in db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO inputs (path, sha256, size, lines, accepted, duplicates, conflicts, quarantined, unplanned,
+                outcome, error, started_us, finished_us) VALUES ('planted', 'x', 0, 1, 1, 0, 0, 0, 0, 'complete', NULL, 0, 0)
+            """)
+        let input = db.lastInsertedRowID
+        let ids = try atoms(["u-1", "glp1", "onboarding.step_viewed"] + (step.map { [$0] } ?? []), in: db)
+        let seq = try LogRows.lastSeq(in: db) + 1
+        let event = EventBlock.Event(idHash: idHash, user: ids[0], flow: ids[1], event: ids[2], step: step == nil ? 0 : ids[3],
+                                     ts: time.micros, offset: Int64(time.offsetSeconds), line: 1)
+        var blocks = try EventBlocks(db)
+        try body.withUnsafeBufferPointer { b in
+            try blocks.write(firstSeq: seq, inputID: input, [event], bodies: b, ends: [b.count], doing: "planting an event")
+        }
+        try EventIDs.add([EventIDs.Entry(hash: idHash, seq: seq)], in: db)
+        try db.execute(sql: "INSERT INTO user_runs (user, flow, first_seq, events, last_ts_us, seqs) VALUES (?, ?, ?, 1, ?, ?)",
+                       arguments: [ids[0], ids[1], seq, time.micros, Data(UserRuns.encode([seq]))])
+    }
+
     /// Every accepted line of the sample data (escapes, odd spacing, key orders, extra keys)
     /// comes back exactly as it arrived.
     func testEveryStoredLineIsTheLineThatArrived() throws {
@@ -51,28 +81,7 @@ final class StoredLineTests: XCTestCase {
         let slot = Array("e-1".utf8).withUnsafeBufferPointer { EventIdentity.idHash($0) }
         // Plant the decoy under e-1's hash, as a hash collision would.
         try store.writer.write { db in
-            try db.execute(sql: """
-                INSERT INTO inputs (path, sha256, size, lines, accepted, duplicates, conflicts, quarantined, unplanned,
-                    outcome, error, started_us, finished_us) VALUES ('planted', 'x', 0, 1, 1, 0, 0, 0, 0, 'complete', NULL, 0, 0)
-                """)
-            let input = db.lastInsertedRowID
-            try db.execute(sql: "INSERT INTO atoms (text) VALUES ('u-1'), ('glp1'), ('onboarding.step_viewed')")
-            func atom(_ text: String) throws -> Int64 { try Int64.fetchOne(db, sql: "SELECT id FROM atoms WHERE text = ?", arguments: [text]) ?? 0 }
-            var body: [UInt8] = [0]
-            body += Array(decoy.utf8)
-            let seq = try LogRows.lastSeq(in: db) + 1
-            let event = EventBlock.Event(idHash: slot, user: try atom("u-1"), flow: try atom("glp1"), event: try atom("onboarding.step_viewed"),
-                                         step: 0, ts: 0, offset: 0, line: 1)
-            var blocks = try EventBlocks(db)
-            try body.withUnsafeBufferPointer { b in
-                try blocks.write(firstSeq: seq, inputID: input, [event], bodies: b, ends: [b.count], doing: "planting the decoy")
-            }
-            let planted = [EventIDs.Entry(hash: slot, seq: seq)]
-            try EventIDs.add(planted, in: db)
-            try db.execute(sql: """
-                INSERT INTO user_runs (user, flow, first_seq, events, last_ts_us, seqs)
-                VALUES ((SELECT id FROM atoms WHERE text = 'u-1'), (SELECT id FROM atoms WHERE text = 'glp1'), ?, 1, 0, ?)
-                """, arguments: [seq, Data(UserRuns.encode([seq]))])
+            try plant(body: [0] + Array(decoy.utf8), idHash: slot, step: nil, time: Timestamp(micros: 0), in: db)
         }
         let first = dir.appendingPathComponent("a.ndjson")
         try (line + "\n").write(to: first, atomically: true, encoding: .utf8)
@@ -131,13 +140,7 @@ final class StoredLineTests: XCTestCase {
         // Plant the old line as a store of that layout held it: a skeleton with the time's
         // code (4) and a body with the time's length and text.
         try store.writer.write { db in
-            try db.execute(sql: """
-                INSERT INTO inputs (path, sha256, size, lines, accepted, duplicates, conflicts, quarantined, unplanned,
-                    outcome, error, started_us, finished_us) VALUES ('planted', 'x', 0, 1, 1, 0, 0, 0, 0, 'complete', NULL, 0, 0)
-                """)
-            let input = db.lastInsertedRowID
-            try db.execute(sql: "INSERT INTO atoms (text) VALUES ('u-1'), ('glp1'), ('onboarding.step_viewed'), ('signIn')")
-            func atom(_ text: String) throws -> Int64 { try Int64.fetchOne(db, sql: "SELECT id FROM atoms WHERE text = ?", arguments: [text]) ?? 0 }
+            let ids = try atoms(["onboarding.step_viewed", "signIn"], in: db)
             var skeleton: [UInt8] = [], body: [UInt8] = []
             var decoder = EventDecoder()
             try Array(old.utf8).withUnsafeBufferPointer { b in
@@ -150,28 +153,17 @@ final class StoredLineTests: XCTestCase {
                 put(db.lastInsertedRowID)
                 for c in shape.cuts {
                     switch c.field {
-                    case .name: put(try atom("onboarding.step_viewed"))
-                    case .step: put(try atom("signIn"))
+                    case .name: put(ids[0])
+                    case .step: put(ids[1])
                     case .user, .flow: break
                     default: put(Int64(c.end - c.start)); body += b[c.start..<c.end]
                     }
                 }
             }
             XCTAssertTrue(skeleton.contains(LineShape.Field.ts.rawValue))
-            let seq = try LogRows.lastSeq(in: db) + 1
             let slot = Array("e-old".utf8).withUnsafeBufferPointer { EventIdentity.idHash($0) }
             let time = try XCTUnwrap(Timestamp.parse("2026-10-01T09:00:00.250+02:00"))
-            let event = EventBlock.Event(idHash: slot, user: try atom("u-1"), flow: try atom("glp1"), event: try atom("onboarding.step_viewed"),
-                                         step: try atom("signIn"), ts: time.micros, offset: Int64(time.offsetSeconds), line: 1)
-            var blocks = try EventBlocks(db)
-            try body.withUnsafeBufferPointer { b in
-                try blocks.write(firstSeq: seq, inputID: input, [event], bodies: b, ends: [b.count], doing: "planting the old line")
-            }
-            try EventIDs.add([EventIDs.Entry(hash: slot, seq: seq)], in: db)
-            try db.execute(sql: """
-                INSERT INTO user_runs (user, flow, first_seq, events, last_ts_us, seqs)
-                VALUES ((SELECT id FROM atoms WHERE text = 'u-1'), (SELECT id FROM atoms WHERE text = 'glp1'), ?, 1, ?, ?)
-                """, arguments: [seq, time.micros, Data(UserRuns.encode([seq]))])
+            try plant(body: body, idHash: slot, step: "signIn", time: time, in: db)
         }
         let path = dir.appendingPathComponent("a.ndjson")
         try (old + "\n" + new + "\n").write(to: path, atomically: true, encoding: .utf8)

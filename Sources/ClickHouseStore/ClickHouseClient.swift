@@ -8,7 +8,8 @@ import NIOPosix
 /// One server's HTTP interface, through async-http-client: a query's whole answer, or an
 /// insert's rows sent as one body. The server answers only once the query has ended
 /// (`wait_end_of_query`), so a failure is never a status 200 with an error at the end.
-/// Reads are tried again when the server cannot be reached; inserts never are.
+/// Reads are tried again when the server cannot be reached or refuses the request before any
+/// query runs; inserts never are.
 public final class ClickHouseClient: Sendable {
     public let server: ClickHouseServer
     public let database: String
@@ -59,8 +60,8 @@ public final class ClickHouseClient: Sendable {
         }
     }
 
-    /// Runs a query that reads (tried again when the server cannot be reached) and returns its
-    /// answer's bytes.
+    /// Runs a query that reads (tried again when the server cannot be reached or refuses the
+    /// request before the query runs) and returns its answer's bytes.
     @discardableResult
     public func read(_ sql: String, doing: String, settings: [String: String] = [:], external: ExternalTable? = nil,
                      useDatabase: Bool = true) throws -> Data {
@@ -149,7 +150,8 @@ public final class ClickHouseClient: Sendable {
         }
     }
 
-    /// A request that did not reach the server or got no answer: a read may be tried again.
+    /// A request that did not reach the server, got no answer, or was refused before any
+    /// query ran (HTTP 400 without a text): a read may be tried again.
     fileprivate struct Unreachable: Error {
         var error: ClickHouseError
     }
@@ -184,7 +186,11 @@ public final class ClickHouseClient: Sendable {
                                       query: shown, kind: .refused)
             case let status:
                 let text = String(decoding: answer.readableBytesView.prefix(2_000), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                throw ClickHouseError(server: server, doing: doing, reason: "HTTP \(status): \(ClickHouseClient.exception(text))", query: shown, kind: .server)
+                let error = ClickHouseError(server: server, doing: doing, reason: "HTTP \(status): \(ClickHouseClient.exception(text))", query: shown, kind: .server)
+                // No text: the server's HTTP layer refused the request before any query ran (a
+                // query's error always has its text), so a read may be sent again.
+                if text.isEmpty && status == 400 { throw Unreachable(error: error) }
+                throw error
             }
         }
     }

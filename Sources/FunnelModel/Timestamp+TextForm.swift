@@ -32,6 +32,12 @@ extension Timestamp {
 
         static let offsetZone = 2, negativeZeroZone = 3
 
+        /// The form `Timestamp.rfc3339` writes: `T`, `digits` fraction digits, and `Z` when
+        /// `utc`, else the offset.
+        static func rfc3339(digits: Int, utc: Bool) -> TextForm {
+            TextForm(digits: digits, separator: 0, zone: utc ? 0 : offsetZone)
+        }
+
         /// The form of `b` when it is RFC 3339 text the form writes again from the time it
         /// parses to: date, `T`, `t` or space, time of at most 59 seconds, at most six fraction
         /// digits, and `Z`, `z` or `±hh:mm`. Nil for anything else (a leap second, more
@@ -76,12 +82,16 @@ extension Timestamp {
         let offset = Int64(offsetSeconds)
         let (days, rem, frac) = Timestamp.wallClock(micros: micros, offsetSeconds: offset)
         let (y, m, d) = Timestamp.civil(fromDays: days)
+        // A year outside 0...9999 (an out-of-range time, never a parsed text's) in full.
+        let fourDigitYear = (0...9999).contains(y)
+        if !fourDigitYear { Timestamp.append(y, width: 4, &out) }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40) { room in
             guard let base = room.baseAddress else { return }
             var at = 0
             func put(_ byte: UInt8) { base[at] = byte; at += 1 }
             func two(_ v: Int64) { put(UInt8(truncatingIfNeeded: v / 10 % 10) &+ 48); put(UInt8(truncatingIfNeeded: v % 10) &+ 48) }
-            two(y / 100); two(y % 100); put(0x2D); two(m); put(0x2D); two(d)
+            if fourDigitYear { two(y / 100); two(y % 100) }
+            put(0x2D); two(m); put(0x2D); two(d)
             put(form.separator)
             two(rem / 3600); put(0x3A); two(rem / 60 % 60); put(0x3A); two(rem % 60)
             if form.digits > 0 {

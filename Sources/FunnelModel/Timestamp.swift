@@ -31,30 +31,17 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// `rfc3339(utc:)`'s text, appended to `out` as UTF-8.
+    /// `rfc3339(utc:)`'s text, appended to `out` as UTF-8: the text form with `T`,
+    /// milliseconds (microseconds when they are not zero), and `Z` or the offset.
     public func appendRFC3339(utc: Bool = false, into out: inout [UInt8]) {
-        let offset = utc ? 0 : Int64(offsetSeconds)
-        let (days, rem, frac) = Timestamp.wallClock(micros: micros, offsetSeconds: offset)
-        let (y, m, d) = Timestamp.civil(fromDays: days)
-        Self.append(y, width: 4, &out); out.append(0x2D)
-        Self.append(m, width: 2, &out); out.append(0x2D)
-        Self.append(d, width: 2, &out); out.append(0x54)
-        Self.append(rem / 3600, width: 2, &out); out.append(0x3A)
-        Self.append(rem / 60 % 60, width: 2, &out); out.append(0x3A)
-        Self.append(rem % 60, width: 2, &out); out.append(0x2E)
-        if frac % 1000 == 0 { Self.append(frac / 1000, width: 3, &out) } else { Self.append(frac, width: 6, &out) }
-        if offset == 0 {
-            out.append(0x5A)
-        } else {
-            out.append(offset < 0 ? 0x2D : 0x2B)
-            let a = abs(offset)
-            Self.append(a / 3600, width: 2, &out); out.append(0x3A)
-            Self.append(a / 60 % 60, width: 2, &out)
-        }
+        let time = utc ? Timestamp(micros: micros, offsetSeconds: 0) : self
+        // The microseconds past the second (the offset is whole seconds), floored.
+        let frac = (micros % 1_000_000 + 1_000_000) % 1_000_000
+        time.appendText(.rfc3339(digits: frac % 1000 == 0 ? 3 : 6, utc: time.offsetSeconds == 0), into: &out)
     }
 
     /// `v` in decimal, zeros in front up to `width` digits.
-    private static func append(_ v: Int64, width: Int, _ out: inout [UInt8]) {
+    static func append(_ v: Int64, width: Int, _ out: inout [UInt8]) {
         var text = v
         var digits = 1
         while text >= 10 { text /= 10; digits += 1 }

@@ -76,7 +76,7 @@ final class StoredLineReader {
                     guard code != 0 else { try value(into: &out); break }
                     guard let form = Timestamp.TextForm(code: UInt8(code)) else { throw bad("time form \(code)") }
                     time.appendText(form, into: &out)
-                case .formedID: guard EventIDForm.read(body, at: &i, into: &out) else { throw bad("short event id") }
+                case .formedID: guard EventIDForm.read(body, at: &i, into: &out) else { throw bad("event id not kept in a known form") }
                 case .name, .step:
                     guard let id = Varint.read(body, at: &i) else { throw bad("short atom") }
                     out.append(contentsOf: try atom(Int64(bitPattern: id)))

@@ -113,11 +113,7 @@ public final class EventStore: Sendable {
     /// How many events of a user in a flow arrived before `seq`, and the latest event time among them.
     /// `seq` must be the first seq of an input (runs never span inputs).
     public static func priorEvents(user: String, flow: String, before seq: Int64, in db: Database) throws -> (count: Int, lastMicros: Int64?) {
-        guard let userAtom = try atomID(user, in: db), let flowAtom = try atomID(flow, in: db) else { return (0, nil) }
-        let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT coalesce(sum(events), 0), max(last_ts_us) FROM user_runs WHERE user = ? AND flow = ? AND first_seq < ?
-            """), arguments: [userAtom, flowAtom, seq])
-        return (row?[0] ?? 0, row?[1])
+        try PriorEvents(db).of(user: user, flow: flow, before: seq)
     }
 
     public func events(user: String, flow: String?) throws -> [RecordedEvent] {

@@ -90,6 +90,7 @@ struct FoldContext: Sendable {
               _ body: (PlannedChunk) throws -> Void) throws {
         let load = try RawStatement(db, "SELECT definition, data FROM journeys WHERE flow = ? AND user_id = ?")
         let logLines = try UsersLines(db)
+        let prior = try PriorEvents(db)
         // A chunk of journeys at a time, handed on before the next is planned (`fold` folds
         // and emits it then, so that resumed folds and lines read do not pile up).
         let chunk = Tuning.foldChunk
@@ -118,12 +119,12 @@ struct FoldContext: Sendable {
                 let context = contexts[key.flow] ?? FlowContext(definition)
                 if let held = p.buffered.removeValue(forKey: key) ?? nil {
                     if let fold = try resumable(key, events: held, firstSeq: p.firstSeq, context: context,
-                                                load: load, in: db) {
+                                                load: load, prior: prior) {
                         plans.append(.fold(fold, held))
                         counts.resumed += 1
                         continue
                     }
-                    if let earlier = try recentEvents(key, firstSeq: p.firstSeq, in: db) {
+                    if let earlier = try recentEvents(key, firstSeq: p.firstSeq, prior: prior) {
                         plans.append(.merge(earlier.table, earlier.events, held))
                         counts.fromRecent += 1
                         continue
@@ -142,7 +143,7 @@ struct FoldContext: Sendable {
     /// The stored fold of `key`, when it covers exactly the events before `firstSeq` and
     /// `events` all come after them in fold order.
     private func resumable(_ key: JourneyKey, events: [HeldEvent], firstSeq: Int64, context: FlowContext,
-                           load: RawStatement, in db: Database) throws -> JourneyFold? {
+                           load: RawStatement, prior: PriorEvents) throws -> JourneyFold? {
         guard firstSeq != .max, let minTime = events.map(\.time.micros).min() else { return nil }
         load.reset()
         load.text(1, key.flow)
@@ -152,20 +153,20 @@ struct FoldContext: Sendable {
               load.string(0) == context.fingerprint else { return nil }
         guard let (journey, state) = try? Journey.decode(binary: load.bytes(1), names: context.names),
               let state, journey.lastEventAt.micros <= minTime else { return nil }
-        let prior = try EventStore.priorEvents(user: key.user, flow: key.flow, before: firstSeq, in: db)
-        guard prior.count == journey.events, prior.lastMicros == journey.lastEventAt.micros else { return nil }
+        let before = try prior.of(user: key.user, flow: key.flow, before: firstSeq)
+        guard before.count == journey.events, before.lastMicros == journey.lastEventAt.micros else { return nil }
         return JourneyFold(resuming: journey, state, rules: context.rules)
     }
 
     /// The events a committed input before kept for `key` (`RecentEvents`), when they are every
     /// event the store has for it before `firstSeq`: they are all there (their input
     /// committed), so as many is the same events.
-    private func recentEvents(_ key: JourneyKey, firstSeq: Int64, in db: Database) throws
+    private func recentEvents(_ key: JourneyKey, firstSeq: Int64, prior: PriorEvents) throws
         -> (table: EventTable, events: [HeldEvent])? {
         guard firstSeq != .max, let earlier = recent?.previous(key) else { return nil }
-        let prior = try EventStore.priorEvents(user: key.user, flow: key.flow, before: firstSeq, in: db)
-        guard prior.count == earlier.events.count,
-              prior.lastMicros == earlier.events.map(\.time.micros).max() else { return nil }
+        let before = try prior.of(user: key.user, flow: key.flow, before: firstSeq)
+        guard before.count == earlier.events.count,
+              before.lastMicros == earlier.events.map(\.time.micros).max() else { return nil }
         return earlier
     }
 }

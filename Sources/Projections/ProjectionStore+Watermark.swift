@@ -6,10 +6,21 @@ import StoreCore
 import Journeys
 
 extension ProjectionStore {
-    /// Writes folded journeys, through one `JourneyRowWriter` for all of them.
+    /// Writes folded journeys, through one `JourneyRowWriter` for all of them, in key order:
+    /// each B-tree keyed by user is then walked forward instead of at random.
     static func apply(_ rows: [FoldedRow], contexts: [String: FlowContext], in db: Database) throws {
         let writer = try JourneyRowWriter(db)
-        for row in rows { try apply(row, contexts: contexts, writer: writer, in: db) }
+        for i in keyOrder(rows) { try apply(rows[i], contexts: contexts, writer: writer, in: db) }
+    }
+
+    /// Positions of `rows` by (flow, user) as SQLite orders text (its bytes), ties in place.
+    static func keyOrder(_ rows: [FoldedRow]) -> [Int] {
+        rows.indices.sorted { a, b in
+            let x = rows[a].key, y = rows[b].key
+            if x.flow != y.flow { return x.flow.utf8.lexicographicallyPrecedes(y.flow.utf8) }
+            if x.user != y.user { return x.user.utf8.lexicographicallyPrecedes(y.user.utf8) }
+            return a < b
+        }
     }
 
     /// Writes one folded journey with `writer` (or removes a journey the log no longer has

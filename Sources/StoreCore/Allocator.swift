@@ -8,8 +8,8 @@ enum Allocator {
     /// Has every block of `Tuning.mmapThreshold` or more mapped on its own and unmapped when
     /// freed. glibc otherwise raises that threshold each time such a block is freed (up to
     /// 32 MiB), after which the large arrays of one input stay in the heap and the peak grows
-    /// with the input. Batches are reused (`BatchQueue.recycle`), so few blocks are mapped
-    /// again and again. Process-wide, once.
+    /// with the input. Batches are reused (`BatchPool`), so few blocks are mapped again and
+    /// again. Process-wide, once.
     static func returnLargeBlocks() {
         _ = fixedMapThreshold
     }

@@ -4,13 +4,14 @@ enum Tuning {
     /// Bytes read at a time while hashing or spooling an input.
     static let readBuffer = 1 << 20
     /// Blocks of this many bytes or more are mapped on their own and unmapped when freed
-    /// (`Allocator`).
-    static let mmapThreshold: Int32 = 256 << 10
+    /// (`Allocator`): an input's largest arrays, not the many of a few hundred KiB that each
+    /// input allocates again (whose pages would be faulted in anew every time).
+    static let mmapThreshold: Int32 = 4 << 20
     /// Freed memory is given back once inputs of this many (compressed) bytes were read since
-    /// it last was (`Allocator.releaseFreeMemory`): after each large input, and once in a
-    /// while among many small ones, for which each release and the faults after it cost more
-    /// than the pages they free.
-    static let releaseAfterBytes: Int64 = 4 << 20
+    /// it last was (`Allocator.releaseFreeMemory`): often enough to bound what a long run of
+    /// inputs leaves behind, rarely enough that the next inputs mostly reuse the pages the ones
+    /// before freed instead of faulting them in again.
+    static let releaseAfterBytes: Int64 = 64 << 20
     /// Source definitions kept read (`InputSourceRecord.cutter`): a store's inputs were read
     /// through a few.
     static let cachedSources = 64

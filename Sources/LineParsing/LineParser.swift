@@ -102,9 +102,16 @@ package enum LineParser {
         var decoder = EventDecoder()
         var keyer = LineKeyer()
         var cutter = source.map(SourceCutter.init)
-        var batch = LineBatch()
-        batch.bytes.reserveCapacity(batchBytes + LineReader.maxLineLength)
-        batch.lines.reserveCapacity(batchLines)
+        // The first batch too is one the writer is done with, when there is one: an input's
+        // first batch would otherwise be new pages, faulted in for every input.
+        var batch: LineBatch
+        if let reused = spare() {
+            batch = reused
+        } else {
+            batch = LineBatch()
+            batch.bytes.reserveCapacity(batchBytes + LineReader.maxLineLength)
+            batch.lines.reserveCapacity(batchLines)
+        }
         var stopped = false
         struct Stop: Error {}
         func rebase(_ r: StringRef, line: Int, scratch: Int) -> StringRef {

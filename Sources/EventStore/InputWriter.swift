@@ -32,7 +32,7 @@ struct InputWriter {
     /// Every stored id hash (kept from input to input by the ingestor).
     private(set) var filter: IDFilter
     /// What waits for the written rows' seqs.
-    private var written = Written()
+    private var written: Written
     private var atoms: InternTable
     private var shapes: InternTable
     /// Shapes this input may still add: past it, lines are kept verbatim.
@@ -53,7 +53,7 @@ struct InputWriter {
     private var maybe: [Bool] = []
 
     init(_ db: Database, label: String, inputID: Int64, arrived: Int64, filter: IDFilter,
-         heldIDs: Int, observed: Bool, resume: Ingestor.Resume? = nil) throws {
+         heldIDs: Int, observed: Bool, newIDs: NewIDs = NewIDs(), resume: Ingestor.Resume? = nil) throws {
         self.db = db
         base = resume?.counts ?? InputCounts()
         if let resume { newShapeBudget = resume.shapeBudget }
@@ -65,6 +65,7 @@ struct InputWriter {
         rows = try PendingEvents(db, inputID: inputID, label: label)
         findID = try EventIDs.Finder(db)
         self.filter = filter
+        written = Written(ids: newIDs)
         atoms = try InternTable(db, table: "atoms", column: "text", blob: false)
         shapes = try InternTable(db, table: "shapes", column: "skeleton", blob: true)
         atomWatermark = try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM atoms") ?? 0
@@ -289,6 +290,15 @@ struct InputWriter {
     mutating func handOnFilter() -> IDFilter {
         var taken = IDFilter.handedOn
         swap(&taken, &filter)
+        return taken
+    }
+
+    /// The new-id buckets, moved out for the next input once this one wrote its ids (nil
+    /// when some are still held): their memory is used again, not allocated and faulted in.
+    mutating func handOnIDs() -> NewIDs? {
+        guard written.ids.count == 0 else { return nil }
+        var taken = NewIDs(bucketBits: 0)
+        swap(&taken, &written.ids)
         return taken
     }
 

@@ -276,6 +276,38 @@ final class EventIDsTests: XCTestCase {
         }
     }
 
+    /// One ingest of several inputs hands each input's emptied new-id buckets to the next:
+    /// it writes the index pair for pair as one ingest a file does, and still finds the
+    /// copies an input makes of the one before and of itself.
+    func testInputsReusingTheNewIDBucketsIndexAsEachOnItsOwn() throws {
+        func line(_ i: Int) -> String {
+            #"{"event_id":"r-\#(i)","event":"onboarding.step_viewed","user_id":"u-\#(i % 31)","ts":"2026-10-01T11:\#(String(format: "%02d", i % 60)):00Z","flow":"glp1","step":"signIn"}"#
+        }
+        // Each file repeats 300 ids of the file before and 200 of its own.
+        var files: [InputSource] = []
+        for f in 0..<4 {
+            let own = Array(f * 5_000..<(f + 1) * 5_000)
+            let ids = own + (f > 0 ? Array((f - 1) * 5_000..<(f - 1) * 5_000 + 300) : []) + own.prefix(200)
+            let url = dir.appendingPathComponent("r\(f).ndjson")
+            try (ids.map(line).joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+            files.append(InputSource(path: url.path))
+        }
+        let options = IngestOptions(batchLines: 512)
+        let together = try EventStore(path: dir.appendingPathComponent("together.sqlite").path)
+        let summary = try Ingestor(store: together, options: options).ingest(files)
+        XCTAssertEqual([summary.accepted, summary.duplicates, summary.conflicts], [20_000, 1_700, 0])
+        let apart = try EventStore(path: dir.appendingPathComponent("apart.sqlite").path)
+        for file in files { _ = try Ingestor(store: apart, options: options).ingest([file]) }
+        func index(_ store: EventStore) throws -> [String] {
+            try store.writer.read { db in try String.fetchAll(db, sql: "SELECT run || ':' || lo || ':' || hex(entries) FROM event_ids ORDER BY run, lo") }
+        }
+        XCTAssertEqual(try index(together).count, try index(apart).count)
+        XCTAssertEqual(try index(together), try index(apart))
+        try together.writer.read { db in
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT sum(pairs) FROM event_id_runs"), 20_000)
+        }
+    }
+
     /// Ingest tests a batch's hashes in one call (blocks read first, then tested, then set): it
     /// answers for each hash as the filter was before the batch, and then holds them all.
     func testABatchIsTestedAgainstTheFilterBeforeIt() {

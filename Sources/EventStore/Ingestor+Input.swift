@@ -118,12 +118,11 @@ extension Ingestor: IngestBackend {
                     try InputWriter(db, label: label, inputID: inputID, arrived: startedAt.micros,
                                     filter: try takeIDFilter(room: max(Tuning.filterRoomIDs, Int(content.size / Tuning.filterRoomBytesPerID)),
                                                              maxBlocks: filterBlocks, in: db),
-                                    heldIDs: heldIDs, observed: observer != nil, newIDs: spareIDs.take() ?? NewIDs(), resume: resume),
+                                    heldIDs: heldIDs, observed: observer != nil, buffers: spareBuffers.take(), resume: resume),
                     db: db, store: store, observer: observer, group: group, now: now)
                 let read = try drive(resume?.counts.lines ?? 0, session)
                 try session.writer.finish(read, isLast: input.isLast, finishedAt: now(), logger: logger)
                 idFilter = session.writer.handOnFilter()
-                spareIDs = session.writer.handOnIDs()
                 // Whether this input's commit is the transaction's: if not, the observer does
                 // its work in the transaction (now, or beside the next input, which writes it),
                 // rather than after a commit that is not yet.
@@ -132,6 +131,8 @@ extension Ingestor: IngestBackend {
                     CommittedInput(seqs: session.writer.rows.seqs, accepted: session.writer.accepted, newUsers: session.writer.newUsers,
                                    events: $0, more: commits && !input.isLast, sharesTransaction: !commits)
                 }
+                // After the observer's copy of which lines were accepted, which it keeps.
+                spareBuffers = session.writer.handOnBuffers()
                 if let observer, let committed { try observer.willCommit(committed, in: db) }
                 group.add(content.size, committed: committed)
                 if commits { try group.commit(db, observer: observer, store: store) }

@@ -19,8 +19,9 @@ public final class Ingestor {
     /// connection writes the store (`PRAGMA data_version` tells).
     var idFilter: IDFilter?
     var idFilterVersion: Int64 = -1
-    /// The new-id buckets of the input before, emptied: the next input fills the same pages.
-    var spareIDs: NewIDs?
+    /// The new-id and run buffers of the input before, emptied: the next input fills the
+    /// same pages.
+    var spareBuffers: InputWriter.Written?
     /// The inputs written into the transaction still open.
     let group = InputGroup()
 

@@ -53,7 +53,7 @@ struct InputWriter {
     private var maybe: [Bool] = []
 
     init(_ db: Database, label: String, inputID: Int64, arrived: Int64, filter: IDFilter,
-         heldIDs: Int, observed: Bool, newIDs: NewIDs = NewIDs(), resume: Ingestor.Resume? = nil) throws {
+         heldIDs: Int, observed: Bool, buffers: Written? = nil, resume: Ingestor.Resume? = nil) throws {
         self.db = db
         base = resume?.counts ?? InputCounts()
         if let resume { newShapeBudget = resume.shapeBudget }
@@ -65,7 +65,7 @@ struct InputWriter {
         rows = try PendingEvents(db, inputID: inputID, label: label)
         findID = try EventIDs.Finder(db)
         self.filter = filter
-        written = Written(ids: newIDs)
+        written = buffers ?? Written()
         atoms = try InternTable(db, table: "atoms", column: "text", blob: false)
         shapes = try InternTable(db, table: "shapes", column: "skeleton", blob: true)
         atomWatermark = try Int64.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM atoms") ?? 0
@@ -293,12 +293,15 @@ struct InputWriter {
         return taken
     }
 
-    /// The new-id buckets, moved out for the next input once this one wrote its ids (nil
-    /// when some are still held): their memory is used again, not allocated and faulted in.
-    mutating func handOnIDs() -> NewIDs? {
-        guard written.ids.count == 0 else { return nil }
-        var taken = NewIDs(bucketBits: 0)
-        swap(&taken, &written.ids)
+    /// The buffers of the new ids and of the runs, emptied and moved out for the next input
+    /// once this one wrote them (nil when some are still held): their memory is used again,
+    /// not allocated and faulted in anew. Which lines were accepted stays with the observer.
+    mutating func handOnBuffers() -> Written? {
+        guard written.ids.count == 0, written.runs.held == 0 else { return nil }
+        var taken = Written(ids: NewIDs(bucketBits: 0))
+        swap(&taken, &written)
+        taken.lines = AcceptedLines()
+        taken.runs.startInput()
         return taken
     }
 

@@ -65,6 +65,12 @@ struct RunCollector {
         return i
     }
 
+    /// Forgets the parser's user numbers of the input before (the next numbers its users
+    /// afresh); the buffers stay for its runs.
+    mutating func startInput() {
+        runOfUser.removeAll(keepingCapacity: true)
+    }
+
     /// Writes the runs held and forgets them.
     mutating func flush(_ db: Database) throws {
         guard !runs.isEmpty else { return }

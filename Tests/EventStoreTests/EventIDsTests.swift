@@ -276,10 +276,10 @@ final class EventIDsTests: XCTestCase {
         }
     }
 
-    /// One ingest of several inputs hands each input's emptied new-id buckets to the next:
-    /// it writes the index pair for pair as one ingest a file does, and still finds the
-    /// copies an input makes of the one before and of itself.
-    func testInputsReusingTheNewIDBucketsIndexAsEachOnItsOwn() throws {
+    /// One ingest of several inputs hands each input's emptied new-id and run buffers to the
+    /// next: it writes the index pair for pair and the users' runs as one ingest a file does,
+    /// and still finds the copies an input makes of the one before and of itself.
+    func testInputsReusingTheIDAndRunBuffersWriteAsEachOnItsOwn() throws {
         func line(_ i: Int) -> String {
             #"{"event_id":"r-\#(i)","event":"onboarding.step_viewed","user_id":"u-\#(i % 31)","ts":"2026-10-01T11:\#(String(format: "%02d", i % 60)):00Z","flow":"glp1","step":"signIn"}"#
         }
@@ -303,6 +303,17 @@ final class EventIDsTests: XCTestCase {
         }
         XCTAssertEqual(try index(together).count, try index(apart).count)
         XCTAssertEqual(try index(together), try index(apart))
+        // The runs' buffers go on too: every user's runs are the same.
+        func runs(_ store: EventStore) throws -> [String] {
+            try store.writer.read { db in
+                try String.fetchAll(db, sql: """
+                    SELECT user || ':' || flow || ':' || first_seq || ':' || events || ':' || last_ts_us || ':' || hex(seqs)
+                    FROM user_runs ORDER BY user, flow, first_seq
+                    """)
+            }
+        }
+        XCTAssertEqual(try runs(together).count, 31 * 4)
+        XCTAssertEqual(try runs(together), try runs(apart))
         try together.writer.read { db in
             XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT sum(pairs) FROM event_id_runs"), 20_000)
         }

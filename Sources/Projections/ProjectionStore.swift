@@ -55,5 +55,12 @@ public enum ProjectionStore {
         StoreMigration(name: "projections-v4-journey-state-view") { db in
             try db.execute(sql: JourneyStateView.sql)
         },
+        // Journeys folded with another definition are found by (flow, definition) alone: a
+        // new journey's entry then goes after the others of its definition (by rowid), not
+        // among them by user, and the index holds no user ids.
+        StoreMigration(name: "projections-v5-definition-index") { db in
+            try db.execute(sql: "DROP INDEX journeys_definition")
+            try db.create(index: "journeys_definition", on: "journeys", columns: ["flow", "definition"])
+        },
     ]
 }

@@ -279,4 +279,34 @@ final class DeferredFoldTests: DayFilesTestCase {
         XCTAssertFalse(columns.contains("facts"))
         XCTAssertTrue(columns.contains("data"))
     }
+    /// A store made before the definition index held user ids in it: the migration keys it
+    /// by (flow, definition) alone, and a journey folded with another definition is still
+    /// found and folded again when the flow is read.
+    func testTheDefinitionIndexMigrationStillFindsJourneysOfAnotherDefinition() throws {
+        let files = try dayFiles(users: 60, seed: 47, start: "2026-10-01", days: 2, into: "a")
+        let st = try store("s.sqlite")
+        _ = try ingest(files, into: st)
+        let expected = try journeys(st)
+        XCTAssertGreaterThan(expected.count, 40)
+        try st.writer.writeWithoutTransaction { db in
+            try db.execute(sql: "DROP INDEX journeys_definition")
+            try db.execute(sql: "CREATE INDEX journeys_definition ON journeys(flow, definition, user_id)")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'projections-v5-definition-index'")
+            try db.execute(sql: "UPDATE journeys SET definition = 'an older one', data = x'00' WHERE rowid % 7 = 0")
+        }
+        let reopened = try store("s.sqlite")
+        let columns = try reopened.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM pragma_index_info('journeys_definition') ORDER BY seqno")
+        }
+        XCTAssertEqual(columns, ["flow", "definition"])
+        let stale = try reopened.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM journeys WHERE definition = 'an older one'") ?? 0
+        }
+        XCTAssertGreaterThan(stale, 4)
+        assertSame(try ProjectionStore.journeys(flow: "glp1", definition: try glp1, store: reopened), expected)
+        let left = try reopened.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM journeys WHERE definition = 'an older one'") ?? 0
+        }
+        XCTAssertEqual(left, 0)
+    }
 }

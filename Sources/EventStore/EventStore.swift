@@ -110,12 +110,6 @@ public final class EventStore: Sendable {
         return events.foldOrderIndices.map { events[$0] }
     }
 
-    /// How many events of a user in a flow arrived before `seq`, and the latest event time among them.
-    /// `seq` must be the first seq of an input (runs never span inputs).
-    public static func priorEvents(user: String, flow: String, before seq: Int64, in db: Database) throws -> (count: Int, lastMicros: Int64?) {
-        try PriorEvents(db).of(user: user, flow: flow, before: seq)
-    }
-
     public func events(user: String, flow: String?) throws -> [RecordedEvent] {
         try pool.read { db in try EventStore.events(user: user, flow: flow, in: db) }
     }

@@ -38,6 +38,16 @@ package final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
 
     package func successor() -> (any ParsedEventSink)? { segmented ? ParsedGroups(bufferLimit: bufferLimit) : nil }
 
+    package func forgetAll() {
+        order = []
+        slots = []
+        lists = []
+        parts = EventParts()
+        count = 0
+        index = [:]
+        byUser = []
+    }
+
     package func take(line: Int, user: Int32, key: Int32, shape: Int32, envelope env: Envelope,
                       in b: UnsafeBufferPointer<UInt8>) {
         let names = parts.names(ofKey: key, env, in: b)

@@ -2,6 +2,7 @@ import FunnelModel
 import LogFiles
 import LogSources
 import Foundation
+import Workers
 
 /// One line as the parser hands it to the writer: where its bytes are in the batch, and
 /// either its envelope (string refs rebased into the batch's bytes) or why it was rejected.
@@ -90,14 +91,52 @@ package enum LineParser {
     }
 
     /// `run` over any input: a file, standard input, or an entry of a zip archive.
+    /// A file whose first member is streamed (a large one) is parsed while that member is
+    /// checked on another thread (`ByteStream.onDeferredCheck`): the batches are held until
+    /// the check passes (at most `Tuning.bytesAheadOfCheck`). When it does not, or the input
+    /// fails before it answers, nothing was handed on: the sink forgets what it took and
+    /// the input is parsed again, its member checked first, as any other streamed member.
+    /// `bytesAheadOfCheck`: the line bytes held (tests make it small).
     package static func run(input: InputSource, batchLines: Int, batchBytes: Int,
                     eventSink firstSink: (any ParsedEventSink)? = nil, skipLines: Int = 0,
-                    source: SourceMapping? = nil,
+                    source: SourceMapping? = nil, bytesAheadOfCheck: Int = Tuning.bytesAheadOfCheck,
                     spare: () -> LineBatch? = { nil },
                     sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
+        do {
+            return try parse(input: input, batchLines: batchLines, batchBytes: batchBytes, eventSink: firstSink,
+                             skipLines: skipLines, source: source, aheadOfCheck: bytesAheadOfCheck, spare: spare, sink: sink)
+        } catch is StartOver {
+            firstSink?.forgetAll()
+            return try parse(input: input, batchLines: batchLines, batchBytes: batchBytes, eventSink: firstSink,
+                             skipLines: skipLines, source: source, aheadOfCheck: nil, spare: spare, sink: sink)
+        }
+    }
+
+    /// Thrown when the first member's deferred check does not pass: nothing was handed on.
+    private struct StartOver: Error {}
+
+    /// `run`'s parse; `aheadOfCheck`: the line bytes held while the first member's check runs
+    /// beside it; nil: the check runs first.
+    private static func parse(input: InputSource, batchLines: Int, batchBytes: Int,
+                              eventSink firstSink: (any ParsedEventSink)?, skipLines: Int,
+                              source: SourceMapping?, aheadOfCheck: Int?,
+                              spare: () -> LineBatch?,
+                              sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
         var eventSink = firstSink
         let stream: ByteStream
         do { stream = try ByteStream(input: input) } catch let e as InputError { return ParseEnd(error: e) }
+        // The verdict of the first member's check while it runs beside the parse, and the
+        // batches held until it comes.
+        var verdict: BoundedQueue<Bool>?
+        var held: [LineBatch] = []
+        var heldBytes = 0
+        if aheadOfCheck != nil {
+            stream.onDeferredCheck = { check in
+                let answer = BoundedQueue<Bool>(capacity: 1)
+                WorkerThread.checking.run { _ = answer.push(check.passes(), waitForRoom: false) }
+                verdict = answer
+            }
+        }
         let reader = LineReader(stream: stream)
         var decoder = EventDecoder()
         var keyer = LineKeyer()
@@ -114,6 +153,21 @@ package enum LineParser {
         }
         var stopped = false
         struct Stop: Error {}
+        // Waits for the first member's verdict, if one is due: hands the held batches on
+        // when the member passed, throws `StartOver` when it did not.
+        func settle() throws {
+            guard let pending = verdict else { return }
+            var passed: Bool?
+            while passed == nil { passed = pending.pop(timeout: nil) }
+            verdict = nil
+            guard passed == true else { throw StartOver() }
+            let ready = held
+            held = []
+            heldBytes = 0
+            for b in ready {
+                guard try sink(b) else { stopped = true; throw Stop() }
+            }
+        }
         func rebase(_ r: StringRef, line: Int, scratch: Int) -> StringRef {
             let base = Int32(r.inScratch ? scratch : line)
             return StringRef(start: r.start + base, end: r.end + base, inScratch: false)
@@ -128,7 +182,13 @@ package enum LineParser {
                 eventSink = next
             }
             let used = batch.bytes.count
-            guard try sink(batch) else { stopped = true; throw Stop() }
+            if verdict != nil {
+                held.append(batch)
+                heldBytes += used
+                if heldBytes >= aheadOfCheck ?? 0 { try settle() }
+            } else {
+                guard try sink(batch) else { stopped = true; throw Stop() }
+            }
             // The batch went on with its buffers: those of one the writer is done with, else
             // new ones, sized to the last batch with some room (a few batches are held at
             // once, so each is kept snug).
@@ -221,12 +281,14 @@ package enum LineParser {
                 }
             }
         } catch let e as InputError {
+            do { try settle() } catch is Stop { return ParseEnd(lines: reader.linesRead) }
             batch.bytesRead = stream.bytesRead
             if !batch.lines.isEmpty { _ = try sink(batch) }
             return ParseEnd(error: e, droppedTailBytes: reader.droppedTailBytes, lines: reader.linesRead)
         } catch is Stop {
             return ParseEnd(lines: reader.linesRead)
         }
+        do { try settle() } catch is Stop { return ParseEnd(lines: reader.linesRead) }
         if !stopped, !batch.lines.isEmpty {
             batch.bytesRead = stream.bytesRead
             _ = try sink(batch)

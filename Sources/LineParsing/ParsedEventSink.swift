@@ -20,6 +20,8 @@ public protocol ParsedEventSink: AnyObject, Sendable {
     /// An empty sink for the events of the input's next segment; nil: none, this one drops
     /// what does not fit.
     func successor() -> (any ParsedEventSink)?
+    /// Drops every event taken: the input is parsed again from its first line.
+    func forgetAll()
 }
 
 extension ParsedEventSink {

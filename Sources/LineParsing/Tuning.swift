@@ -6,6 +6,11 @@ enum Tuning {
     static let batchLines = 4_096
     /// Line bytes in a parsed batch, at most (`LineParser.defaultBatchBytes`).
     static let batchBytes = 4 << 20
+    /// Line bytes parsed and held while a file's first member is checked beside the parse
+    /// (`LineParser.run`): past them, the parser waits for the check. The check inflates
+    /// about three times as fast as the parser reads, so this covers most of it for a
+    /// member of a few hundred MiB.
+    static let bytesAheadOfCheck = 32 << 20
     /// Parsed batches that wait for the writer before the parser waits.
     static let waitingBatches = 12
     /// Emptied batches kept for the parser to fill again, beyond as many as wait for the

@@ -16,7 +16,9 @@ import Darwin
 /// libdeflate (collectors write members of about 100 KiB); any other member (a larger one,
 /// one libdeflate rejects, one with a header CRC, which libdeflate does not check, and every
 /// zstd frame) is first decompressed to nowhere from the file (`MemberCheck`) and streamed
-/// only once it passes. A streamed gzip member is checked and streamed by ISA-L's igzip
+/// only once it passes, or, for a file's first member, checked on another thread while it is
+/// streamed, the reader holding what it made of it until the check passes
+/// (`onDeferredCheck`). A streamed gzip member is checked and streamed by ISA-L's igzip
 /// (`IsalMemberDecoder`); one that igzip does not pass, or whose header it does not check, is
 /// checked again and streamed by zlib, whose verdict, reason and offset are the ones
 /// reported. A member cut short by the end of the file cannot pass: none of its bytes are
@@ -60,6 +62,11 @@ public final class ByteStream {
     private var memberDecoder: (any MemberDecoder)?
     /// False streams every member through zlib alone (the tests' reference).
     var igzip = true
+    /// Set before the first read: a regular file's first member, when it is streamed, is
+    /// not checked first; it is streamed at once and its check is handed here, to run on
+    /// another thread. The reader keeps nothing made of the stream's bytes until the check
+    /// passes, and reads the file again without this when it does not.
+    public var onDeferredCheck: ((DeferredMemberCheck) -> Void)?
     /// Bytes read from the file so far (compressed size when compressed).
     public private(set) var bytesRead: Int64 = 0
     /// What the input holds, known after the first read.
@@ -190,6 +197,18 @@ public final class ByteStream {
         }
     }
 
+    /// The decoder to stream the file's first member with when its check is deferred (see
+    /// `onDeferredCheck`): the one its check would pick when the member passes; nil when
+    /// the check is not deferred (not asked for, not the first member, not a regular file).
+    private func deferredCheck(_ decoder: any MemberDecoder) -> (any MemberDecoder)? {
+        guard let handOver = onDeferredCheck, members == 0, position == 0,
+              let file = raw as? FileInput, file.isRegularFile else { return nil }
+        onDeferredCheck = nil
+        let fast = format == .gzip && igzip && fastHandlesMember
+        handOver(DeferredMemberCheck(path: path, decoder: fast ? IsalMemberDecoder() : format.makeDecoder()))
+        return fast ? fastDecoder : decoder
+    }
+
     // MARK: whole gzip members
 
     /// Where a member decompressed whole went.
@@ -291,7 +310,7 @@ public final class ByteStream {
                     if case .direct(let n) = whole, n > 0 { return n }
                     continue
                 }
-                let streaming = try checkMember(decoder)
+                let streaming = try deferredCheck(decoder) ?? checkMember(decoder)
                 guard streaming.reset() else { throw fault(.corrupt, at: position, "cannot start decompressing") }
                 memberDecoder = streaming
                 memberOpen = true

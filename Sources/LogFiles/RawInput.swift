@@ -22,11 +22,16 @@ final class FileInput: RawInput {
     private let ownsFD: Bool
     private var position: Int64 = 0
 
+    /// True for a regular file (not standard input, a pipe or a device): one that a second
+    /// reader may open and read on its own.
+    let isRegularFile: Bool
+
     init(path: String) throws {
         self.path = path
         if path == "-" {
             fd = 0
             ownsFD = false
+            isRegularFile = false
         } else {
             let f = open(path, O_RDONLY)
             guard f >= 0 else {
@@ -34,6 +39,8 @@ final class FileInput: RawInput {
             }
             fd = f
             ownsFD = true
+            var st = stat()
+            isRegularFile = fstat(f, &st) == 0 && st.st_mode & S_IFMT == S_IFREG
         }
     }
 

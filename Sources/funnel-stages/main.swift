@@ -40,6 +40,10 @@ final class EventsByUser: ParsedEventSink, @unchecked Sendable {
         let event = decoder.event(from: envelope, in: bytes, cache: &cache, id: false)
         events[user, default: []].append(RecordedEvent(seq: Int64(line), event: event, line: ""))
     }
+    func forgetAll() {
+        events = [:]
+        cache = EventCache()
+    }
 }
 
 let paths = Array(CommandLine.arguments.dropFirst())

@@ -175,6 +175,7 @@ final class IngestTests: XCTestCase {
         func take(line: Int, user: Int32, key: Int32, shape: Int32, envelope: Envelope, in bytes: UnsafeBufferPointer<UInt8>) {
             taken.append((line, EventDecoder().event(from: envelope, in: bytes)))
         }
+        func forgetAll() { taken = [] }
     }
 
     final class Recorder: IngestObserver {

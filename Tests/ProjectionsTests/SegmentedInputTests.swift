@@ -138,6 +138,40 @@ final class SegmentedInputTests: DayFilesTestCase {
         XCTAssertEqual(try pairs(segmented), try pairs(reference))
     }
 
+    /// The one member is read while it is checked, past several segments' worth of events:
+    /// damaged in its data or in its CRC, none of it is stored (no line, no journey, no
+    /// segment committed); the intact file ingested after it gives the store one run of the
+    /// intact file gives.
+    func testADamagedSingleMemberReadWhileCheckedStoresNothing() throws {
+        let path = try bigInput().path
+        let reference = try store("one.sqlite")
+        _ = try ingest(path, into: reference, observer: Counting(ProjectionUpdater(definitions: [try glp1], bufferLimit: 5_000)))
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        for (name, position, reason) in [("data", bytes.count / 2, "gzip member 1"), ("crc", bytes.count - 6, "incorrect data check in gzip member 1")] {
+            var damaged = bytes
+            damaged[position] ^= 0x10
+            let bad = dir.appendingPathComponent("bad-\(name).ndjson.gz").path
+            try Data(damaged).write(to: URL(fileURLWithPath: bad))
+            let st = try store("damaged-\(name).sqlite")
+            let counting = Counting(ProjectionUpdater(definitions: [try glp1], bufferLimit: 5_000))
+            let failed = try ingest(bad, into: st, observer: counting)
+            XCTAssertEqual(failed.failures.map(\.kind), [.corrupt], name)
+            XCTAssertTrue(failed.failures.first?.message.contains(reason) == true, "\(name): \(failed.failures)")
+            XCTAssertEqual([failed.lines, failed.accepted], [0, 0], name)
+            XCTAssertLessThanOrEqual(counting.commits, 1, name)
+            let held = try st.writer.read { db in
+                try ["events", "journeys", "user_runs"].map { try Int.fetchOne(db, sql: "SELECT count(*) FROM \($0)") ?? -1 }
+            }
+            XCTAssertEqual(held, [0, 0, 0], name)
+            _ = try ingest(path, into: st, observer: Counting(ProjectionUpdater(definitions: [try glp1], bufferLimit: 5_000)))
+            // All but the ledger and the input ids (the damaged input is the store's first).
+            let kept = ["h ", "a ", "s ", "f ", "j "]
+            XCTAssertEqual(try dump(st).filter { r in kept.contains { r.hasPrefix($0) } },
+                           try dump(reference).filter { r in kept.contains { r.hasPrefix($0) } }, name)
+            XCTAssertEqual(try pairs(st), try pairs(reference), name)
+        }
+    }
+
     func testAnIngestStoppedBetweenSegmentsIsResumedAfterTheLastCommittedLine() throws {
         let path = try bigInput().path
         let reference = try store("one.sqlite")

@@ -4,11 +4,12 @@ import GRDB
 /// their times: read for many users through statements prepared once (one per read of `db`),
 /// as an ingest's fold asks it of every returning user.
 package final class PriorEvents {
-    private let atom: RawStatement
+    private let atoms: AtomIDs
     private let runs: RawStatement
 
-    package init(_ db: Database) throws {
-        atom = try RawStatement(db, "SELECT id FROM atoms WHERE text = ?")
+    /// `atoms`: the lookup to share with the other readers of `db`.
+    package init(_ db: Database, atoms: AtomIDs) throws {
+        self.atoms = atoms
         runs = try RawStatement(db, """
             SELECT coalesce(sum(events), 0), max(last_ts_us) FROM user_runs WHERE user = ? AND flow = ? AND first_seq < ?
             """)
@@ -17,19 +18,12 @@ package final class PriorEvents {
     /// The events of `user` in `flow` that arrived before `seq`, which must be the first seq
     /// of an input (runs never span inputs): their count and latest event time.
     package func of(user: String, flow: String, before seq: Int64) throws -> (count: Int, lastMicros: Int64?) {
-        guard let userAtom = try atomID(user), let flowAtom = try atomID(flow) else { return (0, nil) }
+        guard let userAtom = try atoms.id(of: user), let flowAtom = try atoms.id(of: flow) else { return (0, nil) }
         defer { runs.reset() }
         runs.int(1, userAtom)
         runs.int(2, flowAtom)
         runs.int(3, seq)
         guard try runs.step("counting the events of \(user) in \(flow) before seq \(seq)") else { return (0, nil) }
         return (Int(runs.int64(0)), runs.isNull(1) ? nil : runs.int64(1))
-    }
-
-    /// The atom id of `text`, if the store has it.
-    private func atomID(_ text: String) throws -> Int64? {
-        defer { atom.reset() }
-        atom.text(1, text)
-        return try atom.step("looking up the atom \(text)") ? atom.int64(0) : nil
     }
 }

@@ -5,15 +5,22 @@ import GRDB
 public final class UsersLines {
     private let db: Database
     private let reader: StoredLineReader
+    private let atoms: AtomIDs
 
-    public init(_ db: Database) throws {
+    public convenience init(_ db: Database) throws {
+        try self.init(db, atoms: AtomIDs(db))
+    }
+
+    /// `atoms`: the lookup to share with the other readers of `db`.
+    package init(_ db: Database, atoms: AtomIDs) throws {
         self.db = db
         reader = try StoredLineReader(db)
+        self.atoms = atoms
     }
 
     /// One user's lines in one flow, as stored (not decoded).
     public func lines(user: String, flow: String) throws -> StoredLines {
-        guard let userAtom = try EventStore.atomID(user, in: db), let flowAtom = try EventStore.atomID(flow, in: db) else {
+        guard let userAtom = try atoms.id(of: user), let flowAtom = try atoms.id(of: flow) else {
             return StoredLines()
         }
         return try EventStore.storedLines(seqs: UserRuns.seqs(user: userAtom, flow: flowAtom, in: db), reader: reader, in: db)

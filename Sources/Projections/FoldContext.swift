@@ -89,8 +89,10 @@ struct FoldContext: Sendable {
     func plan(_ p: inout PendingFold, in db: Database, counts: inout ProjectionUpdater.Counts,
               _ body: (PlannedChunk) throws -> Void) throws {
         let load = try RawStatement(db, "SELECT definition, data FROM journeys WHERE flow = ? AND user_id = ?")
-        let logLines = try UsersLines(db)
-        let prior = try PriorEvents(db)
+        // One atom lookup for both readers: a user read from the log is looked up once.
+        let atoms = try AtomIDs(db)
+        let logLines = try UsersLines(db, atoms: atoms)
+        let prior = try PriorEvents(db, atoms: atoms)
         // A chunk of journeys at a time, handed on before the next is planned (`fold` folds
         // and emits it then, so that resumed folds and lines read do not pile up).
         let chunk = Tuning.foldChunk

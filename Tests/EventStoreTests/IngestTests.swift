@@ -443,7 +443,7 @@ final class IngestTests: XCTestCase {
                 """, arguments: [user])
             XCTAssertEqual(viaRuns, viaScan)
             XCTAssertGreaterThan(viaRuns.count, 3)
-            let prior = try PriorEvents(db).of(user: user, flow: "glp1", before: viaScan.max().map { $0 + 1 } ?? 0)
+            let prior = try PriorEvents(db, atoms: AtomIDs(db)).of(user: user, flow: "glp1", before: viaScan.max().map { $0 + 1 } ?? 0)
             XCTAssertEqual(prior.count, viaScan.count)
         }
     }

@@ -25,7 +25,7 @@ final class PriorEventsTests: XCTestCase {
                 SELECT a.text FROM user_runs r JOIN atoms a ON a.id = r.user GROUP BY r.user ORDER BY a.text LIMIT 80
                 """)
             XCTAssertEqual(users.count, 80)
-            let prior = try PriorEvents(db)
+            let prior = try PriorEvents(db, atoms: AtomIDs(db))
             var withEarlier = 0
             for user in users {
                 for first in firsts {

@@ -26,6 +26,7 @@ struct FlowsCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the built-in and user flows.",
             discussion: """
             JSON (--format json): an array of flow objects, each {id, title, version, description, \
@@ -47,6 +48,7 @@ struct FlowsCommand: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show a flow's graph: lanes side by side, conditions and flags marked.",
             discussion: """
             Example:
@@ -67,6 +69,7 @@ struct FlowsCommand: ParsableCommand {
 
     struct Path: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "path",
             abstract: "The expected path for given answers and flags, with the reason for each step left out.",
             usage: "funnel flows path <id> [<options>]",
             discussion: """
@@ -118,6 +121,7 @@ struct FlowsCommand: ParsableCommand {
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Check flow definitions: every error with its file and JSON path; exit 1 when any.",
             usage: "funnel flows check <path> ... [--format <format>]",
             discussion: """

@@ -7,6 +7,7 @@ extension FlowsCommand {
     /// edit of the definition that would absorb each finding.
     struct Drift: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "drift",
             abstract: "List where the logs and a flow definition disagree, with the edit for each.",
             usage: "funnel flows drift [--flow <flow>] [<options>]",
             discussion: """

@@ -14,6 +14,7 @@ struct SourcesCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the built-in sources: PostHog, Segment, RudderStack, Amplitude, Mixpanel.",
             discussion: """
             JSON (--format json): an array of source definitions in their file format \
@@ -32,6 +33,7 @@ struct SourcesCommand: ParsableCommand {
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Check source definitions: every error with its file and JSON path; exit 1 when any.",
             usage: "funnel sources check <file> ... [--format <format>]",
             discussion: """

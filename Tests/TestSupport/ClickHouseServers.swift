@@ -65,9 +65,12 @@ public enum ClickHouseServers {
 
     nonisolated(unsafe) private static var stopDirectory: String?
 
-    /// SIGTERM to every server, then SIGKILL to any still running after 30 s.
+    /// SIGTERM to every server, then SIGKILL to any still running after 30 s; then the
+    /// errors each one logged, on standard error (their folders go with the test process,
+    /// and a failed request's own message cannot say what the server saw).
     private static func stopAll() {
         guard let dir = stopDirectory else { return }
+        defer { reportErrors(in: dir) }
         let pids = ["single", "shard1", "shard2"].compactMap { name -> pid_t? in
             guard let text = try? String(contentsOfFile: "\(dir)/\(name)/server.pid", encoding: .utf8) else { return nil }
             return pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -80,6 +83,18 @@ public enum ClickHouseServers {
                 waited += 1
             }
             if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
+        }
+    }
+
+    /// The last `errorLines` error lines of each server's log, on standard error.
+    private static func reportErrors(in dir: String) {
+        let errorLines = 20
+        for name in ["single", "shard1", "shard2"] {
+            guard let text = try? String(contentsOfFile: "\(dir)/\(name)/error.log", encoding: .utf8) else { continue }
+            let errors = text.split(separator: "\n").filter { $0.contains("<Error>") }
+            guard !errors.isEmpty else { continue }
+            let shown = errors.suffix(errorLines).map { String($0.prefix(600)) }.joined(separator: "\n")
+            FileHandle.standardError.write(Data("ClickHouse test server \(name) logged \(errors.count) errors; the last ones:\n\(shown)\n".utf8))
         }
     }
 

@@ -205,7 +205,7 @@ public final class ByteStream {
               let file = raw as? FileInput, file.isRegularFile else { return nil }
         onDeferredCheck = nil
         let fast = format == .gzip && igzip && fastHandlesMember
-        handOver(DeferredMemberCheck(path: path, decoder: fast ? IsalMemberDecoder() : format.makeDecoder()))
+        handOver(DeferredMemberCheck(file: file, decoder: fast ? IsalMemberDecoder() : format.makeDecoder()))
         return fast ? fastDecoder : decoder
     }
 

@@ -1,20 +1,22 @@
 /// The check of a file's first member, run on another thread while the member is already
-/// streamed (`ByteStream.onDeferredCheck`): it opens the file for itself, so that it shares
-/// nothing with the stream. Nothing made of the member's bytes may be kept before it passes.
-/// Unchecked: made on the stream's thread and then run once, on one other thread.
+/// streamed (`ByteStream.onDeferredCheck`): it reads the stream's own open file at offsets
+/// (`pread`, which leaves the stream's position alone), so that it checks the very bytes the
+/// stream reads, and keeps its own decoder and buffers. Nothing made of the member's bytes may
+/// be kept before it passes.
+/// Unchecked: made on the stream's thread and then run once, on one other thread; the file
+/// is only read at offsets there.
 public final class DeferredMemberCheck: @unchecked Sendable {
-    private let path: String
+    private let file: FileInput
     private let decoder: any MemberDecoder
 
-    init(path: String, decoder: any MemberDecoder) {
-        self.path = path
+    init(file: FileInput, decoder: any MemberDecoder) {
+        self.file = file
         self.decoder = decoder
     }
 
     /// True when the member passes its checks, as `MemberCheck` reads them; false for any
-    /// other verdict, and when the file cannot be opened again.
+    /// other verdict.
     public func passes() -> Bool {
-        guard let file = try? FileInput(path: path) else { return false }
-        return (try? MemberCheck(decoder: decoder).check(file, at: 0)) == .good
+        (try? MemberCheck(decoder: decoder).check(file, at: 0)) == .good
     }
 }

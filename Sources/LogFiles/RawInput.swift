@@ -22,8 +22,8 @@ final class FileInput: RawInput {
     private let ownsFD: Bool
     private var position: Int64 = 0
 
-    /// True for a regular file (not standard input, a pipe or a device): one that a second
-    /// reader may open and read on its own.
+    /// True for a regular file (not standard input, a pipe or a device): one that can be read
+    /// at offsets beside the stream, and read again from its start.
     let isRegularFile: Bool
 
     init(path: String) throws {

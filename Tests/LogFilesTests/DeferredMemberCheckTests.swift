@@ -1,4 +1,7 @@
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 @testable import LogFiles
 import TestSupport
@@ -63,5 +66,16 @@ final class DeferredMemberCheckTests: XCTestCase {
         XCTAssertEqual(checks.first?.passes(), false)
         let checkedFirst = try ByteStream(path: damaged)
         XCTAssertThrowsError(try checkedFirst.read(into: out))
+
+        // The damaged file replaced by the intact one once the stream has it open: the
+        // check reads the bytes the stream reads, and fails.
+        let replaced = dir.appendingPathComponent("replaced.gz").path
+        try Data(bytes).write(to: URL(fileURLWithPath: replaced))
+        let r = try ByteStream(path: replaced)
+        var late: [DeferredMemberCheck] = []
+        r.onDeferredCheck = { late.append($0) }
+        XCTAssertGreaterThan(try r.read(into: out), 0)
+        XCTAssertEqual(rename(first, replaced), 0)
+        XCTAssertEqual(late.first?.passes(), false)
     }
 }

@@ -118,16 +118,6 @@ final class LineParserTests: XCTestCase {
     /// Every byte of `path` as a stream that checks each member first reads it, and the
     /// fault that ended it.
     func drain(_ path: String) throws -> (bytes: [UInt8], error: InputError?) {
-        let s = try ByteStream(path: path)
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 1 << 16)
-        do {
-            while true {
-                let n = try buf.withUnsafeMutableBytes { try s.read(into: $0) }
-                if n == 0 { break }
-                out.append(contentsOf: buf[0..<n])
-            }
-        } catch let e as InputError { return (out, e) }
-        return (out, nil)
+        try ByteStream(path: path).drain()
     }
 }

@@ -15,17 +15,7 @@ final class ByteStreamIntegrityTests: XCTestCase {
 
     /// Every byte of `path`, and the fault that ended it.
     func drain(_ path: String, memberLimit: Int = 1 << 20) throws -> ([UInt8], InputError?) {
-        let s = try ByteStream(path: path, memberLimit: memberLimit)
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 1 << 16)
-        do {
-            while true {
-                let n = try buf.withUnsafeMutableBytes { try s.read(into: $0) }
-                if n == 0 { break }
-                out.append(contentsOf: buf[0..<n])
-            }
-        } catch let e as InputError { return (out, e) }
-        return (out, nil)
+        try ByteStream(path: path, memberLimit: memberLimit).drain()
     }
 
     func lines(member m: Int, count: Int) -> String {

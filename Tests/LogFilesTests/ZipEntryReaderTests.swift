@@ -13,18 +13,9 @@ final class ZipEntryReaderTests: XCTestCase {
         try Scratch.file(bytes, named: name, in: folder)
     }
 
-    /// Every byte `stream` gives, and the fault that ended it.
-    func drain(_ stream: ByteStream) -> ([UInt8], InputError?) {
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 1 << 14)
-        do {
-            while true {
-                let n = try buf.withUnsafeMutableBytes { try stream.read(into: $0) }
-                if n == 0 { break }
-                out.append(contentsOf: buf[0..<n])
-            }
-        } catch { return (out, error as? InputError) }
-        return (out, nil)
+    /// Every byte `stream` gives, 16 KiB at a time, and the fault that ended it.
+    func drain(_ stream: ByteStream) throws -> ([UInt8], InputError?) {
+        try stream.drain(chunk: 1 << 14)
     }
 
     /// The archive's entry `name` as an input.
@@ -45,10 +36,10 @@ final class ZipEntryReaderTests: XCTestCase {
                 // Whole members by libdeflate, and every member streamed after its check.
                 for memberLimit in [1 << 20, 0] {
                     let fileStream = try ByteStream(path: file, chunkSize: 4_096, memberLimit: memberLimit)
-                    let (want, wantError) = drain(fileStream)
+                    let (want, wantError) = try drain(fileStream)
                     XCTAssertNil(wantError)
                     let stream = try ByteStream(input: input, chunkSize: 4_096, memberLimit: memberLimit)
-                    let (got, error) = drain(stream)
+                    let (got, error) = try drain(stream)
                     XCTAssertNil(error, "\(method) zip64 \(zip64) limit \(memberLimit)")
                     XCTAssertEqual(got.count, want.count)
                     XCTAssertTrue(got == want, "\(method) zip64 \(zip64) limit \(memberLimit)")
@@ -82,8 +73,8 @@ final class ZipEntryReaderTests: XCTestCase {
             let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
             let archive = try write(ZipFixture.archive([ZipFixture.Entry("bad/\(name)", bytes)]).bytes, "\(name).zip")
             for memberLimit in [1 << 20, 0] {
-                let (want, wantError) = drain(try ByteStream(path: file, memberLimit: memberLimit))
-                let (got, error) = drain(try ByteStream(input: try member(archive, "bad/\(name)"), memberLimit: memberLimit))
+                let (want, wantError) = try drain(ByteStream(path: file, memberLimit: memberLimit))
+                let (got, error) = try drain(ByteStream(input: try member(archive, "bad/\(name)"), memberLimit: memberLimit))
                 let e = try XCTUnwrap(error, name)
                 let expected = try XCTUnwrap(wantError, name)
                 XCTAssertEqual(got, want, name)
@@ -159,7 +150,7 @@ final class ZipEntryReaderTests: XCTestCase {
                     var n = 0
                     try ZipMember(archive: path, entry: entry).forEachChunk { n += $0.count }
                     XCTAssertEqual(Int64(n), entry.size)
-                    let (_, error) = drain(try ByteStream(input: InputSource(zip: ZipMember(archive: path, entry: entry)), memberLimit: 0))
+                    let (_, error) = try drain(ByteStream(input: InputSource(zip: ZipMember(archive: path, entry: entry)), memberLimit: 0))
                     if error != nil { faults += 1 }
                 }
                 whole += 1

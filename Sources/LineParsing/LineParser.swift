@@ -2,7 +2,6 @@ import FunnelModel
 import LogFiles
 import LogSources
 import Foundation
-import Workers
 
 /// One line as the parser hands it to the writer: where its bytes are in the batch, and
 /// either its envelope (string refs rebased into the batch's bytes) or why it was rejected.
@@ -125,18 +124,8 @@ package enum LineParser {
         var eventSink = firstSink
         let stream: ByteStream
         do { stream = try ByteStream(input: input) } catch let e as InputError { return ParseEnd(error: e) }
-        // The verdict of the first member's check while it runs beside the parse, and the
-        // batches held until it comes.
-        var verdict: BoundedQueue<Bool>?
-        var held: [LineBatch] = []
-        var heldBytes = 0
-        if aheadOfCheck != nil {
-            stream.onDeferredCheck = { check in
-                let answer = BoundedQueue<Bool>(capacity: 1)
-                WorkerThread.checking.run { _ = answer.push(check.passes(), waitForRoom: false) }
-                verdict = answer
-            }
-        }
+        var held = HeldBatches(limit: aheadOfCheck ?? 0)
+        if aheadOfCheck != nil { stream.onDeferredCheck = { held.start($0) } }
         let reader = LineReader(stream: stream)
         var decoder = EventDecoder()
         var keyer = LineKeyer()
@@ -156,14 +145,8 @@ package enum LineParser {
         // Waits for the first member's verdict, if one is due: hands the held batches on
         // when the member passed, throws `StartOver` when it did not.
         func settle() throws {
-            guard let pending = verdict else { return }
-            var passed: Bool?
-            while passed == nil { passed = pending.pop(timeout: nil) }
-            verdict = nil
-            guard passed == true else { throw StartOver() }
-            let ready = held
-            held = []
-            heldBytes = 0
+            guard held.isWaiting else { return }
+            guard let ready = held.settle() else { throw StartOver() }
             for b in ready {
                 guard try sink(b) else { stopped = true; throw Stop() }
             }
@@ -182,10 +165,8 @@ package enum LineParser {
                 eventSink = next
             }
             let used = batch.bytes.count
-            if verdict != nil {
-                held.append(batch)
-                heldBytes += used
-                if heldBytes >= aheadOfCheck ?? 0 { try settle() }
+            if held.isWaiting {
+                if held.hold(batch) { try settle() }
             } else {
                 guard try sink(batch) else { stopped = true; throw Stop() }
             }

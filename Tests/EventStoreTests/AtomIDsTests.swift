@@ -1,19 +1,13 @@
 import XCTest
 import GRDB
-import FunnelModel
-import LogFiles
-import StoreCore
 @testable import EventStore
 
 /// One `AtomIDs` answers text after text as the atoms table does, and finds an atom added
 /// after it was first asked for one that was not there.
 final class AtomIDsTests: XCTestCase {
     func testEachTextsIDIsTheTablesAndALaterAtomIsFound() throws {
-        let dir = tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try EventStore(path: dir.appendingPathComponent("s.sqlite").path)
-        let files = try InputSource.discover([sampleData.appendingPathComponent("glp1").path])
-        XCTAssertGreaterThan(try Ingestor(store: store, options: IngestOptions(now: fixedClock(1_000))).ingest(files).accepted, 1_000)
+        let (store, _, accepted) = try glp1SampleStore()
+        XCTAssertGreaterThan(accepted, 1_000)
         try store.writer.write { db in
             let table = try Row.fetchAll(db, sql: "SELECT text, id FROM atoms ORDER BY id").map { ($0[0] as String, $0[1] as Int64) }
             XCTAssertGreaterThan(table.count, 300)

@@ -16,6 +16,15 @@ func tempDir() -> URL {
 
 func fixedClock(_ micros: Int64) -> @Sendable () -> Timestamp { { Timestamp(micros: micros) } }
 
+/// A new store with the glp1 sample's daily files ingested, and how many inputs and accepted
+/// lines it took.
+func glp1SampleStore() throws -> (store: EventStore, inputs: Int, accepted: Int) {
+    let store = try EventStore(path: tempDir().appendingPathComponent("s.sqlite").path)
+    let files = try InputSource.discover([sampleData.appendingPathComponent("glp1").path])
+    let summary = try Ingestor(store: store, options: IngestOptions(now: fixedClock(1_000))).ingest(files)
+    return (store, files.count, summary.accepted)
+}
+
 final class IngestTests: XCTestCase {
     var dir: URL!
     override func setUp() { dir = tempDir() }

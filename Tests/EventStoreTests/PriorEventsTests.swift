@@ -1,22 +1,14 @@
 import XCTest
 import GRDB
-import FunnelModel
-import LogFiles
-import StoreCore
 @testable import EventStore
 
 /// One `PriorEvents` answers user after user (what an ingest's fold asks of each returning
 /// user) as the log itself does: the count and latest time of the events before an input.
 final class PriorEventsTests: XCTestCase {
     func testOneReaderCountsEachUsersEarlierEventsAsTheLogDoes() throws {
-        let dir = tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try EventStore(path: dir.appendingPathComponent("s.sqlite").path)
-        var skipped = InputSource.Skipped()
-        let files = try InputSource.discover([sampleData.appendingPathComponent("glp1").path],
-                                             extensions: InputSource.logExtensions, skipped: &skipped)
-        XCTAssertGreaterThan(files.count, 1)
-        XCTAssertGreaterThan(try Ingestor(store: store, options: IngestOptions(now: fixedClock(1_000))).ingest(files).accepted, 1_000)
+        let (store, inputs, accepted) = try glp1SampleStore()
+        XCTAssertGreaterThan(inputs, 1)
+        XCTAssertGreaterThan(accepted, 1_000)
         try store.writer.read { db in
             // Each input's first seq: runs never span inputs, so counts before it are whole runs.
             let firsts = try Int64.fetchAll(db, sql: "SELECT min(seq) FROM events GROUP BY input_id ORDER BY 1")

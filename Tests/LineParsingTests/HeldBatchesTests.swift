@@ -17,11 +17,9 @@ final class HeldBatchesTests: XCTestCase {
             bytes[bytes.count - 6] ^= 0x01
             try Data(bytes).write(to: URL(fileURLWithPath: path))
         }
-        let stream = try ByteStream(path: path)
-        var checks: [DeferredMemberCheck] = []
-        stream.onDeferredCheck = { checks.append($0) }
-        _ = try stream.drain()
-        return try XCTUnwrap(checks.first)
+        let d = try DeferringStream(path: path)
+        _ = try d.stream.drain()
+        return try XCTUnwrap(d.checks.first)
     }
 
     func batch(_ tag: UInt8, bytes: Int) -> LineBatch {

@@ -15,19 +15,12 @@ final class DeferredMemberCheckTests: XCTestCase {
         (0..<count).map { #"{"event_id":"e-\#($0)","user_id":"u-\#($0 % 10)","event":"x"}"# + "\n" }.joined()
     }
 
-    /// The checks `path`'s stream hands over while it is read to the end, and its bytes.
-    func read(_ path: String) throws -> (checks: [DeferredMemberCheck], bytes: Int) {
-        let s = try ByteStream(path: path)
-        var checks: [DeferredMemberCheck] = []
-        s.onDeferredCheck = { checks.append($0) }
-        var total = 0
-        var buf = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = try buf.withUnsafeMutableBytes { try s.read(into: $0) }
-            if n == 0 { break }
-            total += n
-        }
-        return (checks, total)
+    /// The checks `path`'s stream hands over while it is read to the end, its bytes, and the
+    /// fault that ended it.
+    func read(_ path: String) throws -> (checks: [DeferredMemberCheck], bytes: Int, error: InputError?) {
+        let d = try DeferringStream(path: path)
+        let (bytes, error) = try d.stream.drain()
+        return (d.checks, bytes.count, error)
     }
 
     func testOnlyAStreamedFirstMemberOfARegularFileHasItsCheckDeferred() throws {
@@ -44,10 +37,12 @@ final class DeferredMemberCheckTests: XCTestCase {
         try GzipWriter(path: second, level: 0, append: true).writeMember(large)
 
         let a = try read(first)
+        XCTAssertNil(a.error)
         XCTAssertEqual(a.checks.count, 1)
         XCTAssertEqual(a.bytes, large.utf8.count + small.utf8.count)
         XCTAssertEqual(a.checks.first?.passes(), true)
         let b = try read(second)
+        XCTAssertNil(b.error)
         XCTAssertEqual(b.checks.count, 0)
         XCTAssertEqual(b.bytes, large.utf8.count + small.utf8.count)
 
@@ -56,14 +51,12 @@ final class DeferredMemberCheckTests: XCTestCase {
         bytes[500_000] ^= 0x01
         let damaged = dir.appendingPathComponent("damaged.gz").path
         try Data(bytes).write(to: URL(fileURLWithPath: damaged))
-        let s = try ByteStream(path: damaged)
-        var checks: [DeferredMemberCheck] = []
-        s.onDeferredCheck = { checks.append($0) }
+        let d = try DeferringStream(path: damaged)
         let out = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
         defer { out.deallocate() }
-        XCTAssertGreaterThan(try s.read(into: out), 0)
-        XCTAssertEqual(checks.count, 1)
-        XCTAssertEqual(checks.first?.passes(), false)
+        XCTAssertGreaterThan(try d.stream.read(into: out), 0)
+        XCTAssertEqual(d.checks.count, 1)
+        XCTAssertEqual(d.checks.first?.passes(), false)
         let checkedFirst = try ByteStream(path: damaged)
         XCTAssertThrowsError(try checkedFirst.read(into: out))
 
@@ -71,11 +64,9 @@ final class DeferredMemberCheckTests: XCTestCase {
         // check reads the bytes the stream reads, and fails.
         let replaced = dir.appendingPathComponent("replaced.gz").path
         try Data(bytes).write(to: URL(fileURLWithPath: replaced))
-        let r = try ByteStream(path: replaced)
-        var late: [DeferredMemberCheck] = []
-        r.onDeferredCheck = { late.append($0) }
-        XCTAssertGreaterThan(try r.read(into: out), 0)
+        let r = try DeferringStream(path: replaced)
+        XCTAssertGreaterThan(try r.stream.read(into: out), 0)
         XCTAssertEqual(rename(first, replaced), 0)
-        XCTAssertEqual(late.first?.passes(), false)
+        XCTAssertEqual(r.checks.first?.passes(), false)
     }
 }

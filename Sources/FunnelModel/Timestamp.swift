@@ -128,9 +128,10 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         guard n >= 10, let p = b.baseAddress else { return nil }
         // The two digits at `i` as a number, or -1 when either is not a digit (the caller
         // has checked that both bytes are in the text).
+        @inline(__always)
         func twoDigits(_ i: Int) -> Int64 {
             let hi = p[i] &- 48, lo = p[i + 1] &- 48
-            return hi < 10 && lo < 10 ? Int64(hi) * 10 + Int64(lo) : -1
+            return hi < 10 && lo < 10 ? Int64(hi) &* 10 &+ Int64(lo) : -1
         }
         let century = twoDigits(0), yy = twoDigits(2), month = twoDigits(5), day = twoDigits(8)
         guard century >= 0, yy >= 0, p[4] == 45, p[7] == 45, month >= 1, month <= 12, day >= 1 else { return nil }

@@ -8,9 +8,18 @@ public enum UTF8Check {
         guard let base = b.baseAddress else { return nil }
         var i = 0
         while i < n {
-            // ASCII fast path, eight bytes at a time.
+            // ASCII fast path: 32 bytes at a time (one test of four words), then eight.
+            let raw = UnsafeRawPointer(base)
+            while i + 32 <= n {
+                let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    | raw.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
+                    | raw.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self)
+                    | raw.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)
+                if w & 0x8080_8080_8080_8080 != 0 { break }
+                i += 32
+            }
             while i + 8 <= n {
-                let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
                 if w & 0x8080_8080_8080_8080 != 0 { break }
                 i += 8
             }

@@ -110,6 +110,7 @@ extension ParsedGroups {
             byUser = []
             count = 0
         }
+        let accepted = accepted.byLine
         for (k, key) in order.enumerated() {
             let i = slots[k]
             guard i >= 0 else {

@@ -17,9 +17,25 @@ extension ProjectionStore {
     static func keyOrder(_ rows: [FoldedRow]) -> [Int] {
         rows.indices.sorted { a, b in
             let x = rows[a].key, y = rows[b].key
-            if x.flow != y.flow { return x.flow.utf8.lexicographicallyPrecedes(y.flow.utf8) }
-            if x.user != y.user { return x.user.utf8.lexicographicallyPrecedes(y.user.utf8) }
+            if x.flow != y.flow { return bytesPrecede(x.flow, y.flow) }
+            if x.user != y.user { return bytesPrecede(x.user, y.user) }
             return a < b
+        }
+    }
+
+    /// Whether `a`'s UTF-8 bytes sort before `b`'s (as SQLite's BINARY collation orders text):
+    /// compared with `memcmp` over the strings' contiguous bytes, not a byte at a time.
+    private static func bytesPrecede(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let common = min(x.count, y.count)
+                if common > 0, let xb = x.baseAddress, let yb = y.baseAddress {
+                    let c = memcmp(xb, yb, common)
+                    if c != 0 { return c < 0 }
+                }
+                return x.count < y.count
+            }
         }
     }
 

@@ -18,4 +18,8 @@ enum Tuning {
     /// Seconds between two starts of a store's write-out while it is written (`WriteBehind`):
     /// a checkpoint's fsync then waits for a few milliseconds' pages at most.
     static let writeBehindInterval = 0.005
+    /// Lines an input's accepted-line table covers at most (`AcceptedLines.ByLine`, four
+    /// bytes a line while a segment's events are handed to the fold); past it, each line's
+    /// seq is searched among the runs.
+    static let denseAcceptedLines = 8 << 20
 }

@@ -19,7 +19,7 @@ extension Array where Element: Sendable {
                 case .failure(let error): shared.withLock { if $0.failure == nil { $0.failure = error } }
                 }
             }
-            shared.withLock { $0.made.append(contentsOf: made) }
+            shared.withLock { $0.made.append(made) }
         }
         return try shared.withLock { $0.inOrder() }.get()
     }
@@ -29,7 +29,8 @@ extension Array where Element: Sendable {
 /// (shared behind `Locked`).
 private struct Progress<T, E: Error> {
     var taken = 0
-    var made: [(index: Int, value: T)] = []
+    /// What each thread made (its values' items and the values), a thread's whole list at once.
+    var made: [[(index: Int, value: T)]] = []
     var failure: E?
 
     mutating func next(below count: Int) -> Int? {
@@ -38,9 +39,18 @@ private struct Progress<T, E: Error> {
         return taken - 1
     }
 
+    /// The values made, each moved to its item's place (a value is not copied: a copy of a
+    /// value holding references retains each, and dropping `made` releases them again).
     mutating func inOrder() -> Result<[T], E> {
         if let failure { return .failure(failure) }
-        made.sort { $0.index < $1.index }
-        return .success(made.map(\.value))
+        let count = made.reduce(0) { $0 + $1.count }
+        let values = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            while var part = made.popLast() {
+                while let (index, value) = part.popLast() { (base + index).initialize(to: value) }
+            }
+            initialized = count
+        }
+        return .success(values)
     }
 }

@@ -154,6 +154,20 @@ final class EventDecoderTests: XCTestCase {
         XCTAssertEqual(check([0xF4, 0x90, 0x80, 0x80]), 0)    // above U+10FFFF
         XCTAssertEqual(check([0xE2, 0x82]), 0)                // truncated sequence
         XCTAssertEqual(check(Array("0123456789abcdef".utf8) + [0xFF]), 16)
+        // Long lines are read 32 bytes, then 8, then one at a time: a fault at every place in
+        // and after each block is found where it is, and a valid sequence there passes.
+        for length in [31, 32, 33, 40, 64, 70] {
+            for at in 0..<length {
+                var bytes = [UInt8](repeating: 0x61, count: length)
+                bytes[at] = 0xFF
+                XCTAssertEqual(check(bytes), at, "0xFF at \(at) of \(length)")
+                if at + 1 < length {
+                    bytes[at] = 0xC3
+                    bytes[at + 1] = 0xA9
+                    XCTAssertNil(check(bytes), "é at \(at) of \(length)")
+                }
+            }
+        }
     }
 
     /// Every line of every bad sample, with the exact reason it is rejected (nil = accepted).

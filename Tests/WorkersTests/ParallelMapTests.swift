@@ -19,6 +19,23 @@ final class ParallelMapTests: XCTestCase {
         XCTAssertEqual([Int]().parallelMap { $0 }, [])
     }
 
+    /// Values holding references come out as made, each once: every result is its own
+    /// object, held by the results alone (none kept or copied on the way).
+    func testValuesComeOutOnceEach() {
+        final class Box: Sendable {
+            let i: Int
+            init(_ i: Int) { self.i = i }
+        }
+        for workers in [1, 2, 8] {
+            var boxes = Array(0..<500).parallelMap(workers: workers) { Box($0) }
+            XCTAssertEqual(boxes.map(\.i), Array(0..<500), "\(workers) workers")
+            XCTAssertEqual(Set(boxes.map(ObjectIdentifier.init)).count, 500, "\(workers) workers")
+            for i in boxes.indices {
+                XCTAssertTrue(isKnownUniquelyReferenced(&boxes[i]), "item \(i), \(workers) workers")
+            }
+        }
+    }
+
     /// The first failure is thrown, once the workers are done; items after it are not taken.
     func testAFailureIsThrownAndStopsTakingItems() {
         struct Refused: Error, Equatable { let item: Int }

@@ -87,12 +87,16 @@ struct EventBlock {
         out.cols.removeAll(keepingCapacity: true)
         out.cols.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: layout.stride * events.count))
         let widths = layout.widths
-        out.cols.withUnsafeMutableBufferPointer { cols in
-            guard var at = cols.baseAddress else { return }
-            for (e, end) in zip(events, ends) {
-                forEachColumn(e, end: end, layout) { i, v in
-                    at += Int(widths[i])
-                    writeDigits(v, endingAt: at)
+        // The pairs' table read through one pointer: a static's every read checks that it is
+        // made.
+        digitPairs.withUnsafeBufferPointer { pairs in
+            out.cols.withUnsafeMutableBufferPointer { cols in
+                guard var at = cols.baseAddress else { return }
+                for (e, end) in zip(events, ends) {
+                    forEachColumn(e, end: end, layout) { i, v in
+                        at += Int(widths[i])
+                        writeDigits(v, endingAt: at, pairs: pairs)
+                    }
                 }
             }
         }
@@ -107,17 +111,17 @@ struct EventBlock {
     }
 
     /// Writes `v`'s decimal digits, but for leading zeros, into the bytes before `end` (the
-    /// column's zeros already there): two digits a division, from `digitPairs`.
+    /// column's zeros already there): two digits a division, from `pairs` (`digitPairs`).
     @inline(__always)
-    private static func writeDigits(_ v: UInt64, endingAt end: UnsafeMutablePointer<UInt8>) {
+    private static func writeDigits(_ v: UInt64, endingAt end: UnsafeMutablePointer<UInt8>, pairs: UnsafeBufferPointer<UInt8>) {
         var rest = v
         var at = end
         while rest >= 10 {
             let pair = Int(rest % 100) * 2
             rest /= 100
             at -= 2
-            at[0] = digitPairs[pair]
-            at[1] = digitPairs[pair + 1]
+            at[0] = pairs[pair]
+            at[1] = pairs[pair + 1]
         }
         if rest > 0 { (at - 1).pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest) }
     }

@@ -17,22 +17,25 @@ enum EventIDForm: UInt8 {
     /// Writes the kept form of `id` at `at` (room for `Varint.maxBytes` and the id's length
     /// more), moving `at` past it.
     static func write(_ id: UnsafeBufferPointer<UInt8>, to at: inout UnsafeMutablePointer<UInt8>) {
-        let form = of(id)
-        at += Varint.write(UInt64(form.rawValue), to: at)
-        switch form {
-        case .text:
-            at += Varint.write(UInt64(id.count), to: at)
-            if let base = id.baseAddress { at.update(from: base, count: id.count) }
-            at += id.count
-        case .lowerHex, .upperHex:
-            at += Varint.write(UInt64(id.count / 2), to: at)
-            packHex(id, from: 0, to: id.count, at: &at)
-        case .lowerUUID, .upperUUID:
-            packHex(id, from: 0, to: 8, at: &at)
-            packHex(id, from: 9, to: 13, at: &at)
-            packHex(id, from: 14, to: 18, at: &at)
-            packHex(id, from: 19, to: 23, at: &at)
-            packHex(id, from: 24, to: 36, at: &at)
+        // The table read through one pointer: a static's every read checks that it is made.
+        hexTable.withUnsafeBufferPointer { t in
+            let form = of(id, table: t)
+            at += Varint.write(UInt64(form.rawValue), to: at)
+            switch form {
+            case .text:
+                at += Varint.write(UInt64(id.count), to: at)
+                if let base = id.baseAddress { at.update(from: base, count: id.count) }
+                at += id.count
+            case .lowerHex, .upperHex:
+                at += Varint.write(UInt64(id.count / 2), to: at)
+                packHex(id, from: 0, to: id.count, at: &at, table: t)
+            case .lowerUUID, .upperUUID:
+                packHex(id, from: 0, to: 8, at: &at, table: t)
+                packHex(id, from: 9, to: 13, at: &at, table: t)
+                packHex(id, from: 14, to: 18, at: &at, table: t)
+                packHex(id, from: 19, to: 23, at: &at, table: t)
+                packHex(id, from: 24, to: 36, at: &at, table: t)
+            }
         }
     }
 
@@ -67,14 +70,20 @@ enum EventIDForm: UInt8 {
 
     /// The form that keeps `id` in the fewest bytes.
     static func of(_ id: UnsafeBufferPointer<UInt8>) -> EventIDForm {
+        hexTable.withUnsafeBufferPointer { of(id, table: $0) }
+    }
+
+    /// `of(_:)` with `hexTable` at hand.
+    private static func of(_ id: UnsafeBufferPointer<UInt8>, table t: UnsafeBufferPointer<UInt8>) -> EventIDForm {
         let n = id.count
         if n == 36, id[8] == 0x2D, id[13] == 0x2D, id[18] == 0x2D, id[23] == 0x2D {
-            let cases = hexCases(id, from: 0, to: 8) | hexCases(id, from: 9, to: 13) | hexCases(id, from: 14, to: 18)
-                | hexCases(id, from: 19, to: 23) | hexCases(id, from: 24, to: 36)
+            let cases = hexCases(id, from: 0, to: 8, table: t) | hexCases(id, from: 9, to: 13, table: t)
+                | hexCases(id, from: 14, to: 18, table: t) | hexCases(id, from: 19, to: 23, table: t)
+                | hexCases(id, from: 24, to: 36, table: t)
             if cases < 3 { return cases == 2 ? .upperUUID : .lowerUUID }
         }
         guard n >= 2, n % 2 == 0, n / 2 <= maxHexBytes else { return .text }
-        let cases = hexCases(id, from: 0, to: n)
+        let cases = hexCases(id, from: 0, to: n, table: t)
         guard cases < 3 else { return .text }
         return cases == 2 ? .upperHex : .lowerHex
     }
@@ -95,23 +104,23 @@ enum EventIDForm: UInt8 {
 
     /// Which letters `id[start..<end]` has, or'ed: 1 lower-case hex, 2 upper-case hex, 4 a
     /// byte that is not a hex digit (digits alone: 0).
-    private static func hexCases(_ id: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> UInt8 {
-        hexTable.withUnsafeBufferPointer { t in
-            var cases: UInt8 = 0
-            for k in start..<end { cases |= t[Int(id[k])] }
-            return cases & 7
-        }
+    @inline(__always)
+    private static func hexCases(_ id: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int,
+                                 table t: UnsafeBufferPointer<UInt8>) -> UInt8 {
+        var cases: UInt8 = 0
+        for k in start..<end { cases |= t[Int(id[k])] }
+        return cases & 7
     }
 
     /// Writes the bytes the hex digits `id[start..<end]` spell (an even number) at `at`.
-    private static func packHex(_ id: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, at: inout UnsafeMutablePointer<UInt8>) {
-        hexTable.withUnsafeBufferPointer { t in
-            var k = start
-            while k < end {
-                at.pointee = t[Int(id[k])] & 0xF0 | t[Int(id[k + 1])] >> 4
-                at += 1
-                k += 2
-            }
+    @inline(__always)
+    private static func packHex(_ id: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, at: inout UnsafeMutablePointer<UInt8>,
+                                table t: UnsafeBufferPointer<UInt8>) {
+        var k = start
+        while k < end {
+            at.pointee = t[Int(id[k])] & 0xF0 | t[Int(id[k + 1])] >> 4
+            at += 1
+            k += 2
         }
     }
 }

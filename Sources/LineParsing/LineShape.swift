@@ -18,6 +18,8 @@ package struct LineShape {
         case formedID
 
         /// Whether a stored body may keep the value's bytes (the others are atoms, or the row's).
+        /// Inlinable: asked for every cut of every line the writer stores.
+        @inlinable
         package var keepsBytes: Bool {
             switch self {
             case .eventID, .ts, .properties, .formedTS, .formedID: true
@@ -79,7 +81,6 @@ package struct LineShape {
     /// Picks the cuts of a line at `lineStart..<lineEnd`, in line order (none when they
     /// overlap), without building its skeleton.
     package mutating func pickCuts(_ env: Envelope, lineStart: Int, lineEnd: Int) {
-        cuts.removeAll(keepingCapacity: true)
         func within(_ r: Range<Int>?) -> Range<Int>? {
             guard let r, r.lowerBound >= lineStart, r.upperBound <= lineEnd else { return nil }
             return r
@@ -89,15 +90,17 @@ package struct LineShape {
         // the line is kept whole.
         _ = Self.append(eventID: range(env.eventID), name: range(env.name), user: range(env.userID), ts: range(env.timeText),
                         flow: range(env.flow), step: range(env.step), properties: within(env.properties),
-                        offset: 0, to: &cuts)
+                        offset: 0, to: &cuts, replacing: true)
     }
 
     /// Appends to `cuts` the values' cuts (ranges moved by `offset`; `runs`: more bytes cut
     /// as properties are), those appended put in line order; false, with none appended,
-    /// when two overlap.
+    /// when two overlap. `replacing`: the cuts replace those in `cuts` (none are left when
+    /// two overlap), written over them in place when there are as many (a line of the shape
+    /// of the line before).
     package static func append(eventID: Range<Int>?, name: Range<Int>?, user: Range<Int>?, ts: Range<Int>?,
                                flow: Range<Int>?, step: Range<Int>?, properties: Range<Int>?, runs: [Range<Int>] = [],
-                               offset: Int, to cuts: inout [Cut]) -> Bool {
+                               offset: Int, to cuts: inout [Cut], replacing: Bool = false) -> Bool {
         // Gathered, sorted and checked in temporary memory, then appended at once: one room
         // check for the line's cuts, not one an append.
         withUnsafeTemporaryAllocation(of: Cut.self, capacity: 7 + runs.count) { room -> Bool in
@@ -119,9 +122,19 @@ package struct LineShape {
             sort(added)
             var previousEnd = Int.min
             for c in added {
-                if c.start < previousEnd { return false }
+                if c.start < previousEnd {
+                    if replacing { cuts.removeAll(keepingCapacity: true) }
+                    return false
+                }
                 previousEnd = c.end
             }
+            if replacing, cuts.count == count {
+                cuts.withUnsafeMutableBufferPointer { to in
+                    for i in 0..<count { to[i] = added[i] }
+                }
+                return true
+            }
+            if replacing { cuts.removeAll(keepingCapacity: true) }
             cuts.append(contentsOf: added)
             return true
         }

@@ -99,7 +99,7 @@ package struct ShapeTemplates {
                 while e >= 0 {
                     let edge = edges[e]
                     let length = edge.literal.count
-                    guard pos + length <= n, memcmp(base + pos, arenaBase + edge.literal.lowerBound, length) == 0 else {
+                    guard pos + length <= n, Self.same(base + pos, arenaBase + edge.literal.lowerBound, length) else {
                         e = edge.next
                         continue
                     }
@@ -141,6 +141,21 @@ package struct ShapeTemplates {
                                 step: template.hasStep ? ref(.step) : nil, time: time, timeText: ts,
                                 properties: properties, context: context)
         return Match(envelope: envelope, shape: template.shape)
+    }
+
+    /// Whether the `count` bytes at `a` and `b` are the same: a literal of 8 to 16 bytes (most
+    /// are) compared as two words that overlap, a literal that differs from the line mostly
+    /// in its first word, without a call.
+    @inline(__always)
+    private static func same(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        guard count >= 8 else { return memcmp(a, b, count) == 0 }
+        let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b)
+        guard ra.loadUnaligned(as: UInt64.self) == rb.loadUnaligned(as: UInt64.self) else { return false }
+        if count <= 16 {
+            return ra.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                == rb.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        }
+        return memcmp(a + 8, b + 8, count - 8) == 0
     }
 
     /// The end of the cut value of `field` at `start` (a string's content after its opening

@@ -87,8 +87,9 @@ struct NewIDs {
     /// How far a hash is shifted to its bucket (64: one bucket).
     private let shift: UInt64
     private var storage: Storage
-    /// A bucket's pairs, gathered to be sorted.
+    /// A bucket's pairs, gathered to be sorted, and room to sort them into.
     private var scratch: [EventIDs.Entry] = []
+    private var sorted: [EventIDs.Entry] = []
     /// Pairs added.
     private(set) var count = 0
 
@@ -124,6 +125,67 @@ struct NewIDs {
         return out.sorted()
     }
 
+    /// Puts one bucket's pairs (`scratch`) in (hash, seq) order: by the next bits of the hash
+    /// after the bucket's (a counting sort into about half as many groups as pairs), then each
+    /// group by insertion. A bucket's hashes are random below its bits, so a group holds a
+    /// pair or two, where a comparison sort of the whole bucket compared each pair many times.
+    private mutating func sortScratch() {
+        let n = scratch.count
+        guard n > 8 else {
+            scratch.withUnsafeMutableBufferPointer { NewIDs.insertionSort($0) }
+            return
+        }
+        // About two pairs a group; a bucket too large for groups that small (one bucket for
+        // all) is sorted whole.
+        let bits = Int.bitWidth - (n / 2).leadingZeroBitCount
+        guard bits <= 8 else {
+            scratch.sort()
+            return
+        }
+        let groups = 1 << bits
+        let low = shift >= UInt64(bits) ? shift - UInt64(bits) : 0
+        let mask = UInt64(groups - 1)
+        @inline(__always) func group(_ e: EventIDs.Entry) -> Int {
+            Int(truncatingIfNeeded: ((UInt64(bitPattern: e.hash) ^ (1 << 63)) >> low) & mask)
+        }
+        sorted.removeAll(keepingCapacity: true)
+        sorted.append(contentsOf: scratch)
+        // Each group's start, then where its next pair goes.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * (groups + 1)) { room in
+            room.initialize(repeating: 0)
+            let starts = UnsafeMutableBufferPointer(rebasing: room[0...groups])
+            let at = UnsafeMutableBufferPointer(rebasing: room[(groups + 1)...])
+            for e in scratch { starts[group(e) + 1] += 1 }
+            for g in 0..<groups { starts[g + 1] += starts[g] }
+            for g in 0...groups { at[g] = starts[g] }
+            sorted.withUnsafeMutableBufferPointer { out in
+                for e in scratch {
+                    let g = group(e)
+                    out[at[g]] = e
+                    at[g] += 1
+                }
+                for g in 0..<groups where starts[g + 1] - starts[g] > 1 {
+                    NewIDs.insertionSort(UnsafeMutableBufferPointer(rebasing: out[starts[g]..<starts[g + 1]]))
+                }
+            }
+        }
+        swap(&scratch, &sorted)
+    }
+
+    /// Sorts a few pairs in place by (hash, seq).
+    private static func insertionSort(_ pairs: UnsafeMutableBufferPointer<EventIDs.Entry>) {
+        guard pairs.count > 1 else { return }
+        for i in 1..<pairs.count {
+            let e = pairs[i]
+            var j = i
+            while j > 0, e < pairs[j - 1] {
+                pairs[j] = pairs[j - 1]
+                j -= 1
+            }
+            pairs[j] = e
+        }
+    }
+
     /// Hands every pair to `body` in (hash, seq) order, bucket after bucket, and leaves the
     /// set empty (with its slab, for the next pairs).
     mutating func drain(_ body: (EventIDs.Entry) throws -> Void) rethrows {
@@ -132,7 +194,7 @@ struct NewIDs {
         for b in 0..<s.bucketCount where s.last[b] >= 0 {
             scratch.removeAll(keepingCapacity: true)
             s.forEach(inBucket: b) { scratch.append($0) }
-            scratch.sort()
+            sortScratch()
             for e in scratch { try body(e) }
         }
         s.last.update(repeating: -1, count: s.bucketCount)

@@ -130,6 +130,10 @@ public protocol FoldableEvent {
     /// The event's step code when the event carries it (worked out once for many events);
     /// nil: `stepCode(in:)` looks it up.
     var listedStepCode: Int32? { get }
+    /// The drift keys (`DriftKey.value`) of the event's answers the fold's definition does not
+    /// list, when the event carries them (worked out once for many events); nil: the fold
+    /// checks each answer itself.
+    var unlistedAnswers: [String]? { get }
 }
 
 extension FoldableEvent {
@@ -139,6 +143,7 @@ extension FoldableEvent {
     public var known: EventName? { EventName(normalizing: rawName) }
     public var contextID: Int32 { -1 }
     public var listedStepCode: Int32? { nil }
+    public var unlistedAnswers: [String]? { nil }
     public func stepCode(in codes: [String: Int32]) -> Int32 {
         guard let step else { return -1 }
         return codes[step] ?? -1

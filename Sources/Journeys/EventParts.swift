@@ -1,5 +1,6 @@
 import FunnelModel
 import LogFiles
+import Workers
 
 /// The names, steps, contexts and properties of one input's held events (of one segment of
 /// it), each distinct one kept once: names and steps by the parser's key number, contexts and
@@ -98,10 +99,33 @@ package final class EventTable: Sendable {
     package let contexts: [EventContext]
     package let properties: [[String: JSONValue]]
 
+    /// `unlistedAnswers(flow:listed:)` by flow, worked out once for every fold of the table.
+    private let unlisted = Locked([String: [[String]]]())
+
     package init(names: [EventParts.Names], contexts: [EventContext], properties: [[String: JSONValue]]) {
         self.names = names
         self.contexts = contexts
         self.properties = properties
+    }
+
+    /// For each of `properties`, the drift keys (`DriftKey.value`, sorted) of its answers that
+    /// `listed` (a flow's `FlowVocabulary.listedValues`) does not list: what a fold of `flow`
+    /// notes for an event with them, found once for the table's distinct properties instead
+    /// of once an event. Empty when the flow lists no values.
+    package func unlistedAnswers(flow: String, listed: [String: Set<String>]) -> [[String]] {
+        guard !listed.isEmpty else { return [] }
+        return unlisted.withLock { known in
+            if let found = known[flow] { return found }
+            let found = properties.map { answers in
+                answers.compactMap { key, v -> String? in
+                    guard let values = listed[key] else { return nil }
+                    let text = v.textValue
+                    return values.contains(text) ? nil : DriftKey.value(key, text)
+                }.sorted()
+            }
+            known[flow] = found
+            return found
+        }
     }
 
     /// The step code of each of `names` (`FlowVocabulary.stepCodes`, given as `codes`) for a

@@ -30,6 +30,13 @@ package final class FlowContext: Sendable {
         fingerprint = JourneyFold.fingerprint(definition)
     }
 
+    /// The drift keys of the unlisted answers of each of `table`'s properties for this
+    /// context's flow (`EventTable.unlistedAnswers`; empty without a definition).
+    package func unlistedAnswers(of table: EventTable) -> [[String]] {
+        guard let definition, let vocabulary else { return [] }
+        return table.unlistedAnswers(flow: definition.id, listed: vocabulary.listedValues)
+    }
+
     /// The step code of each of `table`'s names in this context's flow (`EventTable.stepCodes`;
     /// empty without a definition, when each event's step is looked up).
     package func stepCodes(of table: EventTable) -> [Int32] {

@@ -21,12 +21,16 @@ package struct HeldView: FoldableEvent {
     /// The step code of each of the table's names in the fold's flow (`EventTable.stepCodes`;
     /// empty: each event's step is looked up).
     package let stepCodes: [Int32]
+    /// By the table's properties number, the drift keys of the answers the fold's definition
+    /// does not list (`EventTable.unlistedAnswers`; empty: each event's are checked).
+    package let unlisted: [[String]]
 
-    package init(held: [HeldEvent], table: EventTable, i: Int, stepCodes: [Int32] = []) {
+    package init(held: [HeldEvent], table: EventTable, i: Int, stepCodes: [Int32] = [], unlisted: [[String]] = []) {
         self.held = held
         self.table = table
         self.i = i
         self.stepCodes = stepCodes
+        self.unlisted = unlisted
     }
 
     package var seq: Int64 { held[i].seq }
@@ -41,6 +45,10 @@ package struct HeldView: FoldableEvent {
     package var listedStepCode: Int32? {
         let n = Int(held[i].names)
         return n < stepCodes.count ? stepCodes[n] : nil
+    }
+    package var unlistedAnswers: [String]? {
+        let p = Int(held[i].properties)
+        return p < unlisted.count ? unlisted[p] : nil
     }
     package func stepCode(in codes: [String: Int32]) -> Int32 {
         let n = Int(held[i].names)

@@ -59,8 +59,10 @@ public final class HeldJourneys: @unchecked Sendable {
     public func add(_ sink: any ParsedEventSink, accepted: AcceptedLines) {
         guard let groups = sink as? ParsedGroups else { return }
         let table = groups.parts.table
-        // Each flow's step codes of the input's names, worked out the first time the flow is met.
+        // Each flow's step codes of the input's names and unlisted answers of its properties,
+        // worked out the first time the flow is met.
         var stepCodes: [String: [Int32]] = [:]
+        var unlisted: [String: [[String]]] = [:]
         groups.takeAccepted(accepted) { key, events in
             guard let folder = folders[key.flow] else { return }
             guard let events else {
@@ -89,8 +91,12 @@ public final class HeldJourneys: @unchecked Sendable {
                 going = Going(binary: [], lastTime: .min, lastSeq: .min, maxSeq: .min)
                 fold = JourneyFold(userID: key.user, flow: key.flow, rules: folder.context.rules)
             }
-            if stepCodes[key.flow] == nil { stepCodes[key.flow] = folder.context.stepCodes(of: table) }
-            var view = HeldView(held: events, table: table, i: 0, stepCodes: stepCodes[key.flow] ?? [])
+            if stepCodes[key.flow] == nil {
+                stepCodes[key.flow] = folder.context.stepCodes(of: table)
+                unlisted[key.flow] = folder.context.unlistedAnswers(of: table)
+            }
+            var view = HeldView(held: events, table: table, i: 0, stepCodes: stepCodes[key.flow] ?? [],
+                                unlisted: unlisted[key.flow] ?? [])
             for i in order {
                 view.i = i
                 fold.apply(view, explain: false)

@@ -283,7 +283,10 @@ public struct JourneyFold: Sendable {
             } else {
                 for (key, v) in properties { values[key] = v }
             }
-            if !listedValues.isEmpty {
+            if !explain, !listedValues.isEmpty, let unlisted = e.unlistedAnswers {
+                // Worked out once for the event's distinct properties (`EventTable.unlistedAnswers`).
+                for key in unlisted { seen(key, at: time) }
+            } else if !listedValues.isEmpty {
                 // Sorted for replay's notes; folding for the projection builds none.
                 var unlisted: [String] = []
                 for (key, v) in properties {

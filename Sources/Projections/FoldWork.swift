@@ -34,6 +34,9 @@ struct FoldWork: Sendable {
     let contexts: [String: FlowContext]
     /// By flow, the step code of each of the table's names (`EventTable.stepCodes`).
     let stepCodes: [String: [Int32]]
+    /// By flow, the unlisted answers of each of the table's properties
+    /// (`EventTable.unlistedAnswers`).
+    let unlisted: [String: [[String]]]
 
     init(plans: [FoldPlan], keys: [JourneyKey], table: EventTable, definitions: [String: FlowDefinition],
          contexts: [String: FlowContext]) {
@@ -43,15 +46,20 @@ struct FoldWork: Sendable {
         self.definitions = definitions
         self.contexts = contexts
         var codes: [String: [Int32]] = [:]
+        var unlisted: [String: [[String]]] = [:]
         if !table.names.isEmpty {
-            for key in keys where codes[key.flow] == nil { codes[key.flow] = contexts[key.flow]?.stepCodes(of: table) ?? [] }
+            for key in keys where codes[key.flow] == nil {
+                codes[key.flow] = contexts[key.flow]?.stepCodes(of: table) ?? []
+                unlisted[key.flow] = contexts[key.flow]?.unlistedAnswers(of: table) ?? []
+            }
         }
         stepCodes = codes
+        self.unlisted = unlisted
     }
 
     /// A view of `held`, events of this work's table, for a fold of `flow`.
     func view(_ held: [HeldEvent], flow: String) -> HeldView {
-        HeldView(held: held, table: table, i: 0, stepCodes: stepCodes[flow] ?? [])
+        HeldView(held: held, table: table, i: 0, stepCodes: stepCodes[flow] ?? [], unlisted: unlisted[flow] ?? [])
     }
 }
 

@@ -62,11 +62,22 @@ final class JourneyCodesTests: XCTestCase {
         XCTAssertGreaterThan(unknown, 20, "visits of steps without a code")
     }
 
+    /// The answers to one listed key are made ones the definition does not list (drift), which
+    /// the held events' table finds once for its distinct properties (`EventTable.unlistedAnswers`).
     func testEventsReadingCodesFromTheirPartsFoldTheSameJourney() throws {
         let definition = try XCTUnwrap(Flows.builtIn.first { $0.id == "glp1" })
         let context = FlowContext(definition)
         let vocabulary = try XCTUnwrap(context.vocabulary)
-        for events in try usersEvents(definition, users: 40) {
+        let listedKey = try XCTUnwrap(vocabulary.listedValues.keys.sorted().first)
+        let answer = try NSRegularExpression(pattern: "\"\(listedKey)\": ?\"[^\"]*\"")
+        var drifted = 0
+        for original in try usersEvents(definition, users: 40) {
+            let events = original.enumerated().map { n, e -> RecordedEvent in
+                let line = answer.stringByReplacingMatches(in: e.line, range: NSRange(e.line.startIndex..., in: e.line),
+                                                           withTemplate: "\"\(listedKey)\":\"not_listed_\(n % 2)\"")
+                guard line != e.line, case .success(let event) = EventDecoder.decode(line: line) else { return e }
+                return RecordedEvent(seq: e.seq, event: event, line: line)
+            }
             // The user's events as an input holds them: parts numbered by key, read through views.
             var parts = EventParts()
             var keys: [String: Int32] = [:]
@@ -86,13 +97,43 @@ final class JourneyCodesTests: XCTestCase {
             let codes = table.stepCodes(flow: definition.id, vocabulary.stepCodes)
             XCTAssertEqual(codes.count, table.names.count)
             var coded = JourneyFold(userID: events[0].event.userID, flow: definition.id, rules: context.rules)
-            var view = HeldView(held: held, table: table, i: 0, stepCodes: codes)
+            var view = HeldView(held: held, table: table, i: 0, stepCodes: codes, unlisted: context.unlistedAnswers(of: table))
             for i in EventParts.foldOrder(held) {
                 view.i = i
                 coded.apply(view, explain: false)
             }
             let looked = try XCTUnwrap(JourneyFold.fold(events, definition: definition))
-            XCTAssertEqual(coded.finish(paths: context.paths), looked.finish(paths: context.paths))
+            let journey = coded.finish(paths: context.paths)
+            XCTAssertEqual(journey, looked.finish(paths: context.paths))
+            if journey.driftSeen.keys.contains(where: { $0.hasPrefix(DriftKey.value(listedKey, "not_listed_")) }) { drifted += 1 }
         }
+        XCTAssertGreaterThan(drifted, 10, "journeys with an unlisted answer")
+    }
+
+    /// A table's unlisted answers: for each of its properties, the sorted drift keys of the
+    /// values its flow does not list for a listed key; a listed value, a key the flow lists no
+    /// values for and a flow listing none give none.
+    func testUnlistedAnswersAreThoseOfListedKeysOnly() throws {
+        var parts = EventParts()
+        var held: [HeldEvent] = []
+        let lines = [#"{"event_id":"a","event":"onboarding.step_completed","user_id":"u","ts":"2026-10-01T10:00:00Z","flow":"f","properties":{"goal":"lose","note":"x"}}"#,
+                     #"{"event_id":"b","event":"onboarding.step_completed","user_id":"u","ts":"2026-10-01T10:01:00Z","flow":"f","properties":{"goal":"win","size":2,"note":"y"}}"#]
+        for (n, text) in lines.enumerated() {
+            let line = Array(text.utf8)
+            try line.withUnsafeBufferPointer { b in
+                var decoder = EventDecoder()
+                guard case .success(let env) = decoder.envelope(b) else { throw CocoaError(.coderReadCorrupt) }
+                held.append(parts.hold(seq: Int64(n + 1), names: parts.names(ofKey: 0, env, in: b), shape: -1, env, in: b))
+            }
+        }
+        let table = parts.table
+        let listed: [String: Set<String>] = ["goal": ["lose", "keep"], "size": ["1"]]
+        let unlisted = table.unlistedAnswers(flow: "f", listed: listed)
+        XCTAssertEqual(unlisted.count, table.properties.count)
+        XCTAssertEqual(held.map { unlisted[Int($0.properties)] },
+                       [[], [DriftKey.value("goal", "win"), DriftKey.value("size", "2")].sorted()])
+        // Asked again, the same (worked out once a flow); a flow listing nothing has none.
+        XCTAssertEqual(table.unlistedAnswers(flow: "f", listed: listed), unlisted)
+        XCTAssertEqual(table.unlistedAnswers(flow: "g", listed: [:]), [])
     }
 }

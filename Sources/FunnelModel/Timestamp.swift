@@ -124,6 +124,24 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     public static func parse(bytes b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        var date = LastDate()
+        return parse(bytes: b, lastDate: &date)
+    }
+
+    /// The date (a text's first ten bytes) `parse(bytes:lastDate:)` read last and its day
+    /// number: the next text of the same date skips the date's reading and checks.
+    package struct LastDate {
+        var head: UInt64 = 0
+        var tail: UInt16 = 0
+        var day: Int64 = 0
+        var known = false
+
+        package init() {}
+    }
+
+    /// `parse(bytes:)`, reading the date from `lastDate` when the text's is the same (lines
+    /// of a log are mostly of a few days), and keeping the text's date there.
+    package static func parse(bytes b: UnsafeBufferPointer<UInt8>, lastDate: inout LastDate) -> Timestamp? {
         let n = b.count
         guard n >= 10, let p = b.baseAddress else { return nil }
         // The two digits at `i` as a number, or -1 when either is not a digit (the caller
@@ -133,11 +151,22 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
             let hi = p[i] &- 48, lo = p[i + 1] &- 48
             return hi < 10 && lo < 10 ? Int64(hi) &* 10 &+ Int64(lo) : -1
         }
-        let century = twoDigits(0), yy = twoDigits(2), month = twoDigits(5), day = twoDigits(8)
-        guard century >= 0, yy >= 0, p[4] == 45, p[7] == 45, month >= 1, month <= 12, day >= 1 else { return nil }
-        let year = century * 100 + yy
-        guard day <= daysIn(month: month, year: year) else { return nil }
-        let dayNumber = days(year: year, month: month, day: day)
+        let raw = UnsafeRawPointer(p)
+        let head = raw.loadUnaligned(as: UInt64.self), tail = raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self)
+        let dayNumber: Int64
+        if lastDate.known, lastDate.head == head, lastDate.tail == tail {
+            dayNumber = lastDate.day
+        } else {
+            let century = twoDigits(0), yy = twoDigits(2), month = twoDigits(5), day = twoDigits(8)
+            guard century >= 0, yy >= 0, p[4] == 45, p[7] == 45, month >= 1, month <= 12, day >= 1 else { return nil }
+            let year = century * 100 + yy
+            guard day <= daysIn(month: month, year: year) else { return nil }
+            dayNumber = days(year: year, month: month, day: day)
+            lastDate.head = head
+            lastDate.tail = tail
+            lastDate.day = dayNumber
+            lastDate.known = true
+        }
         if n == 10 { return Timestamp(micros: dayNumber * 86_400_000_000, offsetSeconds: 0) }
         guard n >= 20, p[10] == 84 || p[10] == 116 || p[10] == 32, p[13] == 58, p[16] == 58 else { return nil }
         let hh = twoDigits(11), mm = twoDigits(14), ss = twoDigits(17)

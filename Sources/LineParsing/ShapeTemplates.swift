@@ -62,6 +62,8 @@ package struct ShapeTemplates {
     private var learnt: [Bool] = []
     /// Literal bytes held (edges and tails).
     private var literalBytes = 0
+    /// The date of the last matched line's time: the next of the same day skips reading it.
+    private var lastDate = Timestamp.LastDate()
 
     package init() {}
 
@@ -85,7 +87,7 @@ package struct ShapeTemplates {
     private static let slots = 8
 
     /// `match(_:)` with its slots: literal starts, then value starts, then value ends.
-    private func match(_ b: UnsafeBufferPointer<UInt8>, slots: UnsafeMutableBufferPointer<Int32>) -> Match? {
+    private mutating func match(_ b: UnsafeBufferPointer<UInt8>, slots: UnsafeMutableBufferPointer<Int32>) -> Match? {
         guard let base = b.baseAddress, let starts = slots.baseAddress else { return nil }
         let valueStart = starts + Self.slots, valueEnd = valueStart + Self.slots
         var node = 0
@@ -129,7 +131,7 @@ package struct ShapeTemplates {
         }
         guard let eventID = ref(.eventID), eventID.count > 0, let name = ref(.name), let userID = ref(.user),
               userID.count > 0, let ts = ref(.ts), ts.count > 10, let flow = ref(.flow),
-              let time = Timestamp.parse(bytes: ts.bytes(in: b))
+              let time = Timestamp.parse(bytes: ts.bytes(in: b), lastDate: &lastDate)
         else { return nil }
         let p = Int(LineShape.Field.properties.rawValue)
         let properties = valueStart[p] < 0 ? nil : Int(valueStart[p])..<Int(valueEnd[p])

@@ -63,10 +63,22 @@ final class TimestampTests: XCTestCase {
             }
         }
         var accepted = 0
-        for text in texts {
+        // Also read one after another keeping the last date (`LastDate`), in both orders: each
+        // text after others of its date, valid or not, reads as it does alone.
+        var last = Timestamp.LastDate(), lastBack = Timestamp.LastDate()
+        var back: [Timestamp?] = []
+        for text in texts.reversed() {
+            back.append(text.withUnsafeBufferPointer { Timestamp.parse(bytes: $0, lastDate: &lastBack) })
+        }
+        for (k, text) in texts.enumerated() {
             let (fast, plain) = text.withUnsafeBufferPointer { (Timestamp.parse(bytes: $0), TimestampTests.plainParse($0)) }
-            XCTAssertEqual(fast?.micros, plain?.micros, String(decoding: text, as: UTF8.self))
-            XCTAssertEqual(fast?.offsetSeconds, plain?.offsetSeconds, String(decoding: text, as: UTF8.self))
+            let remembered = text.withUnsafeBufferPointer { Timestamp.parse(bytes: $0, lastDate: &last) }
+            let name = String(decoding: text, as: UTF8.self)
+            XCTAssertEqual(fast?.micros, plain?.micros, name)
+            XCTAssertEqual(fast?.offsetSeconds, plain?.offsetSeconds, name)
+            XCTAssertEqual(remembered?.micros, plain?.micros, "after the texts before: \(name)")
+            XCTAssertEqual(remembered?.offsetSeconds, plain?.offsetSeconds, "after the texts before: \(name)")
+            XCTAssertEqual(back[texts.count - 1 - k]?.micros, plain?.micros, "after the texts after: \(name)")
             if fast != nil { accepted += 1 }
         }
         XCTAssertGreaterThan(accepted, 200)

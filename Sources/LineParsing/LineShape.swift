@@ -88,22 +88,43 @@ package struct LineShape {
         func range(_ r: StringRef?) -> Range<Int>? { within(r.map { Int($0.start)..<Int($0.end) }) }
         // Overlapping cuts cannot happen for distinct top-level fields; if they ever did,
         // the line is kept whole.
-        _ = Self.append(eventID: range(env.eventID), name: range(env.name), user: range(env.userID), ts: range(env.timeText),
-                        flow: range(env.flow), step: range(env.step), properties: within(env.properties),
-                        offset: 0, to: &cuts, replacing: true)
+        Self.gathered(eventID: range(env.eventID), name: range(env.name), user: range(env.userID), ts: range(env.timeText),
+                      flow: range(env.flow), step: range(env.step), properties: within(env.properties), offset: 0) { picked in
+            // Written over the line before's cuts when there are as many (most lines follow
+            // one of the same shape), not emptied and refilled.
+            if let picked, picked.count == cuts.count {
+                cuts.withUnsafeMutableBufferPointer { to in
+                    for i in picked.indices { to[i] = picked[i] }
+                }
+                return
+            }
+            cuts.removeAll(keepingCapacity: true)
+            if let picked { cuts.append(contentsOf: picked) }
+        }
     }
 
     /// Appends to `cuts` the values' cuts (ranges moved by `offset`; `runs`: more bytes cut
     /// as properties are), those appended put in line order; false, with none appended,
-    /// when two overlap. `replacing`: the cuts replace those in `cuts` (none are left when
-    /// two overlap), written over them in place when there are as many (a line of the shape
-    /// of the line before).
+    /// when two overlap.
     package static func append(eventID: Range<Int>?, name: Range<Int>?, user: Range<Int>?, ts: Range<Int>?,
                                flow: Range<Int>?, step: Range<Int>?, properties: Range<Int>?, runs: [Range<Int>] = [],
-                               offset: Int, to cuts: inout [Cut], replacing: Bool = false) -> Bool {
-        // Gathered, sorted and checked in temporary memory, then appended at once: one room
-        // check for the line's cuts, not one an append.
-        withUnsafeTemporaryAllocation(of: Cut.self, capacity: 7 + runs.count) { room -> Bool in
+                               offset: Int, to cuts: inout [Cut]) -> Bool {
+        gathered(eventID: eventID, name: name, user: user, ts: ts, flow: flow, step: step, properties: properties,
+                 runs: runs, offset: offset) { added in
+            guard let added else { return false }
+            cuts.append(contentsOf: added)
+            return true
+        }
+    }
+
+    /// The values' cuts (as `append` takes them) gathered, sorted and checked in temporary
+    /// memory, handed to `body` in line order; nil when two overlap. One room check for a
+    /// line's cuts where they go, not one an append.
+    @inline(__always)
+    private static func gathered<R>(eventID: Range<Int>?, name: Range<Int>?, user: Range<Int>?, ts: Range<Int>?,
+                                    flow: Range<Int>?, step: Range<Int>?, properties: Range<Int>?, runs: [Range<Int>] = [],
+                                    offset: Int, _ body: (UnsafeMutableBufferPointer<Cut>?) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: Cut.self, capacity: 7 + runs.count) { room -> R in
             var count = 0
             func add(_ r: Range<Int>?, _ f: Field) {
                 guard let r else { return }
@@ -122,21 +143,10 @@ package struct LineShape {
             sort(added)
             var previousEnd = Int.min
             for c in added {
-                if c.start < previousEnd {
-                    if replacing { cuts.removeAll(keepingCapacity: true) }
-                    return false
-                }
+                if c.start < previousEnd { return body(nil) }
                 previousEnd = c.end
             }
-            if replacing, cuts.count == count {
-                cuts.withUnsafeMutableBufferPointer { to in
-                    for i in 0..<count { to[i] = added[i] }
-                }
-                return true
-            }
-            if replacing { cuts.removeAll(keepingCapacity: true) }
-            cuts.append(contentsOf: added)
-            return true
+            return body(added)
         }
     }
 

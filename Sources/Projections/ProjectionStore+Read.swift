@@ -11,7 +11,7 @@ extension ProjectionStore {
     public static func journeys(flow: String, definition: FlowDefinition?, store: EventStore) throws -> [Journey] {
         var out: [Journey] = []
         try forEachJourney(flow: flow, definition: definition, store: store) { out.append($0) }
-        let order = out.indices.sorted { out[$0].userID.utf8.lexicographicallyPrecedes(out[$1].userID.utf8) }
+        let order = out.indices.sorted { bytesPrecede(out[$0].userID, out[$1].userID) }
         return order.map { out[$0] }
     }
 

@@ -25,7 +25,7 @@ extension ProjectionStore {
 
     /// Whether `a`'s UTF-8 bytes sort before `b`'s (as SQLite's BINARY collation orders text):
     /// compared with `memcmp` over the strings' contiguous bytes, not a byte at a time.
-    private static func bytesPrecede(_ a: String, _ b: String) -> Bool {
+    static func bytesPrecede(_ a: String, _ b: String) -> Bool {
         var a = a, b = b
         return a.withUTF8 { x in
             b.withUTF8 { y in

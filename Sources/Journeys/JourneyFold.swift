@@ -334,6 +334,7 @@ public struct JourneyFold: Sendable {
 
     /// Whether `e` (its step's code `code`) is on the current step: by code where the step
     /// has one (a code names one step), else by name.
+    @inline(__always)
     private func isOnCurrentStep<E: FoldableEvent>(_ e: E, code: Int32) -> Bool {
         if code >= 0 { return code == currentCode }
         guard let step = e.step else { return false }
@@ -352,6 +353,7 @@ public struct JourneyFold: Sendable {
 
     /// The visit of `step` (`code` its code, -1 for none; the name is read only without one),
     /// nil before its first view.
+    @inline(__always)
     private func visit(of step: @autoclosure () -> String, code: Int32) -> Int? {
         guard code >= 0 else { return visitIndex[step()] }
         let i = Int(code)

@@ -7,17 +7,33 @@ import FunnelModel
 
 /// Where one decoded string lives: `start..<end` in the line, or in the decoder's scratch
 /// buffer when the JSON string held escapes.
+/// Eight bytes: `inScratch` is the top bit of the stored end (offsets are below 2^31), so an
+/// `Envelope` of them is small enough to be copied inline rather than by a `memcpy` call.
 public struct StringRef: Sendable, Hashable {
     public var start: Int32
-    public var end: Int32
-    public var inScratch: Bool
+    /// `end`, with `inScratch` in the top bit.
+    @usableFromInline var endAndPlace: UInt32
+
+    @inlinable @inline(__always)
+    public var end: Int32 {
+        get { Int32(bitPattern: endAndPlace & StringRef.endMask) }
+        set { endAndPlace = (endAndPlace & ~StringRef.endMask) | (UInt32(bitPattern: newValue) & StringRef.endMask) }
+    }
+
+    @inlinable @inline(__always)
+    public var inScratch: Bool {
+        get { endAndPlace & ~StringRef.endMask != 0 }
+        set { endAndPlace = (endAndPlace & StringRef.endMask) | (newValue ? ~StringRef.endMask : 0) }
+    }
+
+    @usableFromInline static var endMask: UInt32 { 0x7FFF_FFFF }
 
     public var count: Int { Int(end - start) }
 
+    @inlinable @inline(__always)
     public init(start: Int32, end: Int32, inScratch: Bool) {
         self.start = start
-        self.end = end
-        self.inScratch = inScratch
+        endAndPlace = (UInt32(bitPattern: end) & StringRef.endMask) | (inScratch ? ~StringRef.endMask : 0)
     }
 
     /// The ref's bytes in `b`, the buffer it points into (a line, or a batch it was rebased

@@ -189,21 +189,33 @@ package enum LineParser {
                 var vendor = false
                 // Whether the decoder read this line (its scratch is this line's).
                 var decodedHere = false
-                var matched: ShapeTemplates.Match?
-                let decoded: Result<Envelope, Rejection>?
+                var matchedShape: Int32?
+                // The line's envelope, or why it has none: two plain optionals, not a
+                // `Result` (whose optional is destroyed through its generic witness).
+                var envelope: Envelope?
+                var rejection: Rejection?
                 if info.isOversized {
-                    decoded = nil
+                    rejection = .lineTooLong(length: info.length)
                 } else if let mapped = cutter?.decodeLine(bytes, decoder: &decoder) {
                     vendor = true
-                    (decoded, decodedHere) = mapped
+                    decodedHere = mapped.decoded
+                    switch mapped.0 {
+                    case .success(let e): envelope = e
+                    case .failure(let r): rejection = r
+                    }
+                } else if let m = keyer.match(bytes) {
+                    matchedShape = m.shape
+                    envelope = m.envelope
                 } else {
-                    matched = keyer.match(bytes)
-                    decodedHere = matched == nil
-                    decoded = matched.map { .success($0.envelope) } ?? decoder.envelope(bytes)
+                    decodedHere = true
+                    switch decoder.envelope(bytes) {
+                    case .success(let e): envelope = e
+                    case .failure(let r): rejection = r
+                    }
                 }
                 // The first event of a new day, once the sink is half full, starts a segment:
                 // in a log of several days, few users span the cut.
-                if eventSink != nil, case .success(let env)? = decoded {
+                if eventSink != nil, let env = envelope {
                     let day = Timestamp.wallClock(micros: env.time.micros, offsetSeconds: 0).days
                     if day > lastDay {
                         if lastDay != .min, !batch.lines.isEmpty, let ended = eventSink, ended.held >= ended.room,
@@ -216,14 +228,10 @@ package enum LineParser {
                 let lineStart = batch.bytes.count
                 batch.bytes.append(contentsOf: bytes)
                 var parsed = ParsedLine(number: info.number, offset: info.offset, start: lineStart, count: bytes.count)
-                switch decoded {
-                case nil:
-                    parsed.rejected = Int32(batch.rejections.count)
-                    batch.rejections.append(.lineTooLong(length: info.length))
-                case .failure(let r)?:
+                if let r = rejection {
                     parsed.rejected = Int32(batch.rejections.count)
                     batch.rejections.append(r)
-                case .success(var env)?:
+                } else if var env = envelope {
                     // A vendor line's envelope is its native line's, kept as scratch after it;
                     // its shape leaves out the values the cutter found as written, and one the
                     // cutter did not write (mapped in full) is stored verbatim.
@@ -248,7 +256,7 @@ package enum LineParser {
                     // One access to the batch's bytes for the line's keys and its sink.
                     batch.bytes.withUnsafeBufferPointer { b in
                         parsed.keys = keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b,
-                                                 shape: vendor && parsed.vendorCuts == nil ? VendorLine.verbatimShape : matched?.shape,
+                                                 shape: vendor && parsed.vendorCuts == nil ? VendorLine.verbatimShape : matchedShape,
                                                  cuts: cuts)
                         // Handed over as parsed, its refs into the batch: the sink builds what it
                         // keeps (once per distinct value), not an event per line.

@@ -1,12 +1,12 @@
 /// Unsigned LEB128 varints (seven bits a byte, low bits first, the top bit set on all but the
 /// last byte) and zigzag for signed values: the one codec of the store's compact bytes (stored
 /// lines, user runs, journeys).
-package enum Varint {
+public enum Varint {
     /// The most bytes a 64-bit value takes.
-    @inlinable package static var maxBytes: Int { 10 }
+    @inlinable public static var maxBytes: Int { 10 }
 
     @inlinable @inline(__always)
-    package static func append(_ v: UInt64, to out: inout [UInt8]) {
+    public static func append(_ v: UInt64, to out: inout [UInt8]) {
         var v = v
         while v >= 0x80 {
             out.append(UInt8(truncatingIfNeeded: v) | 0x80)
@@ -17,7 +17,7 @@ package enum Varint {
 
     /// Writes `v` at `p`, which has room for `maxBytes`; returns how many bytes it took.
     @inlinable @inline(__always)
-    package static func write(_ v: UInt64, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    public static func write(_ v: UInt64, to p: UnsafeMutablePointer<UInt8>) -> Int {
         var v = v
         var n = 0
         while v >= 0x80 {
@@ -32,7 +32,7 @@ package enum Varint {
     /// The varint at `i` of `b`, `i` moved past it; nil when `b` ends inside it or it runs
     /// past 64 bits (then `i` has moved past `maxBytes` bytes).
     @inlinable @inline(__always)
-    package static func read(_ b: UnsafeRawBufferPointer, at i: inout Int) -> UInt64? {
+    public static func read(_ b: UnsafeRawBufferPointer, at i: inout Int) -> UInt64? {
         var v: UInt64 = 0
         var shift: UInt64 = 0
         while i < b.count {
@@ -48,8 +48,8 @@ package enum Varint {
 
     /// A signed value as an unsigned one, small magnitudes small.
     @inlinable @inline(__always)
-    package static func zigzag(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
+    public static func zigzag(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
 
     @inlinable @inline(__always)
-    package static func unzigzag(_ u: UInt64) -> Int64 { Int64(bitPattern: (u >> 1) ^ (0 &- (u & 1))) }
+    public static func unzigzag(_ u: UInt64) -> Int64 { Int64(bitPattern: (u >> 1) ^ (0 &- (u & 1))) }
 }

@@ -5,9 +5,9 @@ import LogFiles
 /// in a valid JSON line). Most lines share their layout and differ only in these values, so a
 /// store can keep each shape once and a line as its shape and values. Built on the parsing
 /// thread; the codes are part of the stored format.
-package struct LineShape {
+public struct LineShape {
     /// The envelope values a shape cuts out, by their stored code.
-    package enum Field: UInt8 {
+    public enum Field: UInt8, Sendable {
         case eventID = 1, name, user, ts, flow, step, properties
         /// The time of a line funnel parsed itself, kept as its text's form (`Timestamp.TextForm`)
         /// and written again from the event's time: only in a store's own skeletons (the
@@ -18,9 +18,9 @@ package struct LineShape {
         case formedID
 
         /// Whether a stored body may keep the value's bytes (the others are atoms, or the row's).
-        /// Inlinable: asked for every cut of every line the writer stores.
+        /// Public and inlinable: asked for every cut of every line the writer stores.
         @inlinable
-        package var keepsBytes: Bool {
+        public var keepsBytes: Bool {
             switch self {
             case .eventID, .ts, .properties, .formedTS, .formedID: true
             case .name, .user, .flow, .step: false
@@ -29,7 +29,7 @@ package struct LineShape {
     }
 
     /// A value cut out of the line: batch-absolute byte range and field.
-    package struct Cut {
+    package struct Cut: Sendable {
         package var start: Int
         package var end: Int
         package var field: Field

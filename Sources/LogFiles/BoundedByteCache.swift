@@ -2,16 +2,16 @@
 /// (`ByteInterner`) instead of building a key. Bounded like FunnelModel's `BoundedCache`: a
 /// new value past `limit` starts the cache over. Used where a value is decoded per line or
 /// per journey (event caches, the journey decoding cache).
-package struct BoundedByteCache<Value> {
+public struct BoundedByteCache<Value> {
     @usableFromInline var keys = ByteInterner()
     @usableFromInline var values: [Value] = []
     @usableFromInline let limit: Int
 
-    package init(limit: Int) { self.limit = limit }
+    public init(limit: Int) { self.limit = limit }
 
     /// The value for `bytes`: the one built before for the same bytes, else `make()`'s, kept.
     @inlinable
-    package mutating func value(for bytes: UnsafeBufferPointer<UInt8>, _ make: () throws -> Value) rethrows -> Value {
+    public mutating func value(for bytes: UnsafeBufferPointer<UInt8>, _ make: () throws -> Value) rethrows -> Value {
         let (i, isNew) = keys.intern(bytes)
         if !isNew { return values[i] }
         let value: Value

@@ -5,12 +5,14 @@ import Foundation
 /// needs no `@unchecked Sendable` for it. Unchecked itself: the state is reached only under
 /// its lock.
 public final class Locked<State>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var state: State
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var state: State
 
     public init(_ state: State) { self.state = state }
 
-    /// Runs `body` on the state under the lock: one thread at a time.
+    /// Runs `body` on the state under the lock: one thread at a time. Inlinable: the caller's
+    /// module specializes it for its state.
+    @inlinable
     public func withLock<T>(_ body: (inout State) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }

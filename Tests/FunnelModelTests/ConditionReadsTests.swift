@@ -41,6 +41,27 @@ final class ConditionReadsTests: XCTestCase {
         XCTAssertEqual(Set([key([:], forward), key([:], backward)]).count, 1)
     }
 
+    func testNestedValuesNullAndTextBoundsKeepKeysApart() {
+        XCTAssertNotEqual(key([:]), key(["journeyStatus": .null]), "a value that is null is not a value that is absent")
+        // An object's pairs in any order give one key; an array's order counts.
+        var a: [String: JSONValue] = [:]
+        a["x"] = .number("1")
+        a["y"] = .string("z")
+        var b: [String: JSONValue] = [:]
+        b.reserveCapacity(32)
+        b["y"] = .string("z")
+        b["x"] = .number("1")
+        XCTAssertEqual(key(["journeyStatus": .object(a)]), key(["journeyStatus": .object(b)]))
+        XCTAssertEqual(Set([key(["journeyStatus": .object(a)]), key(["journeyStatus": .object(b)])]).count, 1)
+        XCTAssertNotEqual(key(["journeyStatus": .array([.bool(true), .bool(false)])]),
+                          key(["journeyStatus": .array([.bool(false), .bool(true)])]))
+        XCTAssertNotEqual(key(["journeyStatus": .object(a)]), key(["journeyStatus": .object(["x": .number("1")])]))
+        // Each text is kept with its length: "ab" then "c" is not "a" then "bc".
+        XCTAssertNotEqual(key(["journeyStatus": .string("ab"), "weightGoal": .string("c")]),
+                          key(["journeyStatus": .string("a"), "weightGoal": .string("bc")]))
+        XCTAssertNotEqual(key([:], ["ab": .bool(true)], app: "c"), key([:], ["a": .bool(true)], app: "bc"))
+    }
+
     func testTheStartDayIsAskedOnlyWhenAConditionReadsIt() {
         var asked = 0
         _ = reads.key(values: [:], flags: [:], appVersion: nil, platform: nil, startDate: { asked += 1; return "2026-10-01" })

@@ -9,7 +9,7 @@ import NIOPosix
 /// insert's rows sent as one body. The server answers only once the query has ended
 /// (`wait_end_of_query`), so a failure is never a status 200 with an error at the end.
 /// Reads are tried again when the server cannot be reached or refuses the request before any
-/// query runs; inserts never are.
+/// query runs; inserts only when it refused them before any query ran (nothing was stored).
 public final class ClickHouseClient: Sendable {
     public let server: ClickHouseServer
     public let database: String
@@ -76,8 +76,7 @@ public final class ClickHouseClient: Sendable {
         for attempt in 1... {
             do {
                 return try send(sql: sql, body: body, doing: doing, settings: settings, useDatabase: useDatabase)
-            } catch let e as Unreachable where attempt < Tuning.readAttempts {
-                _ = e
+            } catch is Unreachable where attempt < Tuning.readAttempts {
                 Thread.sleep(forTimeInterval: delay)
                 delay *= 2
             } catch let e as Unreachable {
@@ -94,7 +93,7 @@ public final class ClickHouseClient: Sendable {
 
     /// A request's body besides the query: an insert's rows (gzip-compressed when large and
     /// going over a network: fewer bytes to send), or an external table.
-    struct Body {
+    struct Body: Sendable {
         var payload: HTTPClient.Body
         var contentType: String?
         var encoding: String?
@@ -124,8 +123,9 @@ public final class ClickHouseClient: Sendable {
         }
     }
 
-    /// Inserts `rows` (RowBinary, in the order of `columns`) into `table`, once: the server
-    /// stores the whole body or none of it.
+    /// Inserts `rows` (RowBinary, in the order of `columns`) into `table`: the server stores
+    /// the whole body or none of it. Sent again only when the server refused it before any
+    /// query ran (HTTP 400 without a text): an insert that got no answer may have been stored.
     /// `settings`: query settings, e.g. `insert_distributed_sync=1` for a Distributed table.
     public func insert(into table: String, columns: [String], rows: RowBinaryWriter, doing: String, settings: [String: String] = [:]) throws {
         try startInsert(into: table, columns: columns, rows: rows, doing: doing, settings: settings).wait()
@@ -136,24 +136,45 @@ public final class ClickHouseClient: Sendable {
     public func startInsert(into table: String, columns: [String], rows: RowBinaryWriter, doing: String,
                             settings: [String: String] = [:]) throws -> PendingInsert {
         let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) FORMAT RowBinary"
-        return PendingInsert(request: try start(sql: sql, body: Body.rows(rows, compress: compress), doing: doing, settings: settings,
-                                                useDatabase: true))
+        let body = Body.rows(rows, compress: compress)
+        let start = { @Sendable [self] in
+            try self.start(sql: sql, body: body, doing: doing, settings: settings, useDatabase: true)
+        }
+        return PendingInsert(request: try start(), resend: start)
     }
 
     /// An insert under way.
     public struct PendingInsert: Sendable {
         fileprivate let request: Request
+        /// Sends the same insert again.
+        fileprivate let resend: @Sendable () throws -> Request
 
-        /// Waits until the server stored the rows or failed; throws its error.
+        /// Waits until the server stored the rows or failed; throws its error. An insert the
+        /// server refused before any query ran is sent again (as a read is).
         public func wait() throws {
-            do { _ = try request.answer() } catch let e as Unreachable { throw e.error }
+            var request = self.request
+            var delay = Tuning.retryDelay
+            for attempt in 1... {
+                do {
+                    _ = try request.answer()
+                    return
+                } catch let e as Unreachable where e.refusedBeforeQuery && attempt < Tuning.readAttempts {
+                    Thread.sleep(forTimeInterval: delay)
+                    delay *= 2
+                    request = try resend()
+                } catch let e as Unreachable {
+                    throw e.error
+                }
+            }
         }
     }
 
     /// A request that did not reach the server, got no answer, or was refused before any
-    /// query ran (HTTP 400 without a text): a read may be tried again.
+    /// query ran (HTTP 400 without a text, `refusedBeforeQuery`): a read may be tried again,
+    /// an insert only when refused.
     fileprivate struct Unreachable: Error {
         var error: ClickHouseError
+        var refusedBeforeQuery = false
     }
 
     private func send(sql: String, body: Body?, doing: String, settings: [String: String], useDatabase: Bool) throws -> Data {
@@ -189,7 +210,7 @@ public final class ClickHouseClient: Sendable {
                 let error = ClickHouseError(server: server, doing: doing, reason: "HTTP \(status): \(ClickHouseClient.exception(text))", query: shown, kind: .server)
                 // No text: the server's HTTP layer refused the request before any query ran (a
                 // query's error always has its text), so a read may be sent again.
-                if text.isEmpty && status == 400 { throw Unreachable(error: error) }
+                if text.isEmpty && status == 400 { throw Unreachable(error: error, refusedBeforeQuery: true) }
                 throw error
             }
         }

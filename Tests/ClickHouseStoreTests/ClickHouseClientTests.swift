@@ -5,9 +5,37 @@ import Glibc
 #endif
 @testable import ClickHouseStore
 
-/// A read refused by the server's HTTP layer before any query ran (HTTP 400 without a text)
-/// is tried again; a query's own error is not.
+/// A read or an insert refused by the server's HTTP layer before any query ran (HTTP 400
+/// without a text) is tried again; a query's own error is not.
 final class ClickHouseClientTests: XCTestCase {
+    func testAnInsertRefusedWithoutATextIsSentAgain() throws {
+        let server = try ScriptedHTTPServer(replies: [
+            "HTTP/1.1 400 Bad Request\r\nConnection: Close\r\nContent-Length: 0\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+        ])
+        let client = ClickHouseClient(server: ClickHouseServer(host: "127.0.0.1", port: server.port), database: "x", user: nil, password: nil)
+        var rows = RowBinaryWriter()
+        rows.uint64(42)
+        try client.insert(into: "t", columns: ["n"], rows: rows, doing: "inserting")
+        XCTAssertEqual(server.answered(), 2)
+        XCTAssertEqual(server.bodies(), [[42, 0, 0, 0, 0, 0, 0, 0], [42, 0, 0, 0, 0, 0, 0, 0]], "the same rows sent twice")
+    }
+
+    func testAnInsertsErrorIsNotSentAgain() throws {
+        let text = "Code: 27, e.displayText() = DB::Exception: Cannot parse input"
+        let server = try ScriptedHTTPServer(replies: [
+            "HTTP/1.1 400 Bad Request\r\nContent-Length: \(text.utf8.count)\r\n\r\n\(text)",
+            "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+        ])
+        let client = ClickHouseClient(server: ClickHouseServer(host: "127.0.0.1", port: server.port), database: "x", user: nil, password: nil)
+        var rows = RowBinaryWriter()
+        rows.uint8(1)
+        XCTAssertThrowsError(try client.insert(into: "t", columns: ["n"], rows: rows, doing: "inserting")) { error in
+            XCTAssertTrue("\(error)".contains("HTTP 400: Code: 27"), "\(error)")
+        }
+        XCTAssertEqual(server.answered(), 1)
+    }
+
     func testARequestRefusedWithoutATextIsReadAgain() throws {
         let server = try ScriptedHTTPServer(replies: [
             "HTTP/1.1 400 Bad Request\r\nConnection: Close\r\nContent-Length: 0\r\n\r\n",
@@ -40,6 +68,7 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     private let listener: Int32
     private let lock = NSLock()
     private var count = 0
+    private var received: [[UInt8]] = []
 
     init(replies: [String]) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -59,10 +88,10 @@ final class ScriptedHTTPServer: @unchecked Sendable {
             for reply in replies {
                 let c = accept(fd, nil, nil)
                 guard c >= 0 else { return }
-                ScriptedHTTPServer.readRequest(c)
+                let body = ScriptedHTTPServer.readRequest(c)
                 _ = Array(reply.utf8).withUnsafeBytes { send(c, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 close(c)
-                lock.lock(); count += 1; lock.unlock()
+                lock.lock(); count += 1; received.append(body); lock.unlock()
             }
         }.start()
     }
@@ -72,15 +101,19 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     /// How many requests it has answered.
     func answered() -> Int { lock.lock(); defer { lock.unlock() }; return count }
 
-    /// Reads a request's headers and its `Content-Length` body.
-    private static func readRequest(_ c: Int32) {
+    /// The bodies of the requests it has answered, in turn.
+    func bodies() -> [[UInt8]] { lock.lock(); defer { lock.unlock() }; return received }
+
+    /// Reads a request's headers and its `Content-Length` body; returns the body.
+    @discardableResult
+    private static func readRequest(_ c: Int32) -> [UInt8] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         var headerEnd: Int?
         var wanted = Int.max
         while bytes.count < wanted {
             let n = buffer.withUnsafeMutableBytes { recv(c, $0.baseAddress, $0.count, 0) }
-            guard n > 0 else { return }
+            guard n > 0 else { return [] }
             bytes += buffer[..<n]
             if headerEnd == nil, let end = bytes.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound {
                 headerEnd = end
@@ -90,5 +123,6 @@ final class ScriptedHTTPServer: @unchecked Sendable {
                 wanted = end + length
             }
         }
+        return Array(bytes[(headerEnd ?? bytes.count)...])
     }
 }

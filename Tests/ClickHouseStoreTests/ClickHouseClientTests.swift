@@ -8,12 +8,17 @@ import Glibc
 /// A read or an insert refused by the server's HTTP layer before any query ran (HTTP 400
 /// without a text) is tried again; a query's own error is not.
 final class ClickHouseClientTests: XCTestCase {
+    /// A scripted loopback server answering `replies` in turn, and a client of it.
+    func scripted(_ replies: [String]) throws -> (ScriptedHTTPServer, ClickHouseClient) {
+        let server = try ScriptedHTTPServer(replies: replies)
+        return (server, ClickHouseClient(server: ClickHouseServer(host: "127.0.0.1", port: server.port), database: "x", user: nil, password: nil))
+    }
+
     func testAnInsertRefusedWithoutATextIsSentAgain() throws {
-        let server = try ScriptedHTTPServer(replies: [
+        let (server, client) = try scripted([
             "HTTP/1.1 400 Bad Request\r\nConnection: Close\r\nContent-Length: 0\r\n\r\n",
             "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
         ])
-        let client = ClickHouseClient(server: ClickHouseServer(host: "127.0.0.1", port: server.port), database: "x", user: nil, password: nil)
         var rows = RowBinaryWriter()
         rows.uint64(42)
         try client.insert(into: "t", columns: ["n"], rows: rows, doing: "inserting")
@@ -23,11 +28,10 @@ final class ClickHouseClientTests: XCTestCase {
 
     func testAnInsertsErrorIsNotSentAgain() throws {
         let text = "Code: 27, e.displayText() = DB::Exception: Cannot parse input"
-        let server = try ScriptedHTTPServer(replies: [
+        let (server, client) = try scripted([
             "HTTP/1.1 400 Bad Request\r\nContent-Length: \(text.utf8.count)\r\n\r\n\(text)",
             "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
         ])
-        let client = ClickHouseClient(server: ClickHouseServer(host: "127.0.0.1", port: server.port), database: "x", user: nil, password: nil)
         var rows = RowBinaryWriter()
         rows.uint8(1)
         XCTAssertThrowsError(try client.insert(into: "t", columns: ["n"], rows: rows, doing: "inserting")) { error in
@@ -37,22 +41,20 @@ final class ClickHouseClientTests: XCTestCase {
     }
 
     func testARequestRefusedWithoutATextIsReadAgain() throws {
-        let server = try ScriptedHTTPServer(replies: [
+        let (server, client) = try scripted([
             "HTTP/1.1 400 Bad Request\r\nConnection: Close\r\nContent-Length: 0\r\n\r\n",
             "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n1\n",
         ])
-        let client = ClickHouseClient(server: ClickHouseServer(host: "127.0.0.1", port: server.port), database: "x", user: nil, password: nil)
         XCTAssertEqual(String(decoding: try client.read("SELECT 1", doing: "checking"), as: UTF8.self), "1\n")
         XCTAssertEqual(server.answered(), 2)
     }
 
     func testAQuerysErrorIsNotReadAgain() throws {
         let text = "Code: 62, e.displayText() = DB::Exception: Syntax error"
-        let server = try ScriptedHTTPServer(replies: [
+        let (server, client) = try scripted([
             "HTTP/1.1 400 Bad Request\r\nContent-Length: \(text.utf8.count)\r\n\r\n\(text)",
             "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n1\n",
         ])
-        let client = ClickHouseClient(server: ClickHouseServer(host: "127.0.0.1", port: server.port), database: "x", user: nil, password: nil)
         XCTAssertThrowsError(try client.read("SELEC 1", doing: "checking")) { error in
             XCTAssertTrue("\(error)".contains("HTTP 400: Code: 62"), "\(error)")
             XCTAssertEqual((error as? ClickHouseError)?.kind, .server)

@@ -6,8 +6,8 @@ import Workers
 /// bytes, looked up without building a key, is LogFiles's `BoundedByteCache`.
 ///
 /// Public and inlinable, a struct over a shared lock box (copies share the entries): each
-/// user's module specializes it for its key and value (see `docs/performance.md`, "Inlined
-/// across modules"); a generic dictionary lookup hashes through witness tables.
+/// user's module specializes it for its key and value (docs/architecture.md, "Modules");
+/// a generic dictionary lookup hashes through witness tables.
 public struct BoundedCache<Key: Hashable, Value>: Sendable {
     @usableFromInline let entries = Locked<[Key: Value]>([:])
     @usableFromInline let limit: Int

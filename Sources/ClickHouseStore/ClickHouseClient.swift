@@ -137,10 +137,10 @@ public final class ClickHouseClient: Sendable {
                             settings: [String: String] = [:]) throws -> PendingInsert {
         let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) FORMAT RowBinary"
         let body = Body.rows(rows, compress: compress)
-        let start = { @Sendable [self] in
-            try self.start(sql: sql, body: body, doing: doing, settings: settings, useDatabase: true)
+        let send = { @Sendable [self] in
+            try start(sql: sql, body: body, doing: doing, settings: settings, useDatabase: true)
         }
-        return PendingInsert(request: try start(), resend: start)
+        return PendingInsert(request: try send(), resend: send)
     }
 
     /// An insert under way.

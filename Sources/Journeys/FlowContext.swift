@@ -30,17 +30,12 @@ package final class FlowContext: Sendable {
         fingerprint = JourneyFold.fingerprint(definition)
     }
 
-    /// The drift keys of the unlisted answers of each of `table`'s properties for this
-    /// context's flow (`EventTable.unlistedAnswers`; empty without a definition).
-    package func unlistedAnswers(of table: EventTable) -> [[String]] {
-        guard let definition, let vocabulary else { return [] }
-        return table.unlistedAnswers(flow: definition.id, listed: vocabulary.listedValues)
-    }
-
-    /// The step code of each of `table`'s names in this context's flow (`EventTable.stepCodes`;
-    /// empty without a definition, when each event's step is looked up).
-    package func stepCodes(of table: EventTable) -> [Int32] {
-        guard let definition, let vocabulary else { return [] }
-        return table.stepCodes(flow: definition.id, vocabulary.stepCodes)
+    /// What a fold of this context's flow reads of `table` once (`TableCodes`: each name's
+    /// step code, each properties' unlisted answers); empty without a definition, when each
+    /// event's are looked up.
+    package func codes(of table: EventTable) -> TableCodes {
+        guard let definition, let vocabulary else { return TableCodes() }
+        return TableCodes(stepCodes: table.stepCodes(flow: definition.id, vocabulary.stepCodes),
+                          unlisted: table.unlistedAnswers(flow: definition.id, listed: vocabulary.listedValues))
     }
 }

@@ -11,6 +11,20 @@ package struct HeldEvent: Sendable {
     package var properties: Int32
 }
 
+/// What a fold of one flow reads of an input's table once for all its events: each name's
+/// step code (`EventTable.stepCodes`) and, by properties number, the drift keys of the answers
+/// the flow's definition does not list (`EventTable.unlistedAnswers`). Empty: the fold looks
+/// each event's up itself.
+package struct TableCodes: Sendable {
+    package var stepCodes: [Int32]
+    package var unlisted: [[String]]
+
+    package init(stepCodes: [Int32] = [], unlisted: [[String]] = []) {
+        self.stepCodes = stepCodes
+        self.unlisted = unlisted
+    }
+}
+
 /// A held event as a fold reads it: the input's held events and parts, and a position. Reads
 /// each value where it is (a fold reads few of them per event) instead of copying them all.
 package struct HeldView: FoldableEvent {
@@ -18,19 +32,14 @@ package struct HeldView: FoldableEvent {
     package let table: EventTable
     /// The event's position (a fold moves one view along the events).
     package var i: Int
-    /// The step code of each of the table's names in the fold's flow (`EventTable.stepCodes`;
-    /// empty: each event's step is looked up).
-    package let stepCodes: [Int32]
-    /// By the table's properties number, the drift keys of the answers the fold's definition
-    /// does not list (`EventTable.unlistedAnswers`; empty: each event's are checked).
-    package let unlisted: [[String]]
+    /// The table's codes for the fold's flow.
+    package let codes: TableCodes
 
-    package init(held: [HeldEvent], table: EventTable, i: Int, stepCodes: [Int32] = [], unlisted: [[String]] = []) {
+    package init(held: [HeldEvent], table: EventTable, i: Int, codes: TableCodes = TableCodes()) {
         self.held = held
         self.table = table
         self.i = i
-        self.stepCodes = stepCodes
-        self.unlisted = unlisted
+        self.codes = codes
     }
 
     package var seq: Int64 { held[i].seq }
@@ -44,15 +53,15 @@ package struct HeldView: FoldableEvent {
     package var contextID: Int32 { held[i].context }
     package var listedStepCode: Int32? {
         let n = Int(held[i].names)
-        return n < stepCodes.count ? stepCodes[n] : nil
+        return n < codes.stepCodes.count ? codes.stepCodes[n] : nil
     }
     package var unlistedAnswers: [String]? {
         let p = Int(held[i].properties)
-        return p < unlisted.count ? unlisted[p] : nil
+        return p < codes.unlisted.count ? codes.unlisted[p] : nil
     }
     package func stepCode(in codes: [String: Int32]) -> Int32 {
         let n = Int(held[i].names)
-        if n < stepCodes.count { return stepCodes[n] }
+        if n < self.codes.stepCodes.count { return self.codes.stepCodes[n] }
         guard let step = table.names[n].step else { return -1 }
         return codes[step] ?? -1
     }

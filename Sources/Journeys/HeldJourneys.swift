@@ -59,10 +59,9 @@ public final class HeldJourneys: @unchecked Sendable {
     public func add(_ sink: any ParsedEventSink, accepted: AcceptedLines) {
         guard let groups = sink as? ParsedGroups else { return }
         let table = groups.parts.table
-        // Each flow's step codes of the input's names and unlisted answers of its properties,
-        // worked out the first time the flow is met.
-        var stepCodes: [String: [Int32]] = [:]
-        var unlisted: [String: [[String]]] = [:]
+        // Each flow's codes of the input's table (`FlowContext.codes(of:)`), worked out the
+        // first time the flow is met.
+        var codes: [String: TableCodes] = [:]
         groups.takeAccepted(accepted) { key, events in
             guard let folder = folders[key.flow] else { return }
             guard let events else {
@@ -91,12 +90,8 @@ public final class HeldJourneys: @unchecked Sendable {
                 going = Going(binary: [], lastTime: .min, lastSeq: .min, maxSeq: .min)
                 fold = JourneyFold(userID: key.user, flow: key.flow, rules: folder.context.rules)
             }
-            if stepCodes[key.flow] == nil {
-                stepCodes[key.flow] = folder.context.stepCodes(of: table)
-                unlisted[key.flow] = folder.context.unlistedAnswers(of: table)
-            }
-            var view = HeldView(held: events, table: table, i: 0, stepCodes: stepCodes[key.flow] ?? [],
-                                unlisted: unlisted[key.flow] ?? [])
+            if codes[key.flow] == nil { codes[key.flow] = folder.context.codes(of: table) }
+            var view = HeldView(held: events, table: table, i: 0, codes: codes[key.flow] ?? TableCodes())
             for i in order {
                 view.i = i
                 fold.apply(view, explain: false)

@@ -242,15 +242,21 @@ package enum LineParser {
                     }
                     let base = vendor ? decodedStart : lineStart
                     let scratchStart = batch.bytes.count
-                    // A native line without decoded strings has every ref into its own bytes:
-                    // keyed and handed to the sink from them, not through the batch's array
-                    // (reached through the closure's box, retained and released every line).
-                    let inLine = !vendor && !(decodedHere && !decoder.scratch.isEmpty)
-                    if inLine {
-                        parsed.keys = keyer.keys(env, start: 0, end: bytes.count, in: bytes, shape: matchedShape)
+                    // Keys the line whose envelope's refs are into `b` (the line at `start`), and
+                    // hands it to the sink as parsed: the sink builds what it keeps (once per
+                    // distinct value), not an event per line.
+                    func keyAndHand(_ env: Envelope, start: Int, in b: UnsafeBufferPointer<UInt8>) {
+                        parsed.keys = keyer.keys(env, start: start, end: start + bytes.count, in: b,
+                                                 shape: vendor && parsed.vendorCuts == nil ? VendorLine.verbatimShape : matchedShape,
+                                                 cuts: parsed.vendorCuts == nil ? nil : parsed.cuts(in: batch.cuts))
                         eventSink?.take(line: info.number, user: parsed.keys.user, key: parsed.keys.key,
-                                        shape: parsed.keys.shape, envelope: env, in: bytes)
+                                        shape: vendor ? -1 : parsed.keys.shape, envelope: env, in: b)
                     }
+                    // A native line without decoded strings has every ref into its own bytes:
+                    // keyed from them, not through the batch's array (reached through the
+                    // closure's box, retained and released every line).
+                    let inLine = !vendor && !(decodedHere && !decoder.scratch.isEmpty)
+                    if inLine { keyAndHand(env, start: 0, in: bytes) }
                     if decodedHere, !decoder.scratch.isEmpty { batch.bytes.append(contentsOf: decoder.scratch) }
                     env.eventID = rebase(env.eventID, line: base, scratch: scratchStart)
                     env.name = rebase(env.name, line: base, scratch: scratchStart)
@@ -261,19 +267,7 @@ package enum LineParser {
                     env.properties = env.properties.map { ($0.lowerBound + base)..<($0.upperBound + base) }
                     env.context = env.context.map { ($0.lowerBound + base)..<($0.upperBound + base) }
                     parsed.envelope = env
-                    if !inLine {
-                        let cuts = parsed.vendorCuts == nil ? nil : parsed.cuts(in: batch.cuts)
-                        // One access to the batch's bytes for the line's keys and its sink.
-                        batch.bytes.withUnsafeBufferPointer { b in
-                            parsed.keys = keyer.keys(env, start: lineStart, end: lineStart + bytes.count, in: b,
-                                                     shape: vendor && parsed.vendorCuts == nil ? VendorLine.verbatimShape : matchedShape,
-                                                     cuts: cuts)
-                            // Handed over as parsed, its refs into the batch: the sink builds what it
-                            // keeps (once per distinct value), not an event per line.
-                            eventSink?.take(line: info.number, user: parsed.keys.user, key: parsed.keys.key,
-                                            shape: vendor ? -1 : parsed.keys.shape, envelope: env, in: b)
-                        }
-                    }
+                    if !inLine { batch.bytes.withUnsafeBufferPointer { keyAndHand(env, start: lineStart, in: $0) } }
                 }
                 batch.lines.append(parsed)
                 if batch.lines.count >= batchLines || batch.bytes.count >= batchBytes {

@@ -32,11 +32,8 @@ struct FoldWork: Sendable {
     let table: EventTable
     let definitions: [String: FlowDefinition]
     let contexts: [String: FlowContext]
-    /// By flow, the step code of each of the table's names (`EventTable.stepCodes`).
-    let stepCodes: [String: [Int32]]
-    /// By flow, the unlisted answers of each of the table's properties
-    /// (`EventTable.unlistedAnswers`).
-    let unlisted: [String: [[String]]]
+    /// By flow, what its folds read of the table once (`FlowContext.codes(of:)`).
+    let codes: [String: TableCodes]
 
     init(plans: [FoldPlan], keys: [JourneyKey], table: EventTable, definitions: [String: FlowDefinition],
          contexts: [String: FlowContext]) {
@@ -45,21 +42,16 @@ struct FoldWork: Sendable {
         self.table = table
         self.definitions = definitions
         self.contexts = contexts
-        var codes: [String: [Int32]] = [:]
-        var unlisted: [String: [[String]]] = [:]
+        var codes: [String: TableCodes] = [:]
         if !table.names.isEmpty {
-            for key in keys where codes[key.flow] == nil {
-                codes[key.flow] = contexts[key.flow]?.stepCodes(of: table) ?? []
-                unlisted[key.flow] = contexts[key.flow]?.unlistedAnswers(of: table) ?? []
-            }
+            for key in keys where codes[key.flow] == nil { codes[key.flow] = contexts[key.flow]?.codes(of: table) ?? TableCodes() }
         }
-        stepCodes = codes
-        self.unlisted = unlisted
+        self.codes = codes
     }
 
     /// A view of `held`, events of this work's table, for a fold of `flow`.
     func view(_ held: [HeldEvent], flow: String) -> HeldView {
-        HeldView(held: held, table: table, i: 0, stepCodes: stepCodes[flow] ?? [], unlisted: unlisted[flow] ?? [])
+        HeldView(held: held, table: table, i: 0, codes: codes[flow] ?? TableCodes())
     }
 }
 

@@ -97,7 +97,8 @@ final class JourneyCodesTests: XCTestCase {
             let codes = table.stepCodes(flow: definition.id, vocabulary.stepCodes)
             XCTAssertEqual(codes.count, table.names.count)
             var coded = JourneyFold(userID: events[0].event.userID, flow: definition.id, rules: context.rules)
-            var view = HeldView(held: held, table: table, i: 0, stepCodes: codes, unlisted: context.unlistedAnswers(of: table))
+            var view = HeldView(held: held, table: table, i: 0,
+                                codes: TableCodes(stepCodes: codes, unlisted: context.codes(of: table).unlisted))
             for i in EventParts.foldOrder(held) {
                 view.i = i
                 coded.apply(view, explain: false)

@@ -56,7 +56,6 @@ extension Ingestor {
             group.add(0, committed: input)
             try group.commit(db, observer: observer, store: store)
             try db.beginTransaction(.immediate)
-            eventSink = segment.next
         }
     }
 }

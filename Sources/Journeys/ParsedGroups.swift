@@ -12,7 +12,7 @@ import StoreCore
 /// at once; a lock would cost every event.
 package final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
     package let bufferLimit: Int
-    /// Whether the ingest may end the input's segment at a new day and go on in a successor.
+    /// Whether the ingest may end the input's segment at a new day (`detach()`).
     package let segmented: Bool
     /// Users and flows in first-touch order.
     package var order: [JourneyKey] = []
@@ -36,7 +36,18 @@ package final class ParsedGroups: ParsedEventSink, @unchecked Sendable {
 
     package var held: Int { count }
 
-    package func successor() -> (any ParsedEventSink)? { segmented ? ParsedGroups(bufferLimit: bufferLimit) : nil }
+    package func detach() -> (any ParsedEventSink)? {
+        guard segmented else { return nil }
+        let ended = ParsedGroups(bufferLimit: bufferLimit)
+        swap(&ended.order, &order)
+        swap(&ended.slots, &slots)
+        swap(&ended.lists, &lists)
+        swap(&ended.parts, &parts)
+        swap(&ended.count, &count)
+        swap(&ended.index, &index)
+        swap(&ended.byUser, &byUser)
+        return ended
+    }
 
     package func forgetAll() {
         order = []

@@ -58,11 +58,10 @@ package struct LineBatch: Sendable {
     package var segmentEnd: SegmentEnd?
 }
 
-/// The end of one segment of an input: the sink holding its events, and the one the events
-/// after it go to.
+/// The end of one segment of an input: the sink its events were moved to
+/// (`ParsedEventSink.detach()`).
 package struct SegmentEnd: Sendable {
     package var ended: any ParsedEventSink
-    package var next: any ParsedEventSink
 }
 
 /// How the parsing of an input ended.
@@ -76,8 +75,8 @@ package struct ParseEnd: Sendable {
 package enum LineParser {
     /// `spare`: an emptied batch whose buffers the next batch reuses, when one is back.
     /// `skipLines`: lines at the start already stored (a resumed input), split but not parsed.
-    /// When a new UTC day starts and `eventSink` is half full, events go to its successor (the
-    /// batch before carries a `SegmentEnd`); past its room, a sink drops events (their users
+    /// When a new UTC day starts and `eventSink` is full, the events so far are detached from
+    /// it (the batch before carries a `SegmentEnd`) and it takes the next ones; past its room, a sink drops events (their users
     /// are folded from the log). `source`: the input is a vendor's export, each line mapped
     /// by it (see `VendorLine`); nil: funnel's own lines.
     package static func run(path: String, batchLines: Int, batchBytes: Int,
@@ -121,7 +120,9 @@ package enum LineParser {
                               source: SourceMapping?, aheadOfCheck: Int?,
                               spare: () -> LineBatch?,
                               sink: (LineBatch) throws -> Bool) throws -> ParseEnd {
-        var eventSink = firstSink
+        // One sink for the whole input, held in a constant: the closure per line calls it
+        // without retaining it (a variable would be copied for every call).
+        let eventSink = firstSink
         let stream: ByteStream
         do { stream = try ByteStream(input: input) } catch let e as InputError { return ParseEnd(error: e) }
         var held = HeldBatches(limit: aheadOfCheck ?? 0)
@@ -157,13 +158,11 @@ package enum LineParser {
         }
         /// The largest UTC day of an event time met in the input so far.
         var lastDay = Int64.min
-        // Hands the batch on (ending the sink's segment with `next`), and starts the next one.
-        func handOn(next: (any ParsedEventSink)?) throws {
+        // Hands the batch on (ending a segment with the events detached into `ended`), and
+        // starts the next one.
+        func handOn(ended: (any ParsedEventSink)?) throws {
             batch.bytesRead = stream.bytesRead
-            if let ended = eventSink, let next {
-                batch.segmentEnd = SegmentEnd(ended: ended, next: next)
-                eventSink = next
-            }
+            if let ended { batch.segmentEnd = SegmentEnd(ended: ended) }
             let used = batch.bytes.count
             if held.isWaiting {
                 if held.hold(batch) { try settle() }
@@ -218,9 +217,9 @@ package enum LineParser {
                 if eventSink != nil, let env = envelope {
                     let day = Timestamp.wallClock(micros: env.time.micros, offsetSeconds: 0).days
                     if day > lastDay {
-                        if lastDay != .min, !batch.lines.isEmpty, let ended = eventSink, ended.held >= ended.room,
-                           let next = ended.successor() {
-                            try handOn(next: next)
+                        if lastDay != .min, !batch.lines.isEmpty, let sink = eventSink, sink.held >= sink.room,
+                           let ended = sink.detach() {
+                            try handOn(ended: ended)
                         }
                         lastDay = day
                     }
@@ -271,7 +270,7 @@ package enum LineParser {
                 }
                 batch.lines.append(parsed)
                 if batch.lines.count >= batchLines || batch.bytes.count >= batchBytes {
-                    try handOn(next: nil)
+                    try handOn(ended: nil)
                 }
             }
         } catch let e as InputError {

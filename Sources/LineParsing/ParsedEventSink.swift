@@ -13,13 +13,14 @@ public protocol ParsedEventSink: AnyObject, Sendable {
     func take(line: Int, user: Int32, key: Int32, shape: Int32, envelope: Envelope, in bytes: UnsafeBufferPointer<UInt8>)
     /// Events it can still take before it drops some (their users are then folded from the
     /// log), and events it holds. Once it holds as many as it has room for, the first event of
-    /// a new UTC day ends the input's segment: the ingest commits the input so far, and the
-    /// next events go to `successor()`.
+    /// a new UTC day ends the input's segment: the ingest commits the input so far with the
+    /// events `detach()` moved out, and this sink takes the next segment's.
     var room: Int { get }
     var held: Int { get }
-    /// An empty sink for the events of the input's next segment; nil: none, this one drops
+    /// Moves every event taken so far to a new sink, which it returns, and goes on empty (the
+    /// parser keeps one sink for the whole input); nil: it does not end segments, and drops
     /// what does not fit.
-    func successor() -> (any ParsedEventSink)?
+    func detach() -> (any ParsedEventSink)?
     /// Drops every event taken: the input is parsed again from its first line.
     func forgetAll()
 }
@@ -27,5 +28,5 @@ public protocol ParsedEventSink: AnyObject, Sendable {
 extension ParsedEventSink {
     public var room: Int { .max }
     public var held: Int { 0 }
-    public func successor() -> (any ParsedEventSink)? { nil }
+    public func detach() -> (any ParsedEventSink)? { nil }
 }

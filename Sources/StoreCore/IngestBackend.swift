@@ -46,7 +46,8 @@ package protocol InputWriting: AnyObject {
     /// Runs while no batch has come for a few milliseconds.
     func idle() throws
     /// Commits the input up to here as one segment (`totals`: the input's counts so far and
-    /// the flows' events since the segment before); its later events go to `segment.next`.
+    /// the flows' events since the segment before), with the events `segment.ended` holds; its
+    /// later events go on to `eventSink`.
     func endSegment(_ segment: SegmentEnd, totals: SegmentTotals) throws
 }
 

@@ -47,4 +47,28 @@ final class ParsedGroupsTests: XCTestCase {
         XCTAssertEqual(taken(again, accepted), [])
         XCTAssertEqual(taken(again, try parse(into: again)), expected)
     }
+
+    func testDetachMovesTheEventsTakenAndGoesOnAsANewSink() throws {
+        let fresh = ParsedGroups(bufferLimit: 1 << 20)
+        let expected = taken(fresh, try parse(into: fresh))
+        XCTAssertGreaterThan(expected.count, 20)
+
+        let sink = ParsedGroups(bufferLimit: 1 << 20)
+        let accepted = try parse(into: sink)
+        let held = sink.held
+        let ended = try XCTUnwrap(sink.detach() as? ParsedGroups)
+        XCTAssertEqual(ended.held, held)
+        XCTAssertEqual(sink.held, 0)
+        XCTAssertEqual(sink.room, 1 << 20)
+        XCTAssertEqual(taken(sink, accepted), [])
+        XCTAssertEqual(taken(ended, accepted), expected)
+        // The sink goes on as a new one: the next input's numbers start over.
+        XCTAssertEqual(taken(sink, try parse(into: sink)), expected)
+
+        // A sink that does not end segments keeps what it took.
+        let whole = ParsedGroups(bufferLimit: 1 << 20, segmented: false)
+        let wholeAccepted = try parse(into: whole)
+        XCTAssertNil(whole.detach())
+        XCTAssertEqual(taken(whole, wholeAccepted), expected)
+    }
 }

@@ -57,6 +57,31 @@ package struct RawStatement {
     @inlinable @inline(__always) package func int(_ i: Int32, _ v: Int64?) { if let v { int(i, v) } else { null(i) } }
     @inlinable @inline(__always) package func text(_ i: Int32, _ s: String?) { if let s { text(i, s) } else { null(i) } }
 
+    /// Binds `texts` to the parameters from `first` on (nil: NULL) and runs `body`, which
+    /// steps: their bytes are copied once into temporary memory that stays valid while it
+    /// runs, so SQLite neither measures nor copies each one.
+    package func withTexts<R>(_ texts: [String?], from first: Int32, _ body: () throws -> R) rethrows -> R {
+        var total = 0
+        for t in texts { total += t?.utf8.count ?? 0 }
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(total, 1)) { buffer in
+            guard let base = buffer.baseAddress else { return try body() }
+            var at = 0
+            for (k, t) in texts.enumerated() {
+                let i = first + Int32(k)
+                guard var t else {
+                    null(i)
+                    continue
+                }
+                t.withUTF8 { u in
+                    if let p = u.baseAddress { (base + at).initialize(from: p, count: u.count) }
+                    text(i, UnsafeBufferPointer(start: base + at, count: u.count))
+                    at += u.count
+                }
+            }
+            return try body()
+        }
+    }
+
     // MARK: stepping
 
     /// Steps once; returns true for a row. On an error, resets and throws a `StoreError`

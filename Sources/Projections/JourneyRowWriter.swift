@@ -12,7 +12,7 @@ struct JourneyRowWriter {
 
     init(_ db: Database) throws {
         journey = try RawStatement(cached: """
-            INSERT INTO journeys (flow, user_id, started_us, completed_us, last_us, current_step, lane, definition, data)
+            INSERT INTO journeys (flow, user_id, current_step, lane, definition, started_us, completed_us, last_us, data)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(flow, user_id) DO UPDATE SET started_us = excluded.started_us,
               completed_us = excluded.completed_us, last_us = excluded.last_us,
@@ -29,30 +29,27 @@ struct JourneyRowWriter {
     func write(_ e: EncodedJourney, context: FlowContext) throws {
         // Built only for an error message.
         func doing() -> String { "writing the journey of \(e.userID) in \(e.flow)" }
-        journey.text(1, e.flow)
-        journey.text(2, e.userID)
-        journey.int(3, e.startedUs)
-        journey.int(4, e.completedUs)
-        journey.int(5, e.lastUs)
-        journey.text(6, e.currentStep)
-        journey.text(7, e.lane)
-        journey.text(8, context.fingerprint)
-        try e.data.withUnsafeBufferPointer { data in
-            journey.staticBlob(9, data)
-            try journey.step(doing())
+        try journey.withTexts([e.flow, e.userID, e.currentStep, e.lane, context.fingerprint], from: 1) {
+            journey.int(6, e.startedUs)
+            journey.int(7, e.completedUs)
+            journey.int(8, e.lastUs)
+            try e.data.withUnsafeBufferPointer { data in
+                journey.staticBlob(9, data)
+                try journey.step(doing())
+            }
         }
         journey.reset()
-        facts.text(1, e.flow)
-        facts.text(2, e.userID)
-        facts.int(3, e.lastUs)
-        if let bytes = e.facts {
-            try bytes.withUnsafeBufferPointer { b in
-                facts.staticBlob(4, b)
+        try facts.withTexts([e.flow, e.userID], from: 1) {
+            facts.int(3, e.lastUs)
+            if let bytes = e.facts {
+                try bytes.withUnsafeBufferPointer { b in
+                    facts.staticBlob(4, b)
+                    try facts.step(doing())
+                }
+            } else {
+                facts.null(4)
                 try facts.step(doing())
             }
-        } else {
-            facts.null(4)
-            try facts.step(doing())
         }
         facts.reset()
     }

@@ -163,7 +163,7 @@ extension Array where Element: FoldableEvent {
     /// (Inlinable: specialized where it is used, it reads each event in place, without a copy.)
     @inlinable
     public var foldOrderIndices: [Int] {
-        withUnsafeBufferPointer { b in Self.foldOrder(count: b.count) { (b[$0].time.micros, b[$0].seq) } }
+        withUnsafeBufferPointer { b in FoldOrder.indices(count: b.count) { FoldOrder.Key(time: b[$0].time.micros, seq: b[$0].seq) } }
     }
 }
 
@@ -171,33 +171,6 @@ extension Array {
     /// The indices in fold order (event time, then arrival) of elements that stand for events.
     @inlinable
     public func foldOrderIndices(time: (Element) -> Int64, seq: (Element) -> Int64) -> [Int] {
-        Self.foldOrder(count: count) { (time(self[$0]), seq(self[$0])) }
-    }
-
-    /// Positions 0..<count sorted by their (time, seq) keys.
-    @inlinable
-    static func foldOrder(count: Int, key: (Int) -> (time: Int64, seq: Int64)) -> [Int] {
-        // Events most often come in fold order already: then the positions are their order.
-        var inOrder = true
-        if count > 1 {
-            var previous = key(0)
-            for i in 1..<count {
-                let k = key(i)
-                guard previous.time < k.time || (previous.time == k.time && previous.seq < k.seq) else {
-                    inOrder = false
-                    break
-                }
-                previous = k
-            }
-        }
-        if inOrder { return [Int](0..<count) }
-        var keys: [(time: Int64, seq: Int64, index: Int)] = []
-        keys.reserveCapacity(count)
-        for i in 0..<count {
-            let k = key(i)
-            keys.append((time: k.time, seq: k.seq, index: i))
-        }
-        keys.sort { $0.time != $1.time ? $0.time < $1.time : $0.seq < $1.seq }
-        return keys.map(\.index)
+        FoldOrder.indices(count: count) { FoldOrder.Key(time: time(self[$0]), seq: seq(self[$0])) }
     }
 }

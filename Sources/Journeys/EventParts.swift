@@ -89,7 +89,7 @@ package struct EventParts: Sendable {
 
     /// Positions of `held` in fold order (time, then seq).
     package static func foldOrder(_ held: [HeldEvent]) -> [Int] {
-        held.foldOrderIndices(time: { $0.time.micros }, seq: { $0.seq })
+        held.withUnsafeBufferPointer { h in FoldOrder.indices(count: h.count) { FoldOrder.Key(time: h[$0].time.micros, seq: h[$0].seq) } }
     }
 }
 

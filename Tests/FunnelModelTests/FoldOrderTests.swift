@@ -47,4 +47,28 @@ final class FoldOrderTests: XCTestCase {
         } } } }
         XCTAssertEqual(checked, 625)
     }
+
+    func testPackedAndPairedSortsAgreeOnRandomLists() {
+        // Seqs rising with the positions (packed: time and position in one word), seqs in any
+        // order, and times too far apart to pack (paired): each as a sort of the positions.
+        var rng = SystemRandomNumberGenerator()
+        var checked = 0
+        for n in [2, 3, 17, 37, 81, 300] {
+            for _ in 0..<50 {
+                let times = (0..<n).map { _ in Int64.random(in: 0..<20, using: &rng) * 1_000_000 }
+                let rising = times.indices.map { (times[$0], Int64($0) * 3 + Int64.random(in: 0...2, using: &rng)) }
+                let shuffled = times.map { ($0, Int64.random(in: 0..<1_000, using: &rng)) }
+                var far = rising
+                far[n / 2].0 = Int64(1) << 50
+                for keys in [rising, shuffled, far] {
+                    XCTAssertEqual(order(keys), expected(keys), "\(keys)")
+                    checked += 1
+                }
+            }
+        }
+        XCTAssertEqual(checked, 900)
+        // Ties on time and seq keep their positions; negative and extreme times.
+        XCTAssertEqual(order([(5, 1), (5, 1), (-3, 2), (5, 2), (-3, 2)]), [2, 4, 0, 1, 3])
+        XCTAssertEqual(order([(.max, 1), (.min, 2), (0, 3)]), [1, 2, 0])
+    }
 }

@@ -46,12 +46,17 @@ public enum PromptOutcome {
     /// Adds `outcome` on `step`: a permission outcome replaces the step's earlier one, a
     /// sign-in failure is added once.
     package static func add(_ outcome: String, on step: String, to outcomes: inout [String: [String]]) {
+        if outcomes.isEmpty { outcomes.reserveCapacity(Tuning.promptStepsReserved) }
         // The step looked up once, its list changed in place (a copy would be copied again
         // when stored back).
         add(outcome, to: &outcomes[step, default: []])
     }
 
     private static func add(_ outcome: String, to list: inout [String]) {
+        if list.isEmpty {
+            list.append(outcome)
+            return
+        }
         if isPermission(outcome) {
             list.removeAll(where: isPermission)
         } else if list.contains(outcome) {

@@ -29,4 +29,7 @@ package enum Tuning {
     /// Most visits and view runs a fold makes room for at a journey's first view (at most the
     /// definition's steps).
     package static let foldStepsReserved = 32
+    /// Steps a journey's prompt outcomes make room for at the first (`PromptOutcome.add`):
+    /// a GLP-1 journey has them on one to three steps, and the table would grow twice.
+    package static let promptStepsReserved = 4
 }

@@ -20,7 +20,7 @@ struct LineKeyer {
     /// its shape's number when `match` found it; `cuts`: a vendor line's cuts (its shape is
     /// not learnt as a template, which reads funnel's own lines).
     mutating func keys(_ env: Envelope, start: Int, end: Int, in b: UnsafeBufferPointer<UInt8>,
-                       shape known: Int32? = nil, cuts: ArraySlice<LineShape.Cut>? = nil) -> LineKeys {
+                       shape known: Int32? = nil, cuts: UnsafeBufferPointer<LineShape.Cut>? = nil) -> LineKeys {
         var out = LineKeys()
         out.idHash = EventIdentity.idHash(env.eventID.bytes(in: b))
         out.key = Int32(LineKeyer.withKey(env, in: b) { keys.intern($0).id })

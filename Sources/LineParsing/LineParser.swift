@@ -245,9 +245,16 @@ package enum LineParser {
                     // hands it to the sink as parsed: the sink builds what it keeps (once per
                     // distinct value), not an event per line.
                     func keyAndHand(_ env: Envelope, start: Int, in b: UnsafeBufferPointer<UInt8>) {
-                        parsed.keys = keyer.keys(env, start: start, end: start + bytes.count, in: b,
-                                                 shape: vendor && parsed.vendorCuts == nil ? VendorLine.verbatimShape : matchedShape,
-                                                 cuts: parsed.vendorCuts == nil ? nil : parsed.cuts(in: batch.cuts))
+                        if let r = parsed.vendorCuts {
+                            // Read in place: a slice of the batch's cuts would be retained and released.
+                            parsed.keys = batch.cuts.withUnsafeBufferPointer { all in
+                                keyer.keys(env, start: start, end: start + bytes.count, in: b, shape: matchedShape,
+                                           cuts: UnsafeBufferPointer(rebasing: all[Int(r.lowerBound)..<Int(r.upperBound)]))
+                            }
+                        } else {
+                            parsed.keys = keyer.keys(env, start: start, end: start + bytes.count, in: b,
+                                                     shape: vendor ? VendorLine.verbatimShape : matchedShape)
+                        }
                         eventSink?.take(line: info.number, user: parsed.keys.user, key: parsed.keys.key,
                                         shape: vendor ? -1 : parsed.keys.shape, envelope: env, in: b)
                     }

@@ -54,13 +54,13 @@ public struct LineShape {
     /// Takes `given` (in line order, within the line) as the cuts of the line at
     /// `lineStart..<lineEnd` of `b` and builds its skeleton: a line that is not funnel's own
     /// (a vendor's) is cut where its parser says.
-    package mutating func shape(cuts given: ArraySlice<Cut>, lineStart: Int, lineEnd: Int, in b: UnsafeBufferPointer<UInt8>) {
+    package mutating func shape<C: Collection<Cut>>(cuts given: C, lineStart: Int, lineEnd: Int, in b: UnsafeBufferPointer<UInt8>) {
         take(given)
         buildSkeleton(lineStart: lineStart, lineEnd: lineEnd, in: b)
     }
 
     /// Takes `given` as the line's cuts without building its skeleton.
-    package mutating func take(_ given: ArraySlice<Cut>) {
+    package mutating func take<C: Collection<Cut>>(_ given: C) {
         cuts.removeAll(keepingCapacity: true)
         cuts.append(contentsOf: given)
     }

@@ -3,7 +3,8 @@ import FunnelModel
 extension SourceCutter {
     enum Name {
         case raw(Value)
-        case quoted([UInt8])
+        /// A native name, by its index in `Plan.quotedNames` (read there in place).
+        case quoted(Int)
     }
 
     /// The native name, as `SourceMapping`'s naming gives it; a step view's step to `step`.

@@ -86,14 +86,10 @@ extension SourceCutter {
         n += parts.flow.map { $0.end - $0.start } ?? plan.defaultFlow?.count ?? 0
         switch parts.name {
         case .raw(let v): n += count(v)
-        case .quoted(let q): n += q.count
+        case .quoted(let k): n += plan.quotedNames[k].count
         }
         n += parts.timeRange?.count ?? timeBytes.count
-        switch plan.flags {
-        case nil: break
-        case .object(let slots): n += count(first(slots))
-        case .prefix: n += line
-        }
+        if plan.flagList >= 0 { n += line } else if !plan.flagSlots.isEmpty { n += count(first(plan.flagSlots)) }
         if parts.properties != nil { n += line }
         return n
     }
@@ -123,7 +119,7 @@ extension SourceCutter {
         let nameRange: Range<Int>
         switch parts.name {
         case .raw(let v): nameRange = Self.raw(v, b, &w); escaped = escaped || v.escaped
-        case .quoted(let q): nameRange = Self.quoted(q, &w, escaped: &escaped)
+        case .quoted(let k): nameRange = Self.quoted(plan.quotedNames[k], &w, escaped: &escaped)
         }
         w.literal(",\"event_id\":")
         let idRange = Self.raw(parts.id, b, &w)
@@ -158,17 +154,12 @@ extension SourceCutter {
         if w.count > open { w.byte(0x2C) }
         w.literal("\"flags\":")
         let flagsStart = w.count
-        switch plan.flags {
-        case nil: break
-        case .object(let slots):
-            if let f = first(slots) {
-                guard f.kind == 0x7B else { return false }
-                if !Self.isEmptyObject(f, b) { w.copy(f.start..<f.end, of: b) }
-            }
-        case .prefix(let list, let prefix):
+        if plan.flagList >= 0 {
             w.byte(0x7B)
-            let skip = prefix.count
-            for m in members[list] where m.key.count > skip {
+            let skip = plan.flagPrefix.count
+            // By index: the list is read in place, not copied.
+            for i in members[plan.flagList].indices where members[plan.flagList][i].key.count > skip {
+                let m = members[plan.flagList][i]
                 guard let flag = m.flag else { return false }
                 if !flag { continue }
                 if w.count > flagsStart + 1 { w.byte(0x2C) }
@@ -178,6 +169,9 @@ extension SourceCutter {
                 w.copy(m.value, of: b)
             }
             if w.count == flagsStart + 1 { w.truncate(to: flagsStart) } else { w.byte(0x7D) }
+        } else if let f = first(plan.flagSlots) {
+            guard f.kind == 0x7B else { return false }
+            if !Self.isEmptyObject(f, b) { w.copy(f.start..<f.end, of: b) }
         }
         if w.count == flagsStart { w.truncate(to: beforeFlags) }
         if let platform {
@@ -195,8 +189,10 @@ extension SourceCutter {
         let start = w.count
         w.literal(",\"properties\":{")
         let open = w.count
-        let flags = plan.flagPrefix(ofList: list) != nil
-        for m in members[list] where !m.consumed {
+        let flags = plan.holdsFlags(list: list)
+        // By index: the list is read in place, not copied.
+        for i in members[list].indices where !members[list][i].consumed {
+            let m = members[list][i]
             if flags {
                 guard let flag = m.flag else { return false }
                 if flag { continue }

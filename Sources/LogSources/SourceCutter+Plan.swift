@@ -15,12 +15,6 @@ extension SourceCutter {
             var carryEvent: [[UInt8]]
         }
 
-        enum Flags: Sendable {
-            case object([Int])
-            /// The member list of the container, and the prefix of its flag keys.
-            case prefix(list: Int, prefix: [UInt8])
-        }
-
         struct Properties: Sendable {
             var slot: Int
             var list: Int
@@ -33,10 +27,20 @@ extension SourceCutter {
         var consumed: [[UInt8]]
         var stepView: StepView?
         var eventTypes: EventTypes?
-        var flags: Flags?
-        /// Vendor name → the native name, quoted.
-        var events: [([UInt8], [UInt8])]
-        var stepViewed: [UInt8]
+        /// The flags as an object: its slots (empty: flags are not read so).
+        var flagSlots: [Int] = []
+        /// The flags as members with a prefix: the member list of their container (-1: flags
+        /// are not read so), the keys' prefix, and whether it has bytes beyond ASCII. Kept as
+        /// plain fields, not an enum's payload: each line reads them in place, without a copy.
+        var flagList = -1
+        var flagPrefix: [UInt8] = []
+        var flagPrefixWide = false
+        /// Vendor name → the index of the native name in `quotedNames`.
+        var events: [([UInt8], Int)]
+        /// The native names the vendor's map to, and then `step_viewed`, quoted.
+        var quotedNames: [[UInt8]]
+        /// `step_viewed`'s index in `quotedNames`.
+        var stepViewed: Int
         /// The default flow, quoted.
         var defaultFlow: [UInt8]?
         var timeFormat: SourceDefinition.TimeFormat
@@ -62,25 +66,26 @@ extension SourceCutter {
             }
             switch d.flags {
             case .object(let paths)?:
-                flags = .object(paths.compactMap(cut.slotIndex))
+                flagSlots = paths.compactMap(cut.slotIndex)
             case .prefix(let container, let key)?:
                 if let s = cut.slotIndex(container), let list = cut.memberSlots.firstIndex(of: s) {
-                    flags = .prefix(list: list, prefix: Array(key.utf8))
+                    flagList = list
+                    flagPrefix = Array(key.utf8)
+                    flagPrefixWide = flagPrefix.contains { $0 >= 0x80 }
                 }
             case nil:
-                flags = nil
+                break
             }
-            events = d.events.map { (Array($0.key.utf8), quoted($0.value)) }
-            stepViewed = quoted(EventName.stepViewed.rawValue)
+            let mapped = d.events.map { (Array($0.key.utf8), quoted($0.value)) }
+            events = mapped.indices.map { (mapped[$0].0, $0) }
+            quotedNames = mapped.map(\.1) + [quoted(EventName.stepViewed.rawValue)]
+            stepViewed = mapped.count
             self.defaultFlow = defaultFlow.map(quoted)
             timeFormat = d.timeFormat
         }
 
-        /// The prefix of the flag keys among the members of list `list` (nil: they hold none):
-        /// those keys are flags, not properties nor values a line's shape could cut.
-        func flagPrefix(ofList list: Int) -> [UInt8]? {
-            if case .prefix(let flagList, let prefix)? = flags, flagList == list { return prefix }
-            return nil
-        }
+        /// Whether the members of list `list` hold the flags (their keys start with
+        /// `flagPrefix`): those keys are flags, not properties nor values a line's shape could cut.
+        func holdsFlags(list: Int) -> Bool { list >= 0 && list == flagList }
     }
 }

@@ -82,7 +82,7 @@ public struct SourceCutter: Sendable {
         var value: Range<Int>
         /// A key a properties object leaves out (`Plan.consumed`).
         var consumed: Bool
-        /// The key is a flag (`Plan.flagPrefix(ofList:)` of its list; nil: bytes cannot tell).
+        /// The key is a flag (its list `Plan.holdsFlags(list:)`; nil: bytes cannot tell).
         var flag: Bool?
     }
 
@@ -159,8 +159,7 @@ public struct SourceCutter: Sendable {
     private mutating func object(_ node: Int, _ sc: inout JSONScanner) throws(JSONSyntaxError) -> Bool {
         // Read in place: a copy of the node would retain its arrays for every object.
         let wide = cut.nodes[node].wide, list = cut.nodes[node].members
-        let flagPrefix = list >= 0 ? plan.flagPrefix(ofList: list) : nil
-        let prefixWide = flagPrefix?.contains { $0 >= 0x80 } ?? false
+        let flags = plan.holdsFlags(list: list)
         sc.depth += 1
         sc.i += 1
         sc.skipWhitespace()
@@ -179,7 +178,7 @@ public struct SourceCutter: Sendable {
             let keyRange = key.start..<key.end
             let k = cut.find(keyRange, node: node, in: sc.b)
             // Whether the key is a flag: told here once for the run, the flags and the properties.
-            let flag: Bool? = if let flagPrefix { Self.hasPrefix(flagPrefix, wide: prefixWide, keyRange, sc.b) } else { false }
+            let flag: Bool? = flags ? Self.hasPrefix(plan.flagPrefix, wide: plan.flagPrefixWide, keyRange, sc.b) : false
             if k >= 0 {
                 guard k < 64, seen & (1 << k) == 0 else { return false }
                 seen |= 1 << k

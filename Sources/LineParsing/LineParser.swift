@@ -75,9 +75,9 @@ package struct ParseEnd: Sendable {
 package enum LineParser {
     /// `spare`: an emptied batch whose buffers the next batch reuses, when one is back.
     /// `skipLines`: lines at the start already stored (a resumed input), split but not parsed.
-    /// When a new UTC day starts and `eventSink` is full, the events so far are detached from
-    /// it (the batch before carries a `SegmentEnd`) and it takes the next ones; past its room, a sink drops events (their users
-    /// are folded from the log). `source`: the input is a vendor's export, each line mapped
+    /// When a new UTC day starts and `eventSink` is half full, the events so far are detached
+    /// from it (the batch before carries a `SegmentEnd`) and it takes the next ones; past its
+    /// room, a sink drops events (their users are folded from the log). `source`: the input is a vendor's export, each line mapped
     /// by it (see `VendorLine`); nil: funnel's own lines.
     package static func run(path: String, batchLines: Int, batchBytes: Int,
                     eventSink firstSink: (any ParsedEventSink)? = nil, skipLines: Int = 0,

@@ -47,22 +47,11 @@ extension SourceCutter {
     /// Writes the native line: keys sorted (context, event, event_id, flow, properties, step,
     /// ts, user_id), as `MappedEvent.nativeLine` does, in one pass into room made for it.
     mutating func write(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        var id: Value?, user: Value?, flow: Value?, step: Value?, appVersion: Value?, platform: Value?
-        guard string(plan.eventID, &id), let id, id.end > id.start,
-              string(plan.userID, &user), let user, user.end > user.start,
-              string(plan.flow, &flow), flow != nil || plan.defaultFlow != nil,
-              string(plan.step, &step),
-              string(plan.appVersion, &appVersion), string(plan.platform, &platform),
-              let name = naming(b, step: &step),
-              let (time, timeRange) = readTime(b) else { return false }
-        var properties: Plan.Properties?
-        for p in plan.properties where values[p.slot].present {
-            guard values[p.slot].kind == 0x7B else { return false }
-            properties = p
-            break
-        }
-        let parts = Parts(id: id, user: user, flow: flow, step: step, appVersion: appVersion, platform: platform,
-                          name: name, time: time, timeRange: timeRange, properties: properties)
+        // Read in one call that borrows the cutter: each read of `plan` from this mutating
+        // method would copy the whole cutter to call with it.
+        guard var parts = envelopeParts(b), let (time, timeRange) = readTime(b), properties(into: &parts) else { return false }
+        parts.time = time
+        parts.timeRange = timeRange
         makeRoom(room(parts, line: b.count))
         // The buffer is moved out and back, so that the writer's scope reads the cutter freely.
         var out: [UInt8] = []
@@ -72,7 +61,32 @@ extension SourceCutter {
         lineCount = written.count
         if let f = written.fields {
             fields = f
-            vendorFields = vendorFields(id: id, name: name, user: user, flow: flow, step: step)
+            vendorFields = vendorFields(id: parts.id, name: parts.name, user: parts.user, flow: parts.flow, step: parts.step)
+        }
+        return true
+    }
+
+    /// The values the native line's envelope reads (its time not yet), nil when one is not
+    /// of the common path.
+    private func envelopeParts(_ b: UnsafeBufferPointer<UInt8>) -> Parts? {
+        var id: Value?, user: Value?, flow: Value?, step: Value?, appVersion: Value?, platform: Value?
+        guard string(plan.eventID, &id), let id, id.end > id.start,
+              string(plan.userID, &user), let user, user.end > user.start,
+              string(plan.flow, &flow), flow != nil || plan.defaultFlow != nil,
+              string(plan.step, &step),
+              string(plan.appVersion, &appVersion), string(plan.platform, &platform),
+              let name = naming(b, step: &step) else { return nil }
+        return Parts(id: id, user: user, flow: flow, step: step, appVersion: appVersion, platform: platform,
+                     name: name, time: Timestamp(micros: 0), timeRange: nil, properties: nil)
+    }
+
+    /// The first properties object present to `parts`; false when the first present is not
+    /// an object.
+    private func properties(into parts: inout Parts) -> Bool {
+        for p in plan.properties where values[p.slot].present {
+            guard values[p.slot].kind == 0x7B else { return false }
+            parts.properties = p
+            break
         }
         return true
     }

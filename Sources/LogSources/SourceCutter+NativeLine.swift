@@ -21,6 +21,10 @@ extension SourceCutter {
 
     /// Makes the native line's buffer at least `n` bytes (at least doubled when it grows).
     mutating func makeRoom(_ n: Int) {
+        Self.makeRoom(n, in: &buffer)
+    }
+
+    private static func makeRoom(_ n: Int, in buffer: inout [UInt8]) {
         if buffer.count < n { buffer = Array(repeating: 0, count: max(n, 2 * buffer.count)) }
     }
 
@@ -47,23 +51,33 @@ extension SourceCutter {
     /// Writes the native line: keys sorted (context, event, event_id, flow, properties, step,
     /// ts, user_id), as `MappedEvent.nativeLine` does, in one pass into room made for it.
     mutating func write(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        // Read in one call that borrows the cutter: each read of `plan` from this mutating
-        // method would copy the whole cutter to call with it.
-        guard var parts = envelopeParts(b), let (time, timeRange) = readTime(b), properties(into: &parts) else { return false }
-        parts.time = time
-        parts.timeRange = timeRange
-        makeRoom(room(parts, line: b.count))
-        // The buffer is moved out and back, so that the writer's scope reads the cutter freely.
+        guard let (time, timeRange) = readTime(b) else { return false }
+        // The buffer is moved out and back, so that the line is read and written in one call
+        // that borrows the cutter: each call from this mutating method to a non-mutating one
+        // copies the whole cutter.
         var out: [UInt8] = []
         swap(&out, &buffer)
         defer { swap(&out, &buffer) }
-        guard let written = writeLine(parts, b, into: &out) else { return false }
+        guard let (parts, written) = nativeLine(b, time: time, timeRange: timeRange, into: &out) else { return false }
         lineCount = written.count
         if let f = written.fields {
             fields = f
             vendorFields = vendorFields(id: parts.id, name: parts.name, user: parts.user, flow: parts.flow, step: parts.step)
         }
         return true
+    }
+
+    /// The native line of `b` into `out` (grown to the room it can take): the parts it was
+    /// written from, its count, and where its values went (nil when a string of its envelope
+    /// holds an escape); nil when the line is off the common path.
+    private func nativeLine(_ b: UnsafeBufferPointer<UInt8>, time: Timestamp, timeRange: Range<Int>?,
+                            into out: inout [UInt8]) -> (Parts, (count: Int, fields: NativeFields?))? {
+        guard var parts = envelopeParts(b), properties(into: &parts) else { return nil }
+        parts.time = time
+        parts.timeRange = timeRange
+        Self.makeRoom(room(parts, line: b.count), in: &out)
+        guard let written = writeLine(parts, b, into: &out) else { return nil }
+        return (parts, written)
     }
 
     /// The values the native line's envelope reads (its time not yet), nil when one is not

@@ -166,11 +166,3 @@ extension Array where Element: FoldableEvent {
         withUnsafeBufferPointer { b in FoldOrder.indices(count: b.count) { FoldOrder.Key(time: b[$0].time.micros, seq: b[$0].seq) } }
     }
 }
-
-extension Array {
-    /// The indices in fold order (event time, then arrival) of elements that stand for events.
-    @inlinable
-    public func foldOrderIndices(time: (Element) -> Int64, seq: (Element) -> Int64) -> [Int] {
-        FoldOrder.indices(count: count) { FoldOrder.Key(time: time(self[$0]), seq: seq(self[$0])) }
-    }
-}

@@ -59,10 +59,10 @@ package struct HeldView: FoldableEvent {
         let p = Int(held[i].properties)
         return p < codes.unlisted.count ? codes.unlisted[p] : nil
     }
-    package func stepCode(in codes: [String: Int32]) -> Int32 {
+    package func stepCode(in byStep: [String: Int32]) -> Int32 {
         let n = Int(held[i].names)
-        if n < self.codes.stepCodes.count { return self.codes.stepCodes[n] }
+        if n < codes.stepCodes.count { return codes.stepCodes[n] }
         guard let step = table.names[n].step else { return -1 }
-        return codes[step] ?? -1
+        return byStep[step] ?? -1
     }
 }

@@ -77,8 +77,8 @@ package enum LineParser {
     /// `skipLines`: lines at the start already stored (a resumed input), split but not parsed.
     /// When a new UTC day starts and `eventSink` is half full, the events so far are detached
     /// from it (the batch before carries a `SegmentEnd`) and it takes the next ones; past its
-    /// room, a sink drops events (their users are folded from the log). `source`: the input is a vendor's export, each line mapped
-    /// by it (see `VendorLine`); nil: funnel's own lines.
+    /// room, a sink drops events (their users are folded from the log). `source`: the input is
+    /// a vendor's export, each line mapped by it (see `VendorLine`); nil: funnel's own lines.
     package static func run(path: String, batchLines: Int, batchBytes: Int,
                     eventSink firstSink: (any ParsedEventSink)? = nil, skipLines: Int = 0,
                     source: SourceMapping? = nil,

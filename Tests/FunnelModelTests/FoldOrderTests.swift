@@ -4,13 +4,8 @@ import FunnelModel
 /// The fold order of events (time, then seq): positions in that order, whether the events
 /// came in it already or not, ties on time broken by seq.
 final class FoldOrderTests: XCTestCase {
-    private struct Keyed {
-        var time: Int64
-        var seq: Int64
-    }
-
     private func order(_ keys: [(Int64, Int64)]) -> [Int] {
-        keys.map { Keyed(time: $0.0, seq: $0.1) }.foldOrderIndices(time: { $0.time }, seq: { $0.seq })
+        FoldOrder.indices(count: keys.count) { FoldOrder.Key(time: keys[$0].0, seq: keys[$0].1) }
     }
 
     /// Every position sorted by (time, seq), stable for equal keys: the order asked of it.

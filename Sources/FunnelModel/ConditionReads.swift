@@ -48,9 +48,16 @@ public struct ConditionReads: Sendable, Hashable {
     /// The key of a context with these parts; `startDate` is asked only when a condition reads it.
     public func key(values: [String: JSONValue], flags: [String: JSONValue], appVersion: String?,
                     platform: String?, startDate: () -> String?) -> Key {
+        key(value: { _, k in values[k] }, flags: flags, appVersion: appVersion, platform: platform, startDate: startDate)
+    }
+
+    /// `key(values:…)` with each value read by `value`, given the key's index in `valueKeys`
+    /// and the key.
+    public func key(value: (Int, String) -> JSONValue?, flags: [String: JSONValue], appVersion: String?,
+                    platform: String?, startDate: () -> String?) -> Key {
         var out = KeyBytes()
-        for k in valueKeys {
-            if let v = values[k] { out.byte(1); out.value(v) } else { out.byte(0) }
+        for i in valueKeys.indices {
+            if let v = value(i, valueKeys[i]) { out.byte(1); out.value(v) } else { out.byte(0) }
         }
         out.pairs(flags)
         if self.appVersion { out.optional(appVersion) }

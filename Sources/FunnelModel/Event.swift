@@ -134,6 +134,10 @@ public protocol FoldableEvent {
     /// list, when the event carries them (worked out once for many events); nil: the fold
     /// checks each answer itself.
     var unlistedAnswers: [String]? { get }
+    /// The event's answers by the codes of the fold's definition's keys, when the event
+    /// carries them (worked out once for many events; every key has a code); nil: the fold
+    /// sets each of `properties` by its key.
+    var answerCodes: CodedAnswers? { get }
 }
 
 extension FoldableEvent {
@@ -144,6 +148,7 @@ extension FoldableEvent {
     public var contextID: Int32 { -1 }
     public var listedStepCode: Int32? { nil }
     public var unlistedAnswers: [String]? { nil }
+    public var answerCodes: CodedAnswers? { nil }
     public func stepCode(in codes: [String: Int32]) -> Int32 {
         guard let step else { return -1 }
         return codes[step] ?? -1

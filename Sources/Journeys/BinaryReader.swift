@@ -210,6 +210,30 @@ package struct BinaryReader {
         }
     }
 
+    /// A journey's answers (`BinaryWriter.values`, or any object of names): held by the codes
+    /// of `names`' answer keys where the names are indexes.
+    package mutating func values() throws -> JourneyValues {
+        let keys = names.answerKeys
+        guard namesAsIndexes, !keys.isEmpty else { return JourneyValues(try object()) }
+        let n = try count()
+        var out = JourneyValues(keys: keys)
+        for _ in 0..<n {
+            let tag = try uint()
+            if tag >= 2, tag - 2 < UInt64(keys.codeOfName.count), keys.codeOfName[Int(tag - 2)] >= 0 {
+                out.set(try value(), code: keys.codeOfName[Int(tag - 2)])
+                continue
+            }
+            let key: String
+            switch tag {
+            case 0: throw JourneyDecodingError(offset: offset, reason: "missing name")
+            case 1: key = try string()
+            default: key = try indexedName(tag - 2)
+            }
+            out[key] = try value()
+        }
+        return out
+    }
+
     package mutating func decodeObject(depth: Int) throws -> [String: JSONValue] {
         let n = try count()
         var o: [String: JSONValue] = [:]

@@ -99,8 +99,15 @@ package final class EventTable: Sendable {
     package let contexts: [EventContext]
     package let properties: [[String: JSONValue]]
 
-    /// `unlistedAnswers(flow:listed:)` by flow, worked out once for every fold of the table.
-    private let unlisted = Locked([String: [[String]]]())
+    /// `answers(flow:keys:listed:)` by flow, worked out once for every fold of the table.
+    private let answered = Locked([String: Answers]())
+
+    /// What `answers(flow:keys:listed:)` gives, by properties number, and the keys it is by.
+    package struct Answers: Sendable {
+        package var keys: AnswerKeys
+        package var coded: [CodedAnswers?]
+        package var unlisted: [[String]?]
+    }
 
     package init(names: [EventParts.Names], contexts: [EventContext], properties: [[String: JSONValue]]) {
         self.names = names
@@ -108,24 +115,39 @@ package final class EventTable: Sendable {
         self.properties = properties
     }
 
-    /// For each of `properties`, the drift keys (`DriftKey.value`, sorted) of its answers that
-    /// `listed` (a flow's `FlowVocabulary.listedValues`) does not list: what a fold of `flow`
-    /// notes for an event with them, found once for the table's distinct properties instead
-    /// of once an event. Empty when the flow lists no values.
-    package func unlistedAnswers(flow: String, listed: [String: Set<String>]) -> [[String]] {
-        guard !listed.isEmpty else { return [] }
-        return unlisted.withLock { known in
-            if let found = known[flow] { return found }
-            let found = properties.map { answers in
-                answers.compactMap { key, v -> String? in
-                    guard let values = listed[key] else { return nil }
-                    let text = v.textValue
-                    return values.contains(text) ? nil : DriftKey.value(key, text)
-                }.sorted()
-            }
+    /// What a fold of `flow` reads of each of `properties`, found once for the table's
+    /// distinct properties instead of once an event (by properties number): its answers by
+    /// their codes among `keys` (the fold's `AnswerKeys`; nil when a key has none), and the
+    /// drift keys (`DriftKey.value`, sorted) of its answers `listed` (the flow's
+    /// `FlowVocabulary.listedValues`) does not list. Either list is empty when there are no
+    /// keys, or no listed values.
+    package func answers(flow: String, keys: AnswerKeys, listed: [String: Set<String>]) -> Answers {
+        answered.withLock { known in
+            if let found = known[flow], found.keys === keys { return found }
+            let found = Answers(
+                keys: keys,
+                coded: keys.isEmpty ? [] : properties.map { Self.coded($0, keys) },
+                unlisted: listed.isEmpty ? [] : properties.map { answers in
+                    answers.compactMap { key, v -> String? in
+                        guard let values = listed[key] else { return nil }
+                        let text = v.textValue
+                        return values.contains(text) ? nil : DriftKey.value(key, text)
+                    }.sorted()
+                })
             known[flow] = found
             return found
         }
+    }
+
+    /// `answers` by their codes among `keys`; nil when a key has none.
+    private static func coded(_ answers: [String: JSONValue], _ keys: AnswerKeys) -> CodedAnswers? {
+        var pairs: [(code: Int32, value: JSONValue)] = []
+        pairs.reserveCapacity(answers.count)
+        for (key, v) in answers {
+            guard let code = keys.codes[key] else { return nil }
+            pairs.append((code, v))
+        }
+        return CodedAnswers(pairs)
     }
 
     /// The step code of each of `names` (`FlowVocabulary.stepCodes`, given as `codes`) for a

@@ -21,21 +21,25 @@ package final class FlowContext: Sendable {
         self.definition = definition
         let vocabulary = definition.map(FlowVocabulary.init)
         self.vocabulary = vocabulary
-        paths = definition.flatMap { d in vocabulary.map { ExpectedPaths(d, vocabulary: $0) } }
+        let names = JourneyNames(definition)
+        self.names = names
+        paths = definition.flatMap { d in vocabulary.map { ExpectedPaths(d, vocabulary: $0, answerKeys: names.answerKeys) } }
         let slots = definition.map(JourneyFacts.slotIndex) ?? [:]
         self.slots = slots
-        facts = definition.flatMap { d in vocabulary.map { JourneyFacts.Prepared(d, vocabulary: $0, slots: slots) } }
-        names = JourneyNames(definition)
-        rules = JourneyFold.Rules(definition, vocabulary: vocabulary)
+        facts = definition.flatMap { d in
+            vocabulary.map { JourneyFacts.Prepared(d, vocabulary: $0, slots: slots, answerKeys: names.answerKeys) }
+        }
+        rules = JourneyFold.Rules(definition, vocabulary: vocabulary, names: names)
         fingerprint = JourneyFold.fingerprint(definition)
     }
 
     /// What a fold of this context's flow reads of `table` once (`TableCodes`: each name's
-    /// step code, each properties' unlisted answers); empty without a definition, when each
-    /// event's are looked up.
+    /// step code; each properties' unlisted answers and its answers by code); empty without a
+    /// definition, when each event's are looked up.
     package func codes(of table: EventTable) -> TableCodes {
         guard let definition, let vocabulary else { return TableCodes() }
+        let answers = table.answers(flow: definition.id, keys: names.answerKeys, listed: vocabulary.listedValues)
         return TableCodes(stepCodes: table.stepCodes(flow: definition.id, vocabulary.stepCodes),
-                          unlisted: table.unlistedAnswers(flow: definition.id, listed: vocabulary.listedValues))
+                          unlisted: answers.unlisted, answers: answers.coded)
     }
 }

@@ -13,15 +13,18 @@ package struct HeldEvent: Sendable {
 
 /// What a fold of one flow reads of an input's table once for all its events: each name's
 /// step code (`EventTable.stepCodes`) and, by properties number, the drift keys of the answers
-/// the flow's definition does not list (`EventTable.unlistedAnswers`). Empty: the fold looks
-/// each event's up itself.
+/// the flow's definition does not list and the answers by their codes (`EventTable.answers`;
+/// nil for properties not worked out). Empty: the fold looks each event's up itself.
 package struct TableCodes: Sendable {
     package var stepCodes: [Int32]
-    package var unlisted: [[String]]
+    package var unlisted: [[String]?]
+    /// By properties number, its answers by their code.
+    package var answers: [CodedAnswers?]
 
-    package init(stepCodes: [Int32] = [], unlisted: [[String]] = []) {
+    package init(stepCodes: [Int32] = [], unlisted: [[String]?] = [], answers: [CodedAnswers?] = []) {
         self.stepCodes = stepCodes
         self.unlisted = unlisted
+        self.answers = answers
     }
 }
 
@@ -58,6 +61,10 @@ package struct HeldView: FoldableEvent {
     package var unlistedAnswers: [String]? {
         let p = Int(held[i].properties)
         return p < codes.unlisted.count ? codes.unlisted[p] : nil
+    }
+    package var answerCodes: CodedAnswers? {
+        let p = Int(held[i].properties)
+        return p < codes.answers.count ? codes.answers[p] : nil
     }
     package func stepCode(in byStep: [String: Int32]) -> Int32 {
         let n = Int(held[i].names)

@@ -45,7 +45,7 @@ extension Journey {
         w.name(currentStep)
         w.name(lane)
         w.string(laneReason)
-        w.object(values)
+        w.values(values)
         w.object(flags)
         w.string(appVersion)
         w.string(platform)
@@ -231,7 +231,7 @@ extension Journey {
         currentStep = try r.optionalName()
         lane = try r.optionalName()
         laneReason = try r.string()
-        values = try r.object()
+        values = try r.values()
         r.sharesObjects = true
         flags = try r.object()
         r.sharesObjects = false
@@ -284,7 +284,7 @@ extension Journey {
         currentStep = try r.optionalString()
         lane = try r.optionalString()
         laneReason = try r.string()
-        values = try r.object()
+        values = JourneyValues(try r.object())
         // Not shared through the cache: it holds version 2's objects, keyed by their bytes.
         flags = try r.object()
         appVersion = try r.optionalString()

@@ -79,6 +79,8 @@ public struct JourneyFacts: Sendable, Hashable {
         package let flagDefaults: [String: Bool]
         package let cohorts: [Condition?]
         package let vocabulary: FlowVocabulary
+        /// The codes of the answers `reads` reads, among the definition's `AnswerKeys`.
+        let readCodes: KeyCodes
         /// The slot of each step code (`FlowVocabulary.stepCodes`), -1 for a step on no lane.
         let slotOfCode: [Int]
         /// What the cohorts' conditions read of a context.
@@ -86,16 +88,20 @@ public struct JourneyFacts: Sendable, Hashable {
         let bits = BoundedCache<ConditionReads.Key, ContextBits>(limit: Tuning.cachedPaths)
 
         package convenience init(_ definition: FlowDefinition) {
-            self.init(definition, vocabulary: FlowVocabulary(definition), slots: JourneyFacts.slotIndex(definition))
+            self.init(definition, vocabulary: FlowVocabulary(definition), slots: JourneyFacts.slotIndex(definition),
+                      answerKeys: JourneyNames(definition).answerKeys)
         }
 
-        /// `vocabulary` and `slots` (`slotIndex`): the definition's, when the caller has them.
-        package init(_ definition: FlowDefinition, vocabulary: FlowVocabulary, slots: [String: Int]) {
+        /// `vocabulary`, `slots` (`slotIndex`) and `answerKeys`: the definition's, when the
+        /// caller has them.
+        package init(_ definition: FlowDefinition, vocabulary: FlowVocabulary, slots: [String: Int], answerKeys: AnswerKeys) {
             flagDefaults = definition.flagDefaults
             cohorts = definition.cohorts.map { try? Condition(parsing: $0.where) }
             self.vocabulary = vocabulary
             slotOfCode = definition.steps.map { slots[$0.id] ?? -1 }
-            reads = ConditionReads(Set(cohorts.compactMap { $0 }.flatMap(\.keys)))
+            let reads = ConditionReads(Set(cohorts.compactMap { $0 }.flatMap(\.keys)))
+            self.reads = reads
+            readCodes = answerKeys.codes(of: reads.valueKeys)
         }
     }
 
@@ -137,7 +143,8 @@ public struct JourneyFacts: Sendable, Hashable {
         current = j.currentStep.flatMap { slots[$0] } ?? -1
         appVersion = j.appVersion
         // Both read the context only through the cohorts' keys and the flags (defaults fixed).
-        let key = prepared.reads.key(values: j.values, flags: j.flags, appVersion: j.appVersion, platform: j.platform,
+        let key = prepared.reads.key(value: { i, name in j.values.value(i, of: prepared.readCodes, name: name) },
+                                     flags: j.flags, appVersion: j.appVersion, platform: j.platform,
                                      startDate: { j.startedAt?.utcDay })
         let contextBits = prepared.bits.value(for: key) {
             ContextBits(j.conditionContext(flagDefaults: prepared.flagDefaults), definition: definition, prepared: prepared)

@@ -14,12 +14,11 @@ extension JourneyFold {
         let stepCodeCount: Int
         let declaredFlags: Set<String>
         let listedValues: [String: Set<String>]
-        /// How many keys the definition's steps collect: room for a journey's answers at its
-        /// first, so that they are not rehashed as the dictionary grows.
-        let answerRoom: Int
+        /// The keys the definition's steps collect, by code: a journey's answers are held by them.
+        let answerKeys: AnswerKeys
 
-        /// `vocabulary`: the definition's, when the caller has it already.
-        package init(_ definition: FlowDefinition?, vocabulary: FlowVocabulary? = nil) {
+        /// `vocabulary` and `names`: the definition's, when the caller has them already.
+        package init(_ definition: FlowDefinition?, vocabulary: FlowVocabulary? = nil, names: JourneyNames? = nil) {
             self.definition = definition
             hasDefinition = definition != nil
             let vocabulary = vocabulary ?? definition.map(FlowVocabulary.init)
@@ -27,7 +26,7 @@ extension JourneyFold {
             stepCodeCount = vocabulary?.stepCodeCount ?? 0
             declaredFlags = vocabulary?.declaredFlags ?? []
             listedValues = vocabulary?.listedValues ?? [:]
-            answerRoom = Set(definition?.steps.flatMap { $0.collects.map(\.key) } ?? []).count
+            answerKeys = (names ?? JourneyNames(definition)).answerKeys
         }
     }
 }

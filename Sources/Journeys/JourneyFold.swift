@@ -20,7 +20,7 @@ public struct JourneyFold: Sendable {
     private var currentStepSince: Timestamp?
     /// The code of `currentStep` (-1: none, or a step without one).
     private var currentCode: Int32 = -1
-    private var values: [String: JSONValue] = [:]
+    private var values: JourneyValues
     private var flags: [String: JSONValue] = [:]
     private var appVersion: String?
     private var platform: String?
@@ -73,6 +73,7 @@ public struct JourneyFold: Sendable {
         self.flow = flow
         self.rules = rules
         hasDefinition = rules.hasDefinition
+        values = JourneyValues(keys: rules.answerKeys)
     }
 
     /// What a fold needs beyond its `Journey` to go on with later events.
@@ -100,7 +101,7 @@ public struct JourneyFold: Sendable {
         lastEventAt = journey.lastEventAt
         currentStep = journey.currentStep
         currentStepSince = state.currentStepSince
-        values = journey.values
+        values = journey.values.coded(by: rules.answerKeys)
         flags = journey.flags
         appVersion = journey.appVersion
         platform = journey.platform
@@ -266,9 +267,12 @@ public struct JourneyFold: Sendable {
             currentCode = code
             currentVisit = visit
         case .stepCompleted:
-            let properties = e.properties
-            if values.isEmpty { values.reserveCapacity(max(rules.answerRoom, properties.count)) }
-            if explain {
+            // Answers by code where the event carries them (folding for the projection): no
+            // key hashed.
+            if !explain, let coded = e.answerCodes {
+                for pair in coded.pairs { values.set(pair.value, code: pair.code) }
+            } else if explain {
+                let properties = e.properties
                 var collected: [String] = []
                 for key in properties.keys.sorted() {
                     guard let v = properties[key] else { continue }
@@ -281,15 +285,15 @@ public struct JourneyFold: Sendable {
                 }
                 note("completed \(e.step ?? "a step")" + (collected.isEmpty ? "" : ": " + collected.joined(separator: ", ")))
             } else {
-                for (key, v) in properties { values[key] = v }
+                for (key, v) in e.properties { values[key] = v }
             }
             if !explain, !listedValues.isEmpty, let unlisted = e.unlistedAnswers {
-                // Worked out once for the event's distinct properties (`EventTable.unlistedAnswers`).
+                // Worked out once for the event's distinct properties (`EventTable.answers`).
                 for key in unlisted { seen(key, at: time) }
             } else if !listedValues.isEmpty {
                 // Sorted for replay's notes; folding for the projection builds none.
                 var unlisted: [String] = []
-                for (key, v) in properties {
+                for (key, v) in e.properties {
                     guard let listed = listedValues[key], !listed.contains(v.textValue) else { continue }
                     if explain { unlisted.append("\(key) = \(v.textValue) is not a value flow \(flow) lists for \(key)") }
                     seen(DriftKey.value(key, v.textValue), at: time)
@@ -460,15 +464,15 @@ public struct JourneyFold: Sendable {
     /// context it reads, else worked out.
     private func expectedPath(_ definition: FlowDefinition, paths: ExpectedPaths?) -> (ExpectedPath, [Int32]) {
         func context() -> ConditionContext {
-            ConditionContext(values: values, flags: flags, appVersion: appVersion, platform: platform,
+            ConditionContext(values: values.dictionary, flags: flags, appVersion: appVersion, platform: platform,
                              startDate: startedAt?.utcDay, flagDefaults: paths?.flagDefaults ?? definition.flagDefaults)
         }
         guard let paths else {
             let path = definition.expectedPath(context())
             return (path, ExpectedPaths.codes(of: path, stepCodes))
         }
-        let key = paths.reads.key(values: values, flags: flags, appVersion: appVersion, platform: platform,
-                                  startDate: { startedAt?.utcDay })
+        let key = paths.reads.key(value: { i, name in values.value(i, of: paths.readCodes, name: name) }, flags: flags,
+                                  appVersion: appVersion, platform: platform, startDate: { startedAt?.utcDay })
         let coded = paths.coded(key: key, context)
         return (coded.path, coded.codes)
     }
@@ -517,6 +521,8 @@ package final class ExpectedPaths: Sendable {
     private let keys: Set<String>
     /// What the expected path reads of a context: the paths are kept by it.
     package let reads: ConditionReads
+    /// The codes of the answers `reads` reads, among the definition's `AnswerKeys`.
+    package let readCodes: KeyCodes
     private let paths = BoundedCache<ConditionReads.Key, CodedPath>(limit: Tuning.cachedPaths)
     /// The definition's step codes (`FlowVocabulary.stepCodes`).
     private let stepCodes: [String: Int32]
@@ -528,15 +534,17 @@ package final class ExpectedPaths: Sendable {
     }
 
     package convenience init(_ definition: FlowDefinition) {
-        self.init(definition, vocabulary: FlowVocabulary(definition))
+        self.init(definition, vocabulary: FlowVocabulary(definition), answerKeys: JourneyNames(definition).answerKeys)
     }
 
-    /// `vocabulary`: the definition's.
-    package init(_ definition: FlowDefinition, vocabulary: FlowVocabulary) {
+    /// `vocabulary` and `answerKeys`: the definition's.
+    package init(_ definition: FlowDefinition, vocabulary: FlowVocabulary, answerKeys: AnswerKeys) {
         self.definition = definition
         flagDefaults = definition.flagDefaults
         keys = definition.conditionKeys
-        reads = ConditionReads(keys)
+        let reads = ConditionReads(keys)
+        self.reads = reads
+        readCodes = answerKeys.codes(of: reads.valueKeys)
         stepCodes = vocabulary.stepCodes
     }
 

@@ -14,21 +14,29 @@ public struct JourneyNames: Sendable {
     /// By index in `names`, the rank of a first occurrence among the distinct names in the
     /// strings' own order (`<`): keys the definition names sort by it without comparing text.
     private let ranks: [Int32]
+    /// The keys the definition's steps collect, numbered (`AnswerKeys`): a journey's answers
+    /// held by these codes are written by them.
+    package let answerKeys: AnswerKeys
 
     public init(_ definition: FlowDefinition?) {
         var names = definition?.steps.map(\.id) ?? []
+        var keys: [String] = []
         if let definition {
             for step in definition.steps {
-                for c in step.collects { names += [c.key] + (c.values ?? []) }
+                for c in step.collects {
+                    names += [c.key] + (c.values ?? [])
+                    keys.append(c.key)
+                }
             }
             names += definition.flags.map(\.id)
             names += definition.laneKey.map { [$0] } ?? []
             names += definition.lanes.map(\.id)
         }
-        self.init(names: names)
+        self.init(names: names, answerKeys: Array(Set(keys)))
     }
 
-    package init(names: [String]) {
+    /// `names` in order; `answerKeys` (each one of them) numbered as `AnswerKeys`.
+    package init(names: [String], answerKeys: [String] = []) {
         self.names = names
         var interned = ByteInterner()
         var firstIndex: [Int] = []
@@ -41,6 +49,11 @@ public struct JourneyNames: Sendable {
         var ranks = [Int32](repeating: -1, count: names.count)
         for (rank, i) in firstIndex.sorted(by: { names[$0] < names[$1] }).enumerated() { ranks[i] = Int32(rank) }
         self.ranks = ranks
+        self.answerKeys = answerKeys.isEmpty ? .none
+            : AnswerKeys(keys: answerKeys, nameCount: names.count) { key in
+                var key = key
+                return key.withUTF8 { interned.lookup($0) }.map { firstIndex[$0] }
+            }
     }
 
     /// The rank of the name at `index` (one `index(of:)` gave) in the strings' own order.

@@ -27,7 +27,7 @@ struct FoldContext: Sendable {
         guard !new.isEmpty else { return counts }
         let newKeys = Set(new)
         p.order.removeAll { newKeys.contains($0) }
-        let table = p.parts.table
+        let table = p.table
         var start = 0
         while start < new.count {
             let end = min(start + Tuning.foldChunk, new.count)
@@ -96,7 +96,7 @@ struct FoldContext: Sendable {
         // A chunk of journeys at a time, handed on before the next is planned (`fold` folds
         // and emits it then, so that resumed folds and lines read do not pile up).
         let chunk = Tuning.foldChunk
-        let table = p.parts.table
+        let table = p.table
         // The journeys with held events first: they need no log reads, so their events are let
         // go at the fold's start instead of held while the log is read (as long as the next
         // input may take, whose held events would then grow beside these).

@@ -6,8 +6,8 @@ import LineParsing
 struct PendingFold: Sendable {
     var order: [JourneyKey]
     var buffered: [JourneyKey: [HeldEvent]?]
-    /// The parts the held events refer to.
-    var parts: EventParts
+    /// The parts the held events refer to, as their folds read them (one table for all).
+    var table: EventTable
     /// The input's first seq (`.max` when it added no events).
     var firstSeq: Int64
     /// Users whose first events in the store came with this input.

@@ -71,7 +71,8 @@ public final class ProjectionUpdater: IngestObserver {
     /// line was not accepted (a duplicate, a conflict) are dropped, and a user and flow left
     /// with none is not touched.
     private static func adopt(_ groups: ParsedGroups, accepted: AcceptedLines, into pending: inout PendingFold) {
-        swap(&pending.parts, &groups.parts)
+        pending.table = groups.parts.table
+        groups.parts = EventParts()
         groups.takeAccepted(accepted) { key, events in
             if pending.buffered.updateValue(events, forKey: key) == nil { pending.order.append(key) }
         }
@@ -86,7 +87,7 @@ public final class ProjectionUpdater: IngestObserver {
     /// With `sharesTransaction`, its new users' journeys fold beside the next input and the
     /// rest now, all written in the same transaction by the next input (`foldBeside`).
     public func willCommit(_ input: CommittedInput, in db: Database) throws {
-        var pending = PendingFold(order: [], buffered: [:], parts: EventParts(), firstSeq: input.firstSeq,
+        var pending = PendingFold(order: [], buffered: [:], table: EventParts().table, firstSeq: input.firstSeq,
                                   newUsers: input.newUsers ?? [], through: input.lastSeq, input: input.events)
         if let groups = input.events as? ParsedGroups {
             ProjectionUpdater.adopt(groups, accepted: input.accepted, into: &pending)

@@ -63,7 +63,8 @@ final class JourneyCodesTests: XCTestCase {
     }
 
     /// The answers to one listed key are made ones the definition does not list (drift), which
-    /// the held events' table finds once for its distinct properties (`EventTable.unlistedAnswers`).
+    /// the held events' table finds once for its distinct properties (`EventTable.answers`),
+    /// with the answers by their keys' codes.
     func testEventsReadingCodesFromTheirPartsFoldTheSameJourney() throws {
         let definition = try XCTUnwrap(Flows.builtIn.first { $0.id == "glp1" })
         let context = FlowContext(definition)
@@ -96,29 +97,42 @@ final class JourneyCodesTests: XCTestCase {
             let table = parts.table
             let codes = table.stepCodes(flow: definition.id, vocabulary.stepCodes)
             XCTAssertEqual(codes.count, table.names.count)
-            var coded = JourneyFold(userID: events[0].event.userID, flow: definition.id, rules: context.rules)
-            var view = HeldView(held: held, table: table, i: 0,
-                                codes: TableCodes(stepCodes: codes, unlisted: context.codes(of: table).unlisted))
-            for i in EventParts.foldOrder(held) {
-                view.i = i
-                coded.apply(view, explain: false)
+            let looked = try XCTUnwrap(JourneyFold.fold(events, definition: definition)).finish(paths: context.paths)
+            // With the steps' codes and unlisted answers alone, and with the answers by code too.
+            let tableCodes = context.codes(of: table)
+            XCTAssertEqual(tableCodes.answers.count, table.properties.count)
+            var journey: Journey?
+            for answers in [[], tableCodes.answers] {
+                var coded = JourneyFold(userID: events[0].event.userID, flow: definition.id, rules: context.rules)
+                var view = HeldView(held: held, table: table, i: 0,
+                                    codes: TableCodes(stepCodes: codes, unlisted: tableCodes.unlisted, answers: answers))
+                for i in EventParts.foldOrder(held) {
+                    view.i = i
+                    coded.apply(view, explain: false)
+                }
+                journey = coded.finish(paths: context.paths)
+                XCTAssertEqual(journey, looked)
+                XCTAssertEqual(journey?.values.dictionary, looked.values.dictionary)
+                // Saved, the same bytes either way.
+                let byName = try XCTUnwrap(JourneyFold.fold(events, rules: context.rules))
+                XCTAssertEqual(FlowFolder(context).encode(coded), FlowFolder(context).encode(byName))
             }
-            let looked = try XCTUnwrap(JourneyFold.fold(events, definition: definition))
-            let journey = coded.finish(paths: context.paths)
-            XCTAssertEqual(journey, looked.finish(paths: context.paths))
+            guard let journey else { continue }
             if journey.driftSeen.keys.contains(where: { $0.hasPrefix(DriftKey.value(listedKey, "not_listed_")) }) { drifted += 1 }
         }
         XCTAssertGreaterThan(drifted, 10, "journeys with an unlisted answer")
     }
 
-    /// A table's unlisted answers: for each of its properties, the sorted drift keys of the
-    /// values its flow does not list for a listed key; a listed value, a key the flow lists no
-    /// values for and a flow listing none give none.
-    func testUnlistedAnswersAreThoseOfListedKeysOnly() throws {
+    /// A table's answers for a flow: for each of its properties, the sorted drift keys of the
+    /// values its flow does not list for a listed key (a listed value, a key the flow lists no
+    /// values for and a flow listing none give none), and its answers by their keys' codes
+    /// (none when a key has no code).
+    func testTableAnswersAreCodedAndUnlistedByProperties() throws {
         var parts = EventParts()
         var held: [HeldEvent] = []
         let lines = [#"{"event_id":"a","event":"onboarding.step_completed","user_id":"u","ts":"2026-10-01T10:00:00Z","flow":"f","properties":{"goal":"lose","note":"x"}}"#,
-                     #"{"event_id":"b","event":"onboarding.step_completed","user_id":"u","ts":"2026-10-01T10:01:00Z","flow":"f","properties":{"goal":"win","size":2,"note":"y"}}"#]
+                     #"{"event_id":"b","event":"onboarding.step_completed","user_id":"u","ts":"2026-10-01T10:01:00Z","flow":"f","properties":{"goal":"win","size":2,"note":"y"}}"#,
+                     #"{"event_id":"c","event":"onboarding.step_completed","user_id":"u","ts":"2026-10-01T10:02:00Z","flow":"f","properties":{"size":3,"goal":"keep"}}"#]
         for (n, text) in lines.enumerated() {
             let line = Array(text.utf8)
             try line.withUnsafeBufferPointer { b in
@@ -129,12 +143,24 @@ final class JourneyCodesTests: XCTestCase {
         }
         let table = parts.table
         let listed: [String: Set<String>] = ["goal": ["lose", "keep"], "size": ["1"]]
-        let unlisted = table.unlistedAnswers(flow: "f", listed: listed)
-        XCTAssertEqual(unlisted.count, table.properties.count)
-        XCTAssertEqual(held.map { unlisted[Int($0.properties)] },
-                       [[], [DriftKey.value("goal", "win"), DriftKey.value("size", "2")].sorted()])
-        // Asked again, the same (worked out once a flow); a flow listing nothing has none.
-        XCTAssertEqual(table.unlistedAnswers(flow: "f", listed: listed), unlisted)
-        XCTAssertEqual(table.unlistedAnswers(flow: "g", listed: [:]), [])
+        let keys = JourneyNames(names: ["start", "size", "goal", "note"], answerKeys: ["size", "goal"]).answerKeys
+        XCTAssertEqual(keys.keys, ["goal", "size"])
+        let answers = table.answers(flow: "f", keys: keys, listed: listed)
+        XCTAssertEqual(answers.unlisted.count, table.properties.count)
+        XCTAssertEqual(held.map { answers.unlisted[Int($0.properties)] },
+                       [[], [DriftKey.value("goal", "win"), DriftKey.value("size", "2")].sorted(),
+                        [DriftKey.value("size", "3")]])
+        // "note" has no code: those properties are set by name.
+        XCTAssertNil(answers.coded[Int(held[0].properties)])
+        XCTAssertNil(answers.coded[Int(held[1].properties)])
+        let coded = try XCTUnwrap(answers.coded[Int(held[2].properties)])
+        XCTAssertEqual(coded.pairs.sorted { $0.code < $1.code }.map(\.code), [0, 1])
+        XCTAssertEqual(coded.pairs.sorted { $0.code < $1.code }.map(\.value), [.string("keep"), .number("3")])
+        // Asked again, the same (worked out once a flow); a flow with no keys and listing
+        // nothing has neither.
+        XCTAssertEqual(table.answers(flow: "f", keys: keys, listed: listed).unlisted, answers.unlisted)
+        let none = table.answers(flow: "g", keys: .none, listed: [:])
+        XCTAssertTrue(none.unlisted.isEmpty)
+        XCTAssertTrue(none.coded.isEmpty)
     }
 }

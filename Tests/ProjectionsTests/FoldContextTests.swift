@@ -39,7 +39,7 @@ final class FoldContextTests: DayFilesTestCase {
             }
             buffered[key] = user == "u-4" ? .some(nil) : held
         }
-        return PendingFold(order: order, buffered: buffered, parts: parts, firstSeq: 101,
+        return PendingFold(order: order, buffered: buffered, table: parts.table, firstSeq: 101,
                            newUsers: ["u-1", "u-2", "u-4"], through: seq)
     }
 

@@ -16,7 +16,7 @@ final class PendingFoldTests: XCTestCase {
         var pending = PendingFold(order: [key("a"), key("b"), key("c"), key("d"), key("e")],
                                   buffered: [key("a"): held([1, 4]), key("b"): held([2]), key("c"): nil, key("d"): held([3]),
                                              key("e"): nil],
-                                  parts: EventParts(), firstSeq: 1, newUsers: ["a", "c", "d"], through: 4)
+                                  table: EventParts().table, firstSeq: 1, newUsers: ["a", "c", "d"], through: 4)
         let new = pending.takeNewUsers()
         XCTAssertEqual(new.order, [key("a"), key("d")])
         XCTAssertEqual(new.buffered.keys.sorted { $0.user < $1.user }, [key("a"), key("d")])

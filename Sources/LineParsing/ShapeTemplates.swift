@@ -8,9 +8,10 @@ import LogFiles
 
 /// The shapes (`LineShape`) of an input's accepted lines, as templates a new line is matched
 /// against before it is parsed in full. A line that equals a known shape outside its cut
-/// values, whose cut strings hold no escape and whose properties are one valid JSON object,
-/// is valid and has that shape's envelope at the cuts' places: the shape came from a line
-/// `EventDecoder` accepted, so its literal bytes need only be compared (`memcmp`), not parsed.
+/// values, whose cut values are valid UTF-8, whose cut strings hold no escape and whose
+/// properties are one valid JSON object, is valid and has that shape's envelope at the cuts'
+/// places: the shape came from a line `EventDecoder` accepted, so its literal bytes need only
+/// be compared (`memcmp`), not parsed nor checked for UTF-8.
 /// A line that matches no template goes to `EventDecoder`, which gives every rejection its
 /// reason and offset; a template never rejects.
 ///
@@ -72,7 +73,7 @@ package struct ShapeTemplates {
 
     /// The envelope and shape of `b` (one line) when it matches a learnt shape, else nil.
     package mutating func match(_ b: UnsafeBufferPointer<UInt8>) -> Match? {
-        guard !templates.isEmpty, b.baseAddress != nil, UTF8Check.firstInvalid(b) == nil else { return nil }
+        guard !templates.isEmpty, b.baseAddress != nil else { return nil }
         // Where each literal starts in the line, and each cut value's bounds by field code, in
         // scratch memory written a slot at a time (a SIMD vector's lane written by a variable
         // index is stored and loaded back whole, a stall for every cut).
@@ -162,18 +163,22 @@ package struct ShapeTemplates {
 
     /// The end of the cut value of `field` at `start` (a string's content after its opening
     /// quote, or the properties object), or nil when it is not one the template can take:
-    /// an escaped string (decoded apart by the full parser) or invalid JSON.
+    /// an escaped string (decoded apart by the full parser), invalid JSON or invalid UTF-8.
+    /// The line's UTF-8 is checked here, in its cut values only: its literals and tail are
+    /// bytes of lines `EventDecoder` accepted, and each piece starts and ends at an ASCII byte.
     @inline(__always)
     private static func valueEnd(_ field: LineShape.Field, in b: UnsafeBufferPointer<UInt8>, at start: Int) -> Int? {
         if field == .properties {
             guard start < b.count, b[start] == 0x7B else { return nil }
             var scanner = JSONScanner(b, at: start)
             do { try scanner.skipValue() } catch { return nil }
+            guard UTF8Check.firstInvalid(UnsafeBufferPointer(rebasing: b[start..<scanner.i])) == nil else { return nil }
             return scanner.i
         }
         // The literal before a string cut ends with its opening quote.
-        var scanner = JSONScanner(b, at: start - 1)
-        guard let string = try? scanner.scanString(decodeInto: nil), !string.escaped else { return nil }
+        guard let string = JSONScanner.plainStringEnd(b, from: start) else { return nil }
+        guard string.ascii || UTF8Check.firstInvalid(UnsafeBufferPointer(rebasing: b[start..<string.end])) == nil
+        else { return nil }
         return string.end
     }
 

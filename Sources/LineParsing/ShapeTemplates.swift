@@ -169,8 +169,16 @@ package struct ShapeTemplates {
     @inline(__always)
     private static func valueEnd(_ field: LineShape.Field, in b: UnsafeBufferPointer<UInt8>, at start: Int) -> Int? {
         if field == .properties {
-            guard start < b.count, b[start] == 0x7B else { return nil }
+            // Most properties are a flat object, read without `skipValue`'s recursion; any
+            // other text is left to `skipValue`.
             var scanner = JSONScanner(b, at: start)
+            if let ascii = scanner.skipFlatObject() {
+                guard ascii || UTF8Check.firstInvalid(UnsafeBufferPointer(rebasing: b[start..<scanner.i])) == nil
+                else { return nil }
+                return scanner.i
+            }
+            guard start < b.count, b[start] == 0x7B else { return nil }
+            scanner = JSONScanner(b, at: start)
             do { try scanner.skipValue() } catch { return nil }
             guard UTF8Check.firstInvalid(UnsafeBufferPointer(rebasing: b[start..<scanner.i])) == nil else { return nil }
             return scanner.i

@@ -89,7 +89,8 @@ package struct ShapeTemplates {
 
     /// `match(_:)` with its slots: literal starts, then value starts, then value ends.
     private mutating func match(_ b: UnsafeBufferPointer<UInt8>, slots: UnsafeMutableBufferPointer<Int32>) -> Match? {
-        guard let base = b.baseAddress, let starts = slots.baseAddress else { return nil }
+        // Offsets in the line fit the slots' Int32 (a line is far shorter), checked once here.
+        guard let base = b.baseAddress, let starts = slots.baseAddress, b.count < Int(Int32.max) else { return nil }
         let valueStart = starts + Self.slots, valueEnd = valueStart + Self.slots
         var node = 0
         var pos = 0
@@ -107,12 +108,12 @@ package struct ShapeTemplates {
                         continue
                     }
                     guard segment < Self.slots - 1 else { return false }
-                    starts[segment] = Int32(pos)
+                    starts[segment] = Int32(truncatingIfNeeded: pos)
                     segment += 1
                     pos += length
                     guard let end = ShapeTemplates.valueEnd(edge.field, in: b, at: pos) else { return false }
-                    valueStart[Int(edge.field.rawValue)] = Int32(pos)
-                    valueEnd[Int(edge.field.rawValue)] = Int32(end)
+                    valueStart[Int(edge.field.rawValue)] = Int32(truncatingIfNeeded: pos)
+                    valueEnd[Int(edge.field.rawValue)] = Int32(truncatingIfNeeded: end)
                     pos = end
                     node = edge.node
                     e = firstEdge[node]
@@ -124,7 +125,7 @@ package struct ShapeTemplates {
         var end = tailFirst[tail]
         while end >= 0, tailEnds[end].node != node { end = tailEnds[end].next }
         guard end >= 0 else { return nil }
-        starts[segment] = Int32(pos)
+        starts[segment] = Int32(truncatingIfNeeded: pos)
         let template = templates[tailEnds[end].template]
         func ref(_ f: LineShape.Field) -> StringRef? {
             let k = Int(f.rawValue)

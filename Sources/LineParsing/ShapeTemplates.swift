@@ -8,9 +8,10 @@ import LogFiles
 
 /// The shapes (`LineShape`) of an input's accepted lines, as templates a new line is matched
 /// against before it is parsed in full. A line that equals a known shape outside its cut
-/// values, whose cut strings hold no escape and whose properties are one valid JSON object,
-/// is valid and has that shape's envelope at the cuts' places: the shape came from a line
-/// `EventDecoder` accepted, so its literal bytes need only be compared (`memcmp`), not parsed.
+/// values, whose cut values are valid UTF-8, whose cut strings hold no escape and whose
+/// properties are one valid JSON object, is valid and has that shape's envelope at the cuts'
+/// places: the shape came from a line `EventDecoder` accepted, so its literal bytes need only
+/// be compared (`memcmp`), not parsed nor checked for UTF-8.
 /// A line that matches no template goes to `EventDecoder`, which gives every rejection its
 /// reason and offset; a template never rejects.
 ///
@@ -72,7 +73,7 @@ package struct ShapeTemplates {
 
     /// The envelope and shape of `b` (one line) when it matches a learnt shape, else nil.
     package mutating func match(_ b: UnsafeBufferPointer<UInt8>) -> Match? {
-        guard !templates.isEmpty, b.baseAddress != nil, UTF8Check.firstInvalid(b) == nil else { return nil }
+        guard !templates.isEmpty, b.baseAddress != nil else { return nil }
         // Where each literal starts in the line, and each cut value's bounds by field code, in
         // scratch memory written a slot at a time (a SIMD vector's lane written by a variable
         // index is stored and loaded back whole, a stall for every cut).
@@ -88,7 +89,8 @@ package struct ShapeTemplates {
 
     /// `match(_:)` with its slots: literal starts, then value starts, then value ends.
     private mutating func match(_ b: UnsafeBufferPointer<UInt8>, slots: UnsafeMutableBufferPointer<Int32>) -> Match? {
-        guard let base = b.baseAddress, let starts = slots.baseAddress else { return nil }
+        // Offsets in the line fit the slots' Int32 (a line is far shorter), checked once here.
+        guard let base = b.baseAddress, let starts = slots.baseAddress, b.count < Int(Int32.max) else { return nil }
         let valueStart = starts + Self.slots, valueEnd = valueStart + Self.slots
         var node = 0
         var pos = 0
@@ -106,12 +108,12 @@ package struct ShapeTemplates {
                         continue
                     }
                     guard segment < Self.slots - 1 else { return false }
-                    starts[segment] = Int32(pos)
+                    starts[segment] = Int32(truncatingIfNeeded: pos)
                     segment += 1
                     pos += length
                     guard let end = ShapeTemplates.valueEnd(edge.field, in: b, at: pos) else { return false }
-                    valueStart[Int(edge.field.rawValue)] = Int32(pos)
-                    valueEnd[Int(edge.field.rawValue)] = Int32(end)
+                    valueStart[Int(edge.field.rawValue)] = Int32(truncatingIfNeeded: pos)
+                    valueEnd[Int(edge.field.rawValue)] = Int32(truncatingIfNeeded: end)
                     pos = end
                     node = edge.node
                     e = firstEdge[node]
@@ -123,7 +125,7 @@ package struct ShapeTemplates {
         var end = tailFirst[tail]
         while end >= 0, tailEnds[end].node != node { end = tailEnds[end].next }
         guard end >= 0 else { return nil }
-        starts[segment] = Int32(pos)
+        starts[segment] = Int32(truncatingIfNeeded: pos)
         let template = templates[tailEnds[end].template]
         func ref(_ f: LineShape.Field) -> StringRef? {
             let k = Int(f.rawValue)
@@ -162,18 +164,30 @@ package struct ShapeTemplates {
 
     /// The end of the cut value of `field` at `start` (a string's content after its opening
     /// quote, or the properties object), or nil when it is not one the template can take:
-    /// an escaped string (decoded apart by the full parser) or invalid JSON.
+    /// an escaped string (decoded apart by the full parser), invalid JSON or invalid UTF-8.
+    /// The line's UTF-8 is checked here, in its cut values only: its literals and tail are
+    /// bytes of lines `EventDecoder` accepted, and each piece starts and ends at an ASCII byte.
     @inline(__always)
     private static func valueEnd(_ field: LineShape.Field, in b: UnsafeBufferPointer<UInt8>, at start: Int) -> Int? {
         if field == .properties {
-            guard start < b.count, b[start] == 0x7B else { return nil }
+            // Most properties are a flat object, read without `skipValue`'s recursion; any
+            // other text is left to `skipValue`.
             var scanner = JSONScanner(b, at: start)
+            if let ascii = scanner.skipFlatObject() {
+                guard ascii || UTF8Check.firstInvalid(UnsafeBufferPointer(rebasing: b[start..<scanner.i])) == nil
+                else { return nil }
+                return scanner.i
+            }
+            guard start < b.count, b[start] == 0x7B else { return nil }
+            scanner = JSONScanner(b, at: start)
             do { try scanner.skipValue() } catch { return nil }
+            guard UTF8Check.firstInvalid(UnsafeBufferPointer(rebasing: b[start..<scanner.i])) == nil else { return nil }
             return scanner.i
         }
         // The literal before a string cut ends with its opening quote.
-        var scanner = JSONScanner(b, at: start - 1)
-        guard let string = try? scanner.scanString(decodeInto: nil), !string.escaped else { return nil }
+        guard let string = JSONScanner.plainStringEnd(b, from: start) else { return nil }
+        guard string.ascii || UTF8Check.firstInvalid(UnsafeBufferPointer(rebasing: b[start..<string.end])) == nil
+        else { return nil }
         return string.end
     }
 

@@ -198,6 +198,9 @@ final class ShapeTemplatesTests: XCTestCase {
             (variant(properties: String(repeating: "[", count: 600) + String(repeating: "]", count: 600)), false),
             (variant(properties: "{" + String(repeating: #""a":{"#, count: 300) + #""a":1"# + String(repeating: "}", count: 301)), true),
             (variant(id: "a\u{1}"), false),
+            (variant(step: "é-ü"), true),
+            (variant(properties: #"{"é":"ü","k":1}"#), true),
+            (variant(properties: #"{"a": [1, "é"]}"#), true),
             (Array(known.utf8) + [0x20], false),
             (Array(known.utf8.dropLast()), false),
         ]
@@ -214,5 +217,25 @@ final class ShapeTemplatesTests: XCTestCase {
         bad[at] = 0xC3
         XCTAssertNil(bad.withUnsafeBufferPointer { templates.match($0) })
         XCTAssertEqual(parsed(bad), .failure(.invalidUTF8(offset: at)))
+        // The line's UTF-8 is checked in its cut values only (its literals and tail are a
+        // learnt line's): a byte that breaks it in any string or in the properties, whether
+        // in a flat object or one `skipValue` reads, keeps the line from matching.
+        let utf8Cases: [(String, String) -> [UInt8]] = [
+            { v, _ in variant(id: v) }, { v, _ in variant(user: "u" + v) }, { v, _ in variant(step: v) },
+            { v, k in variant(properties: #"{"\#(k)":"\#(v)"}"#) }, { v, k in variant(properties: #"{"\#(v)\#(k)":1}"#) },
+            { v, k in variant(properties: #"{"a":[1,"\#(k)\#(v)"]}"#) },
+        ]
+        for make in utf8Cases {
+            let good = make("xé", "é")
+            XCTAssertNotNil(good.withUnsafeBufferPointer { templates.match($0) }, String(decoding: good, as: UTF8.self))
+            XCTAssertEqual(parsed(good).map { _ in true }, .success(true))
+            for broken: [UInt8] in [[0xC3], [0xFF], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0xC0, 0xAF], [0xF4, 0x90, 0x80, 0x80]] {
+                var line = make("xX", "é")
+                let at = line.firstIndex(of: UInt8(ascii: "X"))!
+                line.replaceSubrange(at...at, with: broken)
+                XCTAssertNil(line.withUnsafeBufferPointer { templates.match($0) }, String(decoding: line, as: UTF8.self))
+                XCTAssertEqual(parsed(line), .failure(.invalidUTF8(offset: at)), String(decoding: line, as: UTF8.self))
+            }
+        }
     }
 }

@@ -39,6 +39,23 @@ final class ConditionReadsTests: XCTestCase {
         for (i, n) in names.enumerated().reversed() { backward[n] = .bool(i % 3 == 0) }
         XCTAssertEqual(key(["weightGoal": .string("lose")], forward), key(["weightGoal": .string("lose")], backward))
         XCTAssertEqual(Set([key([:], forward), key([:], backward)]).count, 1)
+        // Few flags are sorted in scratch memory, many as an array: any order, one key, and
+        // each flag's value still tells keys apart.
+        var rng = SystemRandomNumberGenerator()
+        for count in [2, 3, 5, 16, 17, 30] {
+            let names = (0..<count).map { "f\(($0 * 7919) % 1000)_\(String(repeating: "x", count: $0 % 20))" }
+            var keys: Set<ConditionReads.Key> = []
+            for _ in 0..<6 {
+                var flags: [String: JSONValue] = [:]
+                for n in names.shuffled(using: &rng) { flags[n] = .bool(n.count % 2 == 0) }
+                keys.insert(key([:], flags))
+            }
+            XCTAssertEqual(keys.count, 1, "\(count) flags")
+            var flipped: [String: JSONValue] = [:]
+            for n in names { flipped[n] = .bool(n.count % 2 == 0) }
+            flipped[names[count / 2]] = .bool(names[count / 2].count % 2 != 0)
+            XCTAssertFalse(keys.contains(key([:], flipped)), "\(count) flags")
+        }
     }
 
     func testNestedValuesNullAndTextBoundsKeepKeysApart() {

@@ -48,18 +48,33 @@ public struct ConditionReads: Sendable, Hashable {
     /// The key of a context with these parts; `startDate` is asked only when a condition reads it.
     public func key(values: [String: JSONValue], flags: [String: JSONValue], appVersion: String?,
                     platform: String?, startDate: () -> String?) -> Key {
-        key(value: { _, k in values[k] }, flags: flags, appVersion: appVersion, platform: platform, startDate: startDate)
+        var out = KeyBytes()
+        for k in valueKeys {
+            if let v = values[k] { out.byte(1); out.value(v) } else { out.byte(0) }
+        }
+        out.pairs(flags)
+        return finish(&out, appVersion: appVersion, platform: platform, startDate: startDate)
     }
 
     /// `key(values:…)` with each value read by `value`, given the key's index in `valueKeys`
-    /// and the key.
-    public func key(value: (Int, String) -> JSONValue?, flags: [String: JSONValue], appVersion: String?,
+    /// and the key, and the flags (`flagCount` of them) given by `flags` in their names' order.
+    public func key(value: (Int, String) -> JSONValue?, flagCount: Int,
+                    flags: ((String, JSONValue) -> Void) -> Void, appVersion: String?,
                     platform: String?, startDate: () -> String?) -> Key {
         var out = KeyBytes()
         for i in valueKeys.indices {
             if let v = value(i, valueKeys[i]) { out.byte(1); out.value(v) } else { out.byte(0) }
         }
-        out.pairs(flags)
+        Varint.append(UInt64(flagCount), to: &out.bytes)
+        flags { k, v in
+            out.text(k)
+            out.value(v)
+        }
+        return finish(&out, appVersion: appVersion, platform: platform, startDate: startDate)
+    }
+
+    /// A key's bytes ended with the parts besides values and flags that the conditions read.
+    private func finish(_ out: inout KeyBytes, appVersion: String?, platform: String?, startDate: () -> String?) -> Key {
         if self.appVersion { out.optional(appVersion) }
         if self.platform { out.optional(platform) }
         if self.startDate { out.optional(startDate()) }

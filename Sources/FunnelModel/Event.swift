@@ -137,7 +137,11 @@ public protocol FoldableEvent {
     /// The event's answers by the codes of the fold's definition's keys, when the event
     /// carries them (worked out once for many events; every key has a code); nil: the fold
     /// sets each of `properties` by its key.
-    var answerCodes: CodedAnswers? { get }
+    var answerCodes: CodedPairs? { get }
+    /// The flags of the event's context by the codes of the fold's definition's flags, when
+    /// the event carries them (worked out once for many events; every flag has a code); nil:
+    /// the fold sets each of the context's flags by its name.
+    var flagCodes: CodedPairs? { get }
 }
 
 extension FoldableEvent {
@@ -148,7 +152,8 @@ extension FoldableEvent {
     public var contextID: Int32 { -1 }
     public var listedStepCode: Int32? { nil }
     public var unlistedAnswers: [String]? { nil }
-    public var answerCodes: CodedAnswers? { nil }
+    public var answerCodes: CodedPairs? { nil }
+    public var flagCodes: CodedPairs? { nil }
     public func stepCode(in codes: [String: Int32]) -> Int32 {
         guard let step else { return -1 }
         return codes[step] ?? -1

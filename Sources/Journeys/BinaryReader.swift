@@ -212,11 +212,11 @@ package struct BinaryReader {
 
     /// A journey's answers (`BinaryWriter.values`, or any object of names): held by the codes
     /// of `names`' answer keys where the names are indexes.
-    package mutating func values() throws -> JourneyValues {
+    package mutating func values() throws -> KeyedValues {
         let keys = names.answerKeys
-        guard namesAsIndexes, !keys.isEmpty else { return JourneyValues(try object()) }
+        guard namesAsIndexes, !keys.isEmpty else { return KeyedValues(try object()) }
         let n = try count()
-        var out = JourneyValues(keys: keys)
+        var out = KeyedValues(keys: keys)
         for _ in 0..<n {
             let tag = try uint()
             if tag >= 2, tag - 2 < UInt64(keys.codeOfName.count), keys.codeOfName[Int(tag - 2)] >= 0 {

@@ -151,12 +151,14 @@ package struct BinaryWriter: ~Copyable {
         return UInt64(micros)
     }
 
-    /// A journey's answers, the bytes `object(_:)` writes for their dictionary: when `names`
-    /// are the ones their codes were built with, each written by its key's index there in code
-    /// order (the keys' text order, which `object` sorts named keys in), without a lookup.
-    package mutating func values(_ v: JourneyValues) {
+    /// A journey's answers or flags, the bytes `object(_:)` writes for their dictionary: when
+    /// `names` are the ones their codes were built with, each written by its key's index there
+    /// in code order (the keys' text order, which `object` sorts named keys in), without a lookup.
+    package mutating func values(_ v: KeyedValues) {
         let indexes = v.keys.nameIndexes
-        guard v.allCoded, v.keys === names.answerKeys, !indexes.isEmpty else { return object(v.dictionary) }
+        guard v.allCoded, v.keys === names.answerKeys || v.keys === names.flagKeys, !indexes.isEmpty else {
+            return object(v.dictionary)
+        }
         uint(UInt64(v.count))
         for code in indexes.indices {
             guard let x = v.value(code: Int32(code)) else { continue }

@@ -99,14 +99,17 @@ package final class EventTable: Sendable {
     package let contexts: [EventContext]
     package let properties: [[String: JSONValue]]
 
-    /// `answers(flow:keys:listed:)` by flow, worked out once for every fold of the table.
+    /// `answers(flow:names:listed:)` by flow, worked out once for every fold of the table.
     private let answered = Locked([String: Answers]())
 
-    /// What `answers(flow:keys:listed:)` gives, by properties number, and the keys it is by.
+    /// What `answers(flow:names:listed:)` gives, by properties and context number, and the
+    /// names it is by.
     package struct Answers: Sendable {
-        package var keys: AnswerKeys
-        package var coded: [CodedAnswers?]
+        package var keys: DefinedKeys
+        package var flagKeys: DefinedKeys
+        package var coded: [CodedPairs?]
         package var unlisted: [[String]?]
+        package var flags: [CodedPairs?]
     }
 
     package init(names: [EventParts.Names], contexts: [EventContext], properties: [[String: JSONValue]]) {
@@ -115,17 +118,18 @@ package final class EventTable: Sendable {
         self.properties = properties
     }
 
-    /// What a fold of `flow` reads of each of `properties`, found once for the table's
-    /// distinct properties instead of once an event (by properties number): its answers by
-    /// their codes among `keys` (the fold's `AnswerKeys`; nil when a key has none), and the
+    /// What a fold of `flow` reads of each of `properties` and `contexts`, found once for the
+    /// table's distinct ones instead of once an event (by their number): each properties'
+    /// answers by their codes among `names`' answer keys (nil when a key has none) and the
     /// drift keys (`DriftKey.value`, sorted) of its answers `listed` (the flow's
-    /// `FlowVocabulary.listedValues`) does not list. Either list is empty when there are no
-    /// keys, or no listed values.
-    package func answers(flow: String, keys: AnswerKeys, listed: [String: Set<String>]) -> Answers {
-        answered.withLock { known in
-            if let found = known[flow], found.keys === keys { return found }
+    /// `FlowVocabulary.listedValues`) does not list, and each context's flags by their codes
+    /// among `names`' flag keys. A list is empty when there are no such keys, or no listed values.
+    package func answers(flow: String, names: JourneyNames, listed: [String: Set<String>]) -> Answers {
+        let keys = names.answerKeys, flagKeys = names.flagKeys
+        return answered.withLock { known in
+            if let found = known[flow], found.keys === keys, found.flagKeys === flagKeys { return found }
             let found = Answers(
-                keys: keys,
+                keys: keys, flagKeys: flagKeys,
                 coded: keys.isEmpty ? [] : properties.map { Self.coded($0, keys) },
                 unlisted: listed.isEmpty ? [] : properties.map { answers in
                     answers.compactMap { key, v -> String? in
@@ -133,21 +137,22 @@ package final class EventTable: Sendable {
                         let text = v.textValue
                         return values.contains(text) ? nil : DriftKey.value(key, text)
                     }.sorted()
-                })
+                },
+                flags: flagKeys.isEmpty ? [] : contexts.map { Self.coded($0.flags, flagKeys) })
             known[flow] = found
             return found
         }
     }
 
-    /// `answers` by their codes among `keys`; nil when a key has none.
-    private static func coded(_ answers: [String: JSONValue], _ keys: AnswerKeys) -> CodedAnswers? {
+    /// `pairs` by their keys' codes among `keys`; nil when a key has none.
+    private static func coded(_ given: [String: JSONValue], _ keys: DefinedKeys) -> CodedPairs? {
         var pairs: [(code: Int32, value: JSONValue)] = []
-        pairs.reserveCapacity(answers.count)
-        for (key, v) in answers {
+        pairs.reserveCapacity(given.count)
+        for (key, v) in given {
             guard let code = keys.codes[key] else { return nil }
             pairs.append((code, v))
         }
-        return CodedAnswers(pairs)
+        return CodedPairs(pairs)
     }
 
     /// The step code of each of `names` (`FlowVocabulary.stepCodes`, given as `codes`) for a

@@ -34,12 +34,12 @@ package final class FlowContext: Sendable {
     }
 
     /// What a fold of this context's flow reads of `table` once (`TableCodes`: each name's
-    /// step code; each properties' unlisted answers and its answers by code); empty without a
-    /// definition, when each event's are looked up.
+    /// step code; each properties' unlisted answers and its answers by code; each context's
+    /// flags by code); empty without a definition, when each event's are looked up.
     package func codes(of table: EventTable) -> TableCodes {
         guard let definition, let vocabulary else { return TableCodes() }
-        let answers = table.answers(flow: definition.id, keys: names.answerKeys, listed: vocabulary.listedValues)
+        let answers = table.answers(flow: definition.id, names: names, listed: vocabulary.listedValues)
         return TableCodes(stepCodes: table.stepCodes(flow: definition.id, vocabulary.stepCodes),
-                          unlisted: answers.unlisted, answers: answers.coded)
+                          unlisted: answers.unlisted, answers: answers.coded, flags: answers.flags)
     }
 }

@@ -13,18 +13,22 @@ package struct HeldEvent: Sendable {
 
 /// What a fold of one flow reads of an input's table once for all its events: each name's
 /// step code (`EventTable.stepCodes`) and, by properties number, the drift keys of the answers
-/// the flow's definition does not list and the answers by their codes (`EventTable.answers`;
-/// nil for properties not worked out). Empty: the fold looks each event's up itself.
+/// the flow's definition does not list and the answers by their codes, and by context number
+/// the flags by their codes (`EventTable.answers`). Empty: the fold looks each event's up itself.
 package struct TableCodes: Sendable {
     package var stepCodes: [Int32]
     package var unlisted: [[String]?]
     /// By properties number, its answers by their code.
-    package var answers: [CodedAnswers?]
+    package var answers: [CodedPairs?]
+    /// By context number, its flags by their code.
+    package var flags: [CodedPairs?]
 
-    package init(stepCodes: [Int32] = [], unlisted: [[String]?] = [], answers: [CodedAnswers?] = []) {
+    package init(stepCodes: [Int32] = [], unlisted: [[String]?] = [], answers: [CodedPairs?] = [],
+                 flags: [CodedPairs?] = []) {
         self.stepCodes = stepCodes
         self.unlisted = unlisted
         self.answers = answers
+        self.flags = flags
     }
 }
 
@@ -62,9 +66,13 @@ package struct HeldView: FoldableEvent {
         let p = Int(held[i].properties)
         return p < codes.unlisted.count ? codes.unlisted[p] : nil
     }
-    package var answerCodes: CodedAnswers? {
+    package var answerCodes: CodedPairs? {
         let p = Int(held[i].properties)
         return p < codes.answers.count ? codes.answers[p] : nil
+    }
+    package var flagCodes: CodedPairs? {
+        let c = Int(held[i].context)
+        return c < codes.flags.count ? codes.flags[c] : nil
     }
     package func stepCode(in byStep: [String: Int32]) -> Int32 {
         let n = Int(held[i].names)

@@ -46,7 +46,7 @@ extension Journey {
         w.name(lane)
         w.string(laneReason)
         w.values(values)
-        w.object(flags)
+        w.values(flags)
         w.string(appVersion)
         w.string(platform)
         // Fields read in place, a step's name only when it has no code: the names are shared
@@ -233,7 +233,7 @@ extension Journey {
         laneReason = try r.string()
         values = try r.values()
         r.sharesObjects = true
-        flags = try r.object()
+        flags = KeyedValues(try r.object())
         r.sharesObjects = false
         appVersion = try r.optionalString()
         platform = try r.optionalString()
@@ -284,9 +284,9 @@ extension Journey {
         currentStep = try r.optionalString()
         lane = try r.optionalString()
         laneReason = try r.string()
-        values = JourneyValues(try r.object())
+        values = KeyedValues(try r.object())
         // Not shared through the cache: it holds version 2's objects, keyed by their bytes.
-        flags = try r.object()
+        flags = KeyedValues(try r.object())
         appVersion = try r.optionalString()
         platform = try r.optionalString()
         let visitCount = try r.count()

@@ -19,9 +19,9 @@ public struct Journey: Sendable, Hashable, Codable {
     public var lane: String?
     public var laneReason: String
     /// Values collected by `step_completed`, latest answer wins.
-    public var values: JourneyValues
+    public var values: KeyedValues
     /// Flags as the latest event carrying each one said.
-    public var flags: [String: JSONValue]
+    public var flags: KeyedValues
     public var appVersion: String?
     public var platform: String?
     /// Every step the user viewed, in order of first view.
@@ -143,7 +143,7 @@ public struct Journey: Sendable, Hashable, Codable {
 
     /// What cohort and `--where` conditions are evaluated against.
     public func conditionContext(flagDefaults: [String: Bool] = [:]) -> ConditionContext {
-        ConditionContext(values: values.dictionary, flags: flags, appVersion: appVersion, platform: platform,
+        ConditionContext(values: values.dictionary, flags: flags.dictionary, appVersion: appVersion, platform: platform,
                          startDate: startedAt?.utcDay, flagDefaults: flagDefaults)
     }
 }

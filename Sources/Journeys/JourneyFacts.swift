@@ -79,7 +79,7 @@ public struct JourneyFacts: Sendable, Hashable {
         package let flagDefaults: [String: Bool]
         package let cohorts: [Condition?]
         package let vocabulary: FlowVocabulary
-        /// The codes of the answers `reads` reads, among the definition's `AnswerKeys`.
+        /// The codes of the answers `reads` reads, among the definition's `DefinedKeys`.
         let readCodes: KeyCodes
         /// The slot of each step code (`FlowVocabulary.stepCodes`), -1 for a step on no lane.
         let slotOfCode: [Int]
@@ -94,7 +94,7 @@ public struct JourneyFacts: Sendable, Hashable {
 
         /// `vocabulary`, `slots` (`slotIndex`) and `answerKeys`: the definition's, when the
         /// caller has them.
-        package init(_ definition: FlowDefinition, vocabulary: FlowVocabulary, slots: [String: Int], answerKeys: AnswerKeys) {
+        package init(_ definition: FlowDefinition, vocabulary: FlowVocabulary, slots: [String: Int], answerKeys: DefinedKeys) {
             flagDefaults = definition.flagDefaults
             cohorts = definition.cohorts.map { try? Condition(parsing: $0.where) }
             self.vocabulary = vocabulary
@@ -144,7 +144,8 @@ public struct JourneyFacts: Sendable, Hashable {
         appVersion = j.appVersion
         // Both read the context only through the cohorts' keys and the flags (defaults fixed).
         let key = prepared.reads.key(value: { i, name in j.values.value(i, of: prepared.readCodes, name: name) },
-                                     flags: j.flags, appVersion: j.appVersion, platform: j.platform,
+                                     flagCount: j.flags.count, flags: j.flags.forEachSorted,
+                                     appVersion: j.appVersion, platform: j.platform,
                                      startDate: { j.startedAt?.utcDay })
         let contextBits = prepared.bits.value(for: key) {
             ContextBits(j.conditionContext(flagDefaults: prepared.flagDefaults), definition: definition, prepared: prepared)

@@ -14,8 +14,10 @@ extension JourneyFold {
         let stepCodeCount: Int
         let declaredFlags: Set<String>
         let listedValues: [String: Set<String>]
-        /// The keys the definition's steps collect, by code: a journey's answers are held by them.
-        let answerKeys: AnswerKeys
+        /// The keys the definition's steps collect and its flags, by code: a journey's answers
+        /// and flags are held by them.
+        let answerKeys: DefinedKeys
+        let flagKeys: DefinedKeys
 
         /// `vocabulary` and `names`: the definition's, when the caller has them already.
         package init(_ definition: FlowDefinition?, vocabulary: FlowVocabulary? = nil, names: JourneyNames? = nil) {
@@ -26,7 +28,9 @@ extension JourneyFold {
             stepCodeCount = vocabulary?.stepCodeCount ?? 0
             declaredFlags = vocabulary?.declaredFlags ?? []
             listedValues = vocabulary?.listedValues ?? [:]
-            answerKeys = (names ?? JourneyNames(definition)).answerKeys
+            let names = names ?? JourneyNames(definition)
+            answerKeys = names.answerKeys
+            flagKeys = names.flagKeys
         }
     }
 }

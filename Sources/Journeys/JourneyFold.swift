@@ -20,8 +20,8 @@ public struct JourneyFold: Sendable {
     private var currentStepSince: Timestamp?
     /// The code of `currentStep` (-1: none, or a step without one).
     private var currentCode: Int32 = -1
-    private var values: JourneyValues
-    private var flags: [String: JSONValue] = [:]
+    private var values: KeyedValues
+    private var flags: KeyedValues
     private var appVersion: String?
     private var platform: String?
     private var visits: [Journey.StepVisit] = []
@@ -73,7 +73,8 @@ public struct JourneyFold: Sendable {
         self.flow = flow
         self.rules = rules
         hasDefinition = rules.hasDefinition
-        values = JourneyValues(keys: rules.answerKeys)
+        values = KeyedValues(keys: rules.answerKeys)
+        flags = KeyedValues(keys: rules.flagKeys)
     }
 
     /// What a fold needs beyond its `Journey` to go on with later events.
@@ -102,7 +103,7 @@ public struct JourneyFold: Sendable {
         currentStep = journey.currentStep
         currentStepSince = state.currentStepSince
         values = journey.values.coded(by: rules.answerKeys)
-        flags = journey.flags
+        flags = journey.flags.coded(by: rules.flagKeys)
         appVersion = journey.appVersion
         platform = journey.platform
         visits = journey.visits
@@ -181,14 +182,13 @@ public struct JourneyFold: Sendable {
             let context = e.context
             if let v = context.appVersion { appVersion = v }
             if let p = context.platform { platform = p }
-            for (k, v) in context.flags where flags[k] != v {
-                if let old = flags[k] {
-                    note("flag \(k): \(old.textValue) → \(v.textValue)")
-                } else if hasDefinition, !declaredFlags.contains(k) {
-                    note("flag \(k) is not declared by flow \(flow)")
-                    seen(DriftKey.flag(k), at: time)
+            if !explain, let coded = e.flagCodes {
+                // Declared flags by code (the event carries them): none is drift.
+                for pair in coded.pairs where flags.value(code: pair.code) != pair.value {
+                    flags.set(pair.value, code: pair.code)
                 }
-                flags[k] = v
+            } else {
+                applyFlags(context.flags, at: time, note: note)
             }
             lastContextID = contextID
         }
@@ -336,6 +336,20 @@ public struct JourneyFold: Sendable {
         return notes
     }
 
+    /// Sets the flags of an event's context by name, noting each change, and when a flag the
+    /// definition does not declare was first seen.
+    private mutating func applyFlags(_ given: [String: JSONValue], at time: Timestamp, note: (@autoclosure () -> String) -> Void) {
+        for (k, v) in given where flags[k] != v {
+            if let old = flags[k] {
+                note("flag \(k): \(old.textValue) → \(v.textValue)")
+            } else if hasDefinition, !declaredFlags.contains(k) {
+                note("flag \(k) is not declared by flow \(flow)")
+                seen(DriftKey.flag(k), at: time)
+            }
+            flags[k] = v
+        }
+    }
+
     /// Whether `e` (its step's code `code`) is on the current step: by code where the step
     /// has one (a code names one step), else by name.
     @inline(__always)
@@ -464,14 +478,15 @@ public struct JourneyFold: Sendable {
     /// context it reads, else worked out.
     private func expectedPath(_ definition: FlowDefinition, paths: ExpectedPaths?) -> (ExpectedPath, [Int32]) {
         func context() -> ConditionContext {
-            ConditionContext(values: values.dictionary, flags: flags, appVersion: appVersion, platform: platform,
+            ConditionContext(values: values.dictionary, flags: flags.dictionary, appVersion: appVersion, platform: platform,
                              startDate: startedAt?.utcDay, flagDefaults: paths?.flagDefaults ?? definition.flagDefaults)
         }
         guard let paths else {
             let path = definition.expectedPath(context())
             return (path, ExpectedPaths.codes(of: path, stepCodes))
         }
-        let key = paths.reads.key(value: { i, name in values.value(i, of: paths.readCodes, name: name) }, flags: flags,
+        let key = paths.reads.key(value: { i, name in values.value(i, of: paths.readCodes, name: name) },
+                                  flagCount: flags.count, flags: flags.forEachSorted,
                                   appVersion: appVersion, platform: platform, startDate: { startedAt?.utcDay })
         let coded = paths.coded(key: key, context)
         return (coded.path, coded.codes)
@@ -521,7 +536,7 @@ package final class ExpectedPaths: Sendable {
     private let keys: Set<String>
     /// What the expected path reads of a context: the paths are kept by it.
     package let reads: ConditionReads
-    /// The codes of the answers `reads` reads, among the definition's `AnswerKeys`.
+    /// The codes of the answers `reads` reads, among the definition's `DefinedKeys`.
     package let readCodes: KeyCodes
     private let paths = BoundedCache<ConditionReads.Key, CodedPath>(limit: Tuning.cachedPaths)
     /// The definition's step codes (`FlowVocabulary.stepCodes`).
@@ -538,7 +553,7 @@ package final class ExpectedPaths: Sendable {
     }
 
     /// `vocabulary` and `answerKeys`: the definition's.
-    package init(_ definition: FlowDefinition, vocabulary: FlowVocabulary, answerKeys: AnswerKeys) {
+    package init(_ definition: FlowDefinition, vocabulary: FlowVocabulary, answerKeys: DefinedKeys) {
         self.definition = definition
         flagDefaults = definition.flagDefaults
         keys = definition.conditionKeys

@@ -53,7 +53,7 @@ public struct JourneyGlance: Sendable, Hashable {
         currentStep = j.currentStep
         lane = j.lane
         answers = request.keys.map { j.values[$0] }
-        flags = j.flags
+        flags = j.flags.dictionary
         appVersion = j.appVersion
         platform = j.platform
         places = request.steps.map { step in

@@ -14,9 +14,10 @@ public struct JourneyNames: Sendable {
     /// By index in `names`, the rank of a first occurrence among the distinct names in the
     /// strings' own order (`<`): keys the definition names sort by it without comparing text.
     private let ranks: [Int32]
-    /// The keys the definition's steps collect, numbered (`AnswerKeys`): a journey's answers
-    /// held by these codes are written by them.
-    package let answerKeys: AnswerKeys
+    /// The keys the definition's steps collect and its flags, numbered (`DefinedKeys`): a
+    /// journey's answers and flags held by these codes are written by them.
+    package let answerKeys: DefinedKeys
+    package let flagKeys: DefinedKeys
 
     public init(_ definition: FlowDefinition?) {
         var names = definition?.steps.map(\.id) ?? []
@@ -32,11 +33,11 @@ public struct JourneyNames: Sendable {
             names += definition.laneKey.map { [$0] } ?? []
             names += definition.lanes.map(\.id)
         }
-        self.init(names: names, answerKeys: Array(Set(keys)))
+        self.init(names: names, answerKeys: Array(Set(keys)), flagKeys: Array(Set(definition?.flags.map(\.id) ?? [])))
     }
 
-    /// `names` in order; `answerKeys` (each one of them) numbered as `AnswerKeys`.
-    package init(names: [String], answerKeys: [String] = []) {
+    /// `names` in order; `answerKeys` and `flagKeys` (each one of them) numbered as `DefinedKeys`.
+    package init(names: [String], answerKeys: [String] = [], flagKeys: [String] = []) {
         self.names = names
         var interned = ByteInterner()
         var firstIndex: [Int] = []
@@ -49,11 +50,12 @@ public struct JourneyNames: Sendable {
         var ranks = [Int32](repeating: -1, count: names.count)
         for (rank, i) in firstIndex.sorted(by: { names[$0] < names[$1] }).enumerated() { ranks[i] = Int32(rank) }
         self.ranks = ranks
-        self.answerKeys = answerKeys.isEmpty ? .none
-            : AnswerKeys(keys: answerKeys, nameCount: names.count) { key in
-                var key = key
-                return key.withUTF8 { interned.lookup($0) }.map { firstIndex[$0] }
-            }
+        func index(_ key: String) -> Int? {
+            var key = key
+            return key.withUTF8 { interned.lookup($0) }.map { firstIndex[$0] }
+        }
+        self.answerKeys = answerKeys.isEmpty ? .none : DefinedKeys(keys: answerKeys, nameCount: names.count, index: index)
+        self.flagKeys = flagKeys.isEmpty ? .none : DefinedKeys(keys: flagKeys, nameCount: names.count, index: index)
     }
 
     /// The rank of the name at `index` (one `index(of:)` gave) in the strings' own order.

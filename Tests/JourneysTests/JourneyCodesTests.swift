@@ -98,14 +98,17 @@ final class JourneyCodesTests: XCTestCase {
             let codes = table.stepCodes(flow: definition.id, vocabulary.stepCodes)
             XCTAssertEqual(codes.count, table.names.count)
             let looked = try XCTUnwrap(JourneyFold.fold(events, definition: definition)).finish(paths: context.paths)
-            // With the steps' codes and unlisted answers alone, and with the answers by code too.
+            // With the steps' codes and unlisted answers alone, and with the answers and flags by
+            // code too.
             let tableCodes = context.codes(of: table)
             XCTAssertEqual(tableCodes.answers.count, table.properties.count)
             var journey: Journey?
-            for answers in [[], tableCodes.answers] {
+            XCTAssertEqual(tableCodes.flags.count, table.contexts.count)
+            for (answers, flags) in [([], []), (tableCodes.answers, tableCodes.flags)] {
                 var coded = JourneyFold(userID: events[0].event.userID, flow: definition.id, rules: context.rules)
                 var view = HeldView(held: held, table: table, i: 0,
-                                    codes: TableCodes(stepCodes: codes, unlisted: tableCodes.unlisted, answers: answers))
+                                    codes: TableCodes(stepCodes: codes, unlisted: tableCodes.unlisted, answers: answers,
+                                                      flags: flags))
                 for i in EventParts.foldOrder(held) {
                     view.i = i
                     coded.apply(view, explain: false)
@@ -126,12 +129,13 @@ final class JourneyCodesTests: XCTestCase {
     /// A table's answers for a flow: for each of its properties, the sorted drift keys of the
     /// values its flow does not list for a listed key (a listed value, a key the flow lists no
     /// values for and a flow listing none give none), and its answers by their keys' codes
-    /// (none when a key has no code).
+    /// (none when a key has no code); for each of its contexts, its flags by their codes (none
+    /// when a flag is not declared).
     func testTableAnswersAreCodedAndUnlistedByProperties() throws {
         var parts = EventParts()
         var held: [HeldEvent] = []
-        let lines = [#"{"event_id":"a","event":"onboarding.step_completed","user_id":"u","ts":"2026-10-01T10:00:00Z","flow":"f","properties":{"goal":"lose","note":"x"}}"#,
-                     #"{"event_id":"b","event":"onboarding.step_completed","user_id":"u","ts":"2026-10-01T10:01:00Z","flow":"f","properties":{"goal":"win","size":2,"note":"y"}}"#,
+        let lines = [#"{"event_id":"a","event":"onboarding.step_completed","user_id":"u","ts":"2026-10-01T10:00:00Z","flow":"f","properties":{"goal":"lose","note":"x"},"context":{"flags":{"beta":true}}}"#,
+                     #"{"event_id":"b","event":"onboarding.step_completed","user_id":"u","ts":"2026-10-01T10:01:00Z","flow":"f","properties":{"goal":"win","size":2,"note":"y"},"context":{"flags":{"beta":false,"rogue":true}}}"#,
                      #"{"event_id":"c","event":"onboarding.step_completed","user_id":"u","ts":"2026-10-01T10:02:00Z","flow":"f","properties":{"size":3,"goal":"keep"}}"#]
         for (n, text) in lines.enumerated() {
             let line = Array(text.utf8)
@@ -143,9 +147,12 @@ final class JourneyCodesTests: XCTestCase {
         }
         let table = parts.table
         let listed: [String: Set<String>] = ["goal": ["lose", "keep"], "size": ["1"]]
-        let keys = JourneyNames(names: ["start", "size", "goal", "note"], answerKeys: ["size", "goal"]).answerKeys
+        let names = JourneyNames(names: ["start", "size", "goal", "note", "beta", "alpha"], answerKeys: ["size", "goal"],
+                                 flagKeys: ["beta", "alpha"])
+        let keys = names.answerKeys
         XCTAssertEqual(keys.keys, ["goal", "size"])
-        let answers = table.answers(flow: "f", keys: keys, listed: listed)
+        XCTAssertEqual(names.flagKeys.keys, ["alpha", "beta"])
+        let answers = table.answers(flow: "f", names: names, listed: listed)
         XCTAssertEqual(answers.unlisted.count, table.properties.count)
         XCTAssertEqual(held.map { answers.unlisted[Int($0.properties)] },
                        [[], [DriftKey.value("goal", "win"), DriftKey.value("size", "2")].sorted(),
@@ -156,11 +163,19 @@ final class JourneyCodesTests: XCTestCase {
         let coded = try XCTUnwrap(answers.coded[Int(held[2].properties)])
         XCTAssertEqual(coded.pairs.sorted { $0.code < $1.code }.map(\.code), [0, 1])
         XCTAssertEqual(coded.pairs.sorted { $0.code < $1.code }.map(\.value), [.string("keep"), .number("3")])
+        // Flags by context: "rogue" is not declared; the third line has no context (no flags).
+        XCTAssertEqual(answers.flags.count, table.contexts.count)
+        let beta = try XCTUnwrap(answers.flags[Int(held[0].context)])
+        XCTAssertEqual(beta.pairs.map(\.code), [1])
+        XCTAssertEqual(beta.pairs.map(\.value), [.bool(true)])
+        XCTAssertNil(answers.flags[Int(held[1].context)])
+        XCTAssertEqual(answers.flags[Int(held[2].context)]?.pairs.count, 0)
         // Asked again, the same (worked out once a flow); a flow with no keys and listing
-        // nothing has neither.
-        XCTAssertEqual(table.answers(flow: "f", keys: keys, listed: listed).unlisted, answers.unlisted)
-        let none = table.answers(flow: "g", keys: .none, listed: [:])
+        // nothing has none of them.
+        XCTAssertEqual(table.answers(flow: "f", names: names, listed: listed).unlisted, answers.unlisted)
+        let none = table.answers(flow: "g", names: .none, listed: [:])
         XCTAssertTrue(none.unlisted.isEmpty)
         XCTAssertTrue(none.coded.isEmpty)
+        XCTAssertTrue(none.flags.isEmpty)
     }
 }

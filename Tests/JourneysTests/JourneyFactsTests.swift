@@ -148,7 +148,7 @@ final class JourneyFactsTests: XCTestCase {
                 var flags: [String: JSONValue] = [:]
                 flags.reserveCapacity(32)
                 for (k, v) in j.flags.sorted(by: { $0.key > $1.key }) { flags[k] = v }
-                noisy.flags = flags
+                noisy.flags = KeyedValues(flags)
                 variants.append(noisy)
                 var turned = j
                 for (k, v) in j.flags { turned.flags[k] = .bool(v.boolValue != true) }

@@ -1,12 +1,12 @@
 import FunnelModel
 
-/// A journey's answers (`Journey.values`), key to value, as a dictionary reads them: the keys
-/// its flow definition collects held in a slot by their code (`AnswerKeys`), so that folding
-/// and saving a journey hash no key; any other key by its name. A key the definition collects
-/// is held, and given back, in the definition's spelling.
-public struct JourneyValues: Sendable {
+/// A journey's answers or flags (`Journey.values`, `Journey.flags`), key to value, as a
+/// dictionary reads them: the keys its flow definition names held in a slot by their code
+/// (`DefinedKeys`), so that folding and saving a journey hash no key; any other key by its
+/// name. A key the definition names is held, and given back, in the definition's spelling.
+public struct KeyedValues: Sendable {
     /// The codes the slots are by.
-    package let keys: AnswerKeys
+    package let keys: DefinedKeys
     /// By code, the key's value (empty before the first).
     private var slots: [JSONValue?] = []
     /// Keys without a code.
@@ -14,7 +14,7 @@ public struct JourneyValues: Sendable {
     public private(set) var count = 0
 
     /// No answers yet, held by `keys`' codes.
-    package init(keys: AnswerKeys) {
+    package init(keys: DefinedKeys) {
         self.keys = keys
     }
 
@@ -73,11 +73,22 @@ public struct JourneyValues: Sendable {
     }
 
     /// These values held by `keys`' codes where they have one.
-    package func coded(by keys: AnswerKeys) -> JourneyValues {
+    package func coded(by keys: DefinedKeys) -> KeyedValues {
         guard keys !== self.keys else { return self }
-        var out = JourneyValues(keys: keys)
+        var out = KeyedValues(keys: keys)
         for (key, v) in self { out[key] = v }
         return out
+    }
+
+    /// Calls `body` with each pair in the keys' text order.
+    package func forEachSorted(_ body: (String, JSONValue) -> Void) {
+        guard others.isEmpty else {
+            for (k, v) in dictionary.sorted(by: { $0.key < $1.key }) { body(k, v) }
+            return
+        }
+        for i in slots.indices {
+            if let v = slots[i] { body(keys.keys[i], v) }
+        }
     }
 
     /// The values as a dictionary.
@@ -89,7 +100,7 @@ public struct JourneyValues: Sendable {
     }
 }
 
-extension JourneyValues: Sequence {
+extension KeyedValues: Sequence {
     /// The pairs: those held by code in code order, then the others.
     public func makeIterator() -> AnyIterator<(key: String, value: JSONValue)> {
         var coded = slots.indices.makeIterator()
@@ -106,9 +117,9 @@ extension JourneyValues: Sequence {
     public var underestimatedCount: Int { count }
 }
 
-extension JourneyValues: Hashable {
+extension KeyedValues: Hashable {
     /// The same pairs, however each is held.
-    public static func == (a: JourneyValues, b: JourneyValues) -> Bool {
+    public static func == (a: KeyedValues, b: KeyedValues) -> Bool {
         guard a.count == b.count else { return false }
         return a.allSatisfy { b[$0.key] == $0.value }
     }
@@ -118,7 +129,7 @@ extension JourneyValues: Hashable {
     }
 }
 
-extension JourneyValues: Codable {
+extension KeyedValues: Codable {
     /// Encoded as the dictionary of its pairs.
     public init(from decoder: Decoder) throws {
         self.init(try [String: JSONValue](from: decoder))
@@ -129,17 +140,17 @@ extension JourneyValues: Codable {
     }
 }
 
-extension JourneyValues: ExpressibleByDictionaryLiteral {
+extension KeyedValues: ExpressibleByDictionaryLiteral {
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.init(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }
 
-extension JourneyValues: CustomStringConvertible {
+extension KeyedValues: CustomStringConvertible {
     public var description: String { dictionary.description }
 }
 
-extension JourneyValues {
+extension KeyedValues {
     /// The value of the `i`th of `keys`' keys, `name`: by its code when these values are held
     /// by the same codes, else by its name.
     @inline(__always)

@@ -5,22 +5,25 @@ import FunnelModel
 
 /// A journey's answers held by their keys' codes read, compare, hash, encode and store as the
 /// same answers held by name.
-final class JourneyValuesTests: XCTestCase {
+final class KeyedValuesTests: XCTestCase {
     /// Names with three collected keys ("weightKg", "goal", "tags"); "goal" is also a step.
-    private let names = JourneyNames(names: ["welcome", "goal", "done", "weightKg", "goal", "lose", "tags", "newPaywall"],
-                                     answerKeys: ["weightKg", "goal", "tags"])
+    private let names = JourneyNames(names: ["welcome", "goal", "done", "weightKg", "goal", "lose", "tags", "newPaywall",
+                                             "beta"],
+                                     answerKeys: ["weightKg", "goal", "tags"], flagKeys: ["newPaywall", "beta"])
 
     func testKeysAreCodedInTextOrderAndWrittenByTheirFirstName() {
         let keys = names.answerKeys
         XCTAssertEqual(keys.keys, ["goal", "tags", "weightKg"])
         XCTAssertEqual(keys.codes, ["goal": 0, "tags": 1, "weightKg": 2])
         XCTAssertEqual(keys.nameIndexes, [1, 6, 3])
-        XCTAssertEqual(keys.codeOfName, [-1, 0, -1, 2, -1, -1, 1, -1])
-        XCTAssertTrue(JourneyNames(names: ["a"]).answerKeys === AnswerKeys.none)
+        XCTAssertEqual(keys.codeOfName, [-1, 0, -1, 2, -1, -1, 1, -1, -1])
+        XCTAssertEqual(names.flagKeys.keys, ["beta", "newPaywall"])
+        XCTAssertEqual(names.flagKeys.nameIndexes, [8, 7])
+        XCTAssertTrue(JourneyNames(names: ["a"]).answerKeys === DefinedKeys.none)
     }
 
     func testCodedAndNamedKeysReadAsOneDictionary() {
-        var v = JourneyValues(keys: names.answerKeys)
+        var v = KeyedValues(keys: names.answerKeys)
         XCTAssertTrue(v.isEmpty)
         v["goal"] = .string("lose")
         v["extra"] = .number("1")
@@ -46,9 +49,9 @@ final class JourneyValuesTests: XCTestCase {
 
     func testEqualityHashAndJSONDoNotDependOnHowKeysAreHeld() throws {
         let dictionary: [String: JSONValue] = ["goal": .string("lose"), "weightKg": .number("80.5"), "note": .string("x")]
-        var coded = JourneyValues(keys: names.answerKeys)
+        var coded = KeyedValues(keys: names.answerKeys)
         for (k, v) in dictionary { coded[k] = v }
-        let named = JourneyValues(dictionary)
+        let named = KeyedValues(dictionary)
         XCTAssertEqual(coded, named)
         XCTAssertEqual(coded.hashValue, named.hashValue)
         XCTAssertEqual(coded.coded(by: names.answerKeys), named.coded(by: names.answerKeys))
@@ -58,7 +61,7 @@ final class JourneyValuesTests: XCTestCase {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         XCTAssertEqual(try encoder.encode(coded), try encoder.encode(dictionary))
-        XCTAssertEqual(try JSONDecoder().decode(JourneyValues.self, from: try encoder.encode(coded)), coded)
+        XCTAssertEqual(try JSONDecoder().decode(KeyedValues.self, from: try encoder.encode(coded)), coded)
     }
 
     /// The stored bytes of a journey whose answers are held by code are those of the same
@@ -72,9 +75,9 @@ final class JourneyValuesTests: XCTestCase {
         ]
         for dictionary in answers {
             var journey = Self.journey
-            journey.values = JourneyValues(dictionary)
+            journey.values = KeyedValues(dictionary)
             let byName = journey.binary(resume: nil, names: names, codes: nil)
-            journey.values = JourneyValues(dictionary).coded(by: names.answerKeys)
+            journey.values = KeyedValues(dictionary).coded(by: names.answerKeys)
             XCTAssertEqual(journey.values.allCoded, dictionary["unlisted"] == nil)
             XCTAssertEqual(journey.binary(resume: nil, names: names, codes: nil), byName)
             let decoded = try Journey(binary: byName, names: names)
@@ -83,6 +86,18 @@ final class JourneyValuesTests: XCTestCase {
             XCTAssertTrue(decoded.values.keys === names.answerKeys)
             // Other names: every key by its name, the same journey read back.
             XCTAssertEqual(try Journey(binary: journey.binary(names: .none), names: .none), journey)
+        }
+    }
+
+    /// The same for flags: those the definition declares by code, any other by name.
+    func testStoredFlagsAreTheSameHeldByCodeOrByName() throws {
+        for dictionary: [String: JSONValue] in [["newPaywall": .bool(true), "beta": .bool(false)], ["beta": .bool(true), "rogue": .null]] {
+            var journey = Self.journey
+            journey.flags = KeyedValues(dictionary)
+            let byName = journey.binary(resume: nil, names: names, codes: nil)
+            journey.flags = KeyedValues(dictionary).coded(by: names.flagKeys)
+            XCTAssertEqual(journey.binary(resume: nil, names: names, codes: nil), byName)
+            XCTAssertEqual(try Journey(binary: byName, names: names), journey)
         }
     }
 

@@ -1,8 +1,9 @@
-/// The keys a flow definition's steps collect, each numbered by its place in the keys' text
-/// order: a journey's answers are held by these codes (`JourneyValues`) and written in this
-/// order, which is the order the stored form sorts named keys in. Built once by the
-/// definition's `JourneyNames` and shared by reference.
-package final class AnswerKeys: Sendable {
+/// Keys a flow definition names for one kind of a journey's values (the keys its steps
+/// collect, or its flags), each numbered by its place in the keys' text order: a journey's
+/// values are held by these codes (`KeyedValues`) and written in this order, which is the
+/// order the stored form sorts named keys in. Built once by the definition's `JourneyNames`
+/// and shared by reference.
+package final class DefinedKeys: Sendable {
     /// The keys, sorted by text: a key's code is its index here.
     package let keys: [String]
     /// Each key's code.
@@ -13,8 +14,8 @@ package final class AnswerKeys: Sendable {
     /// By index in those names, the code of the key that name is (-1: none).
     package let codeOfName: [Int32]
 
-    /// No keys: every answer is held by its name.
-    package static let none = AnswerKeys(keys: [], nameCount: 0) { _ in nil }
+    /// No keys: every value is held by its key's name.
+    package static let none = DefinedKeys(keys: [], nameCount: 0) { _ in nil }
 
     /// `keys` (any order), each written as its index among `nameCount` names (`index(of:)`,
     /// nil for a key that is not one of them).
@@ -36,16 +37,16 @@ package final class AnswerKeys: Sendable {
     package var isEmpty: Bool { keys.isEmpty }
 }
 
-extension AnswerKeys {
+extension DefinedKeys {
     /// The codes of `names` (a `ConditionReads`' value keys) among these keys.
     package func codes(of names: [String]) -> KeyCodes {
         KeyCodes(keys: self, codes: names.map { codes[$0] ?? -1 })
     }
 }
 
-/// Some keys' codes among one `AnswerKeys` (-1: a key without one), in the keys' order: what
+/// Some keys' codes among one `DefinedKeys` (-1: a key without one), in the keys' order: what
 /// reads the same few answers of many journeys finds once.
 package struct KeyCodes: Sendable {
-    package let keys: AnswerKeys
+    package let keys: DefinedKeys
     package let codes: [Int32]
 }

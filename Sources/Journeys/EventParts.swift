@@ -128,20 +128,56 @@ package final class EventTable: Sendable {
         let keys = names.answerKeys, flagKeys = names.flagKeys
         return answered.withLock { known in
             if let found = known[flow], found.keys === keys, found.flagKeys === flagKeys { return found }
-            let found = Answers(
-                keys: keys, flagKeys: flagKeys,
-                coded: keys.isEmpty ? [] : properties.map { Self.coded($0, keys) },
-                unlisted: listed.isEmpty ? [] : properties.map { answers in
+            var coded: [CodedPairs?] = [], unlisted: [[String]?] = []
+            // Each key looked up once for both when every listed key has a code (listed keys
+            // are keys the definition collects).
+            if !keys.isEmpty, !listed.isEmpty, listed.keys.allSatisfy({ keys.codes[$0] != nil }) {
+                let listedByCode = keys.keys.map { listed[$0] }
+                coded.reserveCapacity(properties.count)
+                unlisted.reserveCapacity(properties.count)
+                for answers in properties {
+                    let read = Self.read(answers, keys, listedByCode)
+                    coded.append(read.coded)
+                    unlisted.append(read.unlisted)
+                }
+            } else {
+                coded = keys.isEmpty ? [] : properties.map { Self.coded($0, keys) }
+                unlisted = listed.isEmpty ? [] : properties.map { answers in
                     answers.compactMap { key, v -> String? in
                         guard let values = listed[key] else { return nil }
                         let text = v.textValue
                         return values.contains(text) ? nil : DriftKey.value(key, text)
                     }.sorted()
-                },
-                flags: flagKeys.isEmpty ? [] : contexts.map { Self.coded($0.flags, flagKeys) })
+                }
+            }
+            let found = Answers(keys: keys, flagKeys: flagKeys, coded: coded, unlisted: unlisted,
+                                flags: flagKeys.isEmpty ? [] : contexts.map { Self.coded($0.flags, flagKeys) })
             known[flow] = found
             return found
         }
+    }
+
+    /// `answers` by their keys' codes among `keys` (nil when a key has none), and the drift
+    /// keys, sorted, of those whose value the list of their code in `listedByCode` lacks.
+    private static func read(_ answers: [String: JSONValue], _ keys: DefinedKeys,
+                             _ listedByCode: [Set<String>?]) -> (coded: CodedPairs?, unlisted: [String]) {
+        var pairs: [(code: Int32, value: JSONValue)] = []
+        pairs.reserveCapacity(answers.count)
+        var allCoded = true
+        var unlisted: [String] = []
+        for (key, v) in answers {
+            guard let code = keys.codes[key] else {
+                allCoded = false
+                continue
+            }
+            pairs.append((code, v))
+            if let values = listedByCode[Int(code)] {
+                let text = v.textValue
+                if !values.contains(text) { unlisted.append(DriftKey.value(key, text)) }
+            }
+        }
+        if unlisted.count > 1 { unlisted.sort() }
+        return (allCoded ? CodedPairs(pairs) : nil, unlisted)
     }
 
     /// `pairs` by their keys' codes among `keys`; nil when a key has none.

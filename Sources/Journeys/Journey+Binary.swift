@@ -61,17 +61,10 @@ extension Journey {
         w.uint(UInt64(path.count))
         var reasons: [String] = []
         for i in path.indices {
-            w.name(path[i].step, i, of: pathCodes)
-            let status: UInt8
-            switch path[i].status {
-            case .shown: status = 0
-            case .skipped: status = 1
-            case .undetermined: status = 2
-            case .beforeStart: status = 3
-            }
-            w.byte(status | (path[i].reached ? 4 : 0) | (path[i].eligible ? 8 : 0))
+            w.name(path.step(at: i), i, of: pathCodes)
+            w.byte(path.bits(at: i))
             // 0: none; 1: a new reason follows; k + 2: the k-th reason of this path.
-            if let reason = path[i].reason {
+            if let reason = path.reason(at: i) {
                 if let k = reasons.firstIndex(of: reason) {
                     w.uint(UInt64(k) + 2)
                 } else {
@@ -247,7 +240,7 @@ extension Journey {
             visits.append(StepVisit(step: step, firstViewedAt: first, views: views, secondsOnStep: try r.seconds()))
         }
         let pathCount = try r.count()
-        path = []
+        var path: [PathStep] = []
         path.reserveCapacity(pathCount)
         var reasons: [String] = []
         for _ in 0..<pathCount {
@@ -269,6 +262,7 @@ extension Journey {
             path.append(PathStep(step: step, status: Self.pathStatus(bits), reason: reason,
                                  reached: bits & 4 != 0, eligible: bits & 8 != 0))
         }
+        self.path = JourneyPath(path)
         (events, unplanned, backNavigations, signInFailures, deviations) = try Self.tail(&r)
     }
 
@@ -300,7 +294,7 @@ extension Journey {
             visits.append(StepVisit(step: step, firstViewedAt: first, views: views, secondsOnStep: seconds))
         }
         let pathCount = try r.count()
-        path = []
+        var path: [PathStep] = []
         path.reserveCapacity(pathCount)
         for _ in 0..<pathCount {
             let step = try r.string()
@@ -308,6 +302,7 @@ extension Journey {
             path.append(PathStep(step: step, status: Self.pathStatus(bits), reason: try r.optionalString(),
                                  reached: bits & 4 != 0, eligible: bits & 8 != 0))
         }
+        self.path = JourneyPath(path)
         (events, unplanned, backNavigations, signInFailures, deviations) = try Self.tail(&r)
     }
 

@@ -27,7 +27,7 @@ public struct Journey: Sendable, Hashable, Codable {
     /// Every step the user viewed, in order of first view.
     public var visits: [StepVisit]
     /// The expected path for the answers and flags above.
-    public var path: [PathStep]
+    public var path: JourneyPath
     /// Counts of what the journey holds.
     public var events: Int
     public var unplanned: Int

@@ -162,17 +162,19 @@ public struct JourneyFacts: Sendable, Hashable {
         var pathSeen = [Bool](repeating: false, count: slots.count)
         pathSlots = []
         pathSlots.reserveCapacity(j.path.count)
+        let skipped = JourneyPath.statusBits(.skipped), beforeStart = JourneyPath.statusBits(.beforeStart)
         for i in j.path.indices {
-            let slot = slotOf(j.path[i].step, i, in: pathCodes)
-            let status = j.path[i].status
-            if status != .skipped { pathSlots.append(slot ?? -1) }
+            let slot = slotOf(j.path.step(at: i), i, in: pathCodes)
+            let stepBits = j.path.bits(at: i)
+            let status = stepBits & 3
+            if status != skipped { pathSlots.append(slot ?? -1) }
             guard let k = slot, !pathSeen[k] else { continue }
             pathSeen[k] = true
             var b: UInt8 = 2
-            if j.path[i].eligible { b |= 4 }
-            if j.path[i].reached { b |= 8 }
-            if status == .skipped { b |= 16 }
-            if status == .beforeStart { b |= 32 }
+            if stepBits & 8 != 0 { b |= 4 }
+            if stepBits & 4 != 0 { b |= 8 }
+            if status == skipped { b |= 16 }
+            if status == beforeStart { b |= 32 }
             bits[k] |= b
         }
         drift = DriftFact.facts(of: j, vocabulary: prepared.vocabulary, visitCodes: visitCodes)

@@ -410,55 +410,56 @@ public struct JourneyFold: Sendable {
     /// `finish(paths:)`, with the step codes of the journey's visits, view runs and path.
     package func finishCoded(paths: ExpectedPaths?) -> (journey: Journey, codes: JourneyCodes) {
         var codes = JourneyCodes(visits: visitCodes, runs: runVisits.map { $0 >= 0 ? visitCodes[Int($0)] : -1 }, path: [])
-        var path: [Journey.PathStep] = []
+        var path = JourneyPath()
         var lane: String?
         var laneReason = "no flow definition for \(flow)"
         var deviations = self.deviations
         if let definition {
             let (expected, pathCodes) = expectedPath(definition, paths: paths)
             codes.path = pathCodes
-            path.reserveCapacity(expected.entries.count)
             lane = expected.lane
             laneReason = expected.laneReason
+            let entries = expected.entries
             // Steps on the path before the one the user started on are not tracked for them.
-            let startIndex = startStep.flatMap { s in expected.entries.firstIndex { $0.step == s } }
-                ?? visits.first.flatMap { v in expected.entries.firstIndex { $0.step == v.step } }
+            let startIndex = startStep.flatMap { s in entries.firstIndex { $0.step == s } }
+                ?? visits.first.flatMap { v in entries.firstIndex { $0.step == v.step } }
                 ?? 0
             // Whether the step shown on the path before this one was reached (true: none).
             var previousShownReached = true
             var previousUndetermined = false
-            // Each entry read in place: its step's name is copied once, into the path.
-            for i in expected.entries.indices {
-                let reached = visit(of: expected.entries[i].step, code: pathCodes[i]) != nil
-                var step = Journey.PathStep(step: expected.entries[i].step, status: .shown, reason: nil, reached: reached,
-                                            eligible: false)
-                switch expected.entries[i].status {
+            // The journey's own part of each step, a byte (`JourneyPath.bits(at:)`): the
+            // entries themselves are shared.
+            var bits: [UInt8] = []
+            bits.reserveCapacity(entries.count)
+            for i in entries.indices {
+                let reached = visit(of: entries[i].step, code: pathCodes[i]) != nil
+                var b: UInt8 = reached ? 4 : 0
+                switch entries[i].status {
                 case .shown:
                     if i < startIndex {
-                        step.status = .beforeStart
+                        b |= JourneyPath.statusBits(.beforeStart)
                     } else {
-                        step.eligible = started && !previousUndetermined && previousShownReached
+                        if started && !previousUndetermined && previousShownReached { b |= 8 }
                         previousShownReached = reached
                     }
                 case .skipped(let why):
-                    step.status = .skipped
-                    step.reason = why
-                    if reached { appendUnique(&deviations, "\(step.step) viewed but not on the expected path: \(why)") }
-                case .undetermined(let why):
-                    step.status = .undetermined
-                    step.reason = why
+                    b |= JourneyPath.statusBits(.skipped)
+                    if reached { appendUnique(&deviations, "\(entries[i].step) viewed but not on the expected path: \(why)") }
+                case .undetermined:
+                    b |= JourneyPath.statusBits(.undetermined)
                     if i >= startIndex { previousUndetermined = true }
                 }
-                path.append(step)
+                bits.append(b)
             }
-            // A step seen without the step shown before it on the path (read in place).
+            // A step seen without the step shown before it on the path.
             var before: Int?
-            for i in path.indices where path[i].status == .shown {
-                if let b = before, path[i].reached, !path[b].reached {
-                    appendUnique(&deviations, "\(path[i].step) seen without \(path[b].step) before it")
+            for i in bits.indices where bits[i] & 3 == JourneyPath.statusBits(.shown) {
+                if let b = before, bits[i] & 4 != 0, bits[b] & 4 == 0 {
+                    appendUnique(&deviations, "\(entries[i].step) seen without \(entries[b].step) before it")
                 }
                 before = i
             }
+            path = JourneyPath(entries: entries, bits: bits)
         }
         let first = firstEventAt ?? Timestamp(micros: 0)
         let journey = Journey(

@@ -159,7 +159,7 @@ extension Replay {
             idleSeconds: idleSeconds, state: journey.started ? state.rawValue : "not_started",
             currentStep: journey.currentStep, lane: journey.lane, laneReason: journey.laneReason,
             startedAt: journey.startedAt?.rfc3339(), completedAt: journey.completedAt?.rfc3339(),
-            secondsToComplete: journey.secondsToComplete, events: entries, path: journey.path,
+            secondsToComplete: journey.secondsToComplete, events: entries, path: Array(journey.path),
             skipped: skipped, deviations: journey.deviations, afterAsOf: afterAsOf,
             verdict: verdict(journey, state: state, asOf: asOf, idleSeconds: idleSeconds)
                 + offDefinition(journey, definition))

@@ -33,6 +33,28 @@ extension JSONScanner {
         return nil
     }
 
+    /// The offset of the first `"`, `\\` or control byte in `b` at or after `start`, or
+    /// `b.count` when none is: where `scanString` stops. Bytes of 0x80 and above count as
+    /// ordinary. Sixteen bytes at a time while sixteen remain in `b`, never reading past it.
+    @inlinable @inline(__always)
+    public static func specialByte(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        let n = b.count
+        guard let base = b.baseAddress else { return n }
+        let raw = UnsafeRawPointer(base)
+        var i = start
+        while i + 16 <= n {
+            let lane = firstSpecialLane(raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self), orHigh: false)
+            i += lane
+            if lane < 16 { return i }
+        }
+        while i < n {
+            let c = base[i]
+            if c == 0x22 || c == 0x5C || c < 0x20 { return i }
+            i += 1
+        }
+        return n
+    }
+
     /// The first lane of `v` (sixteen bytes, the first in lane 0) that is `"` (0x22), `\\`
     /// (0x5C) or below 0x20, or with `orHigh` also 0x80 and above; 16 when none is.
     /// Lane-wise arithmetic that compiles to vector instructions: a lane's high bit is set by

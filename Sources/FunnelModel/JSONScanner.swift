@@ -62,63 +62,41 @@ public struct JSONScanner {
 
     /// Scans a string literal starting at the opening quote. Returns the range of its raw
     /// content (between the quotes) and whether it holds escapes. With `decodeInto`, the
-    /// decoded content of an escaped string is appended to that buffer.
-    @inlinable
+    /// decoded content of an escaped string is appended to that buffer. A string without
+    /// escapes is read here, inlined into the caller; any other goes on in `scanEscapedString`.
+    @inlinable @inline(__always)
     public mutating func scanString(decodeInto out: UnsafeMutablePointer<[UInt8]>?) throws(JSONSyntaxError) -> (start: Int, end: Int, escaped: Bool) {
         try expect(0x22, .string)
         let start = i
+        // Straight to the first quote, backslash or control byte.
+        i = JSONScanner.specialByte(b, from: i)
+        guard i < b.count, b[i] == 0x22 else { return try scanEscapedString(from: start, decodeInto: out) }
+        i += 1
+        return (start, i - 1, false)
+    }
+
+    /// `scanString` from the first byte after the content's `start` that is not plain (a
+    /// backslash, a control byte, or the end of `b`): decodes the escapes to `out`, or throws.
+    @inlinable
+    mutating func scanEscapedString(from start: Int, decodeInto out: UnsafeMutablePointer<[UInt8]>?) throws(JSONSyntaxError) -> (start: Int, end: Int, escaped: Bool) {
         var escaped = false
+        // The start of the bytes since the last escape, copied to `out` as one run.
+        var run = start
         while true {
-            // Eight bytes at a time while none is a quote, a backslash or a control character,
-            // then straight to the first such byte (not inside an escaped string, whose bytes
-            // are copied one by one).
-            if !escaped, let base = b.baseAddress {
-                while i + 8 <= b.count {
-                    let w = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
-                    let special = JSONScanner.specialBytes(w)
-                    if special != 0 {
-                        i += special.trailingZeroBitCount >> 3
-                        break
-                    }
-                    i += 8
-                }
-            }
             guard i < b.count else { throw fail(.unterminatedString) }
             let c = b[i]
             if c == 0x22 { break }
             if c < 0x20 { throw fail(.controlCharacter) }
-            if c == 0x5C {
-                if !escaped, let out {
-                    out.pointee.append(contentsOf: UnsafeBufferPointer(rebasing: b[start..<i]))
-                }
-                escaped = true
-                try scanEscape(into: out)
-                continue
-            }
-            if escaped, let out { out.pointee.append(c) }
-            i += 1
+            if let out { out.pointee.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<i])) }
+            escaped = true
+            try scanEscape(into: out)
+            run = i
+            i = JSONScanner.specialByte(b, from: i)
         }
+        if escaped, let out { out.pointee.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<i])) }
         let end = i
         i += 1
         return (start, end, escaped)
-    }
-
-    /// The high bit of each byte of `w` (eight bytes, the first in its lowest) that is `"`
-    /// (0x22), `\\` (0x5C) or below 0x20, exact for the lowest such byte (bits above it may be
-    /// set too); 0 when none is. Bytes of 0x80 and above count as ordinary: the line is valid
-    /// UTF-8 already.
-    @inlinable @inline(__always)
-    static func specialBytes(_ w: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        // A byte of x is zero exactly when the byte of w equals the pattern's; `hasZero` is
-        // exact for the lowest such byte and may flag higher ones only above a true zero.
-        @inline(__always) func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
-        let quote = hasZero(w ^ (ones &* 0x22))
-        let backslash = hasZero(w ^ (ones &* 0x5C))
-        // Bytes below 0x20: subtracting 0x20 borrows into the high bit (ASCII bytes only).
-        let control = (w &- ones &* 0x20) & ~w & highs
-        return quote | backslash | control
     }
 
     @inlinable

@@ -140,67 +140,92 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// `parse(bytes:)`, reading the date from `lastDate` when the text's is the same (lines
-    /// of a log are mostly of a few days), and keeping the text's date there.
+    /// of a log are mostly of a few days), and keeping the text's date there. Fixed fields
+    /// are read a word at a time (`digitPairs`): the date's first eight bytes and its day,
+    /// the time's eight bytes, the fraction's first eight and the offset as the last bytes.
     package static func parse(bytes b: UnsafeBufferPointer<UInt8>, lastDate: inout LastDate) -> Timestamp? {
         let n = b.count
         guard n >= 10, let p = b.baseAddress else { return nil }
-        // The two digits at `i` as a number, or -1 when either is not a digit (the caller
-        // has checked that both bytes are in the text).
-        @inline(__always)
-        func twoDigits(_ i: Int) -> Int64 {
-            let hi = p[i] &- 48, lo = p[i + 1] &- 48
-            return hi < 10 && lo < 10 ? Int64(hi) &* 10 &+ Int64(lo) : -1
-        }
         let raw = UnsafeRawPointer(p)
-        let head = raw.loadUnaligned(as: UInt64.self), tail = raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self)
+        let head = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+        let tail = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
         let dayNumber: Int64
         if lastDate.known, lastDate.head == head, lastDate.tail == tail {
             dayNumber = lastDate.day
         } else {
-            let century = twoDigits(0), yy = twoDigits(2), month = twoDigits(5), day = twoDigits(8)
-            guard century >= 0, yy >= 0, p[4] == 45, p[7] == 45, month >= 1, month <= 12, day >= 1 else { return nil }
-            let year = century * 100 + yy
-            guard day <= daysIn(month: month, year: year) else { return nil }
-            dayNumber = days(year: year, month: month, day: day)
+            // `YYYY-MM-`: the year's pairs at bytes 0 and 2, the month's at 5; `DD` after it.
+            guard let date = digitPairs(head, text: 0x2D30_302D_3030_3030, digits: 0x00FF_FF00_FFFF_FFFF),
+                  let days = digitPairs(UInt64(tail), text: 0x3030, digits: 0xFFFF) else { return nil }
+            let year = Int64(date & 0xFF) * 100 + Int64(date >> 16 & 0xFF)
+            let month = Int64(date >> 40 & 0xFF), day = Int64(days & 0xFF)
+            guard month >= 1, month <= 12, day >= 1, day <= daysIn(month: month, year: year) else { return nil }
+            dayNumber = Timestamp.days(year: year, month: month, day: day)
             lastDate.head = head
             lastDate.tail = tail
             lastDate.day = dayNumber
             lastDate.known = true
         }
-        if n == 10 { return Timestamp(micros: dayNumber * 86_400_000_000, offsetSeconds: 0) }
-        guard n >= 20, p[10] == 84 || p[10] == 116 || p[10] == 32, p[13] == 58, p[16] == 58 else { return nil }
-        let hh = twoDigits(11), mm = twoDigits(14), ss = twoDigits(17)
-        guard hh >= 0, mm >= 0, ss >= 0, hh <= 23, mm <= 59, ss <= 60 else { return nil }
+        if n == 10 { return Timestamp(micros: dayNumber &* 86_400_000_000, offsetSeconds: 0) }
+        guard n >= 20, p[10] == 84 || p[10] == 116 || p[10] == 32 else { return nil }
+        // `HH:MM:SS` from byte 11: the pairs at its bytes 0, 3 and 6.
+        let clock = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 11, as: UInt64.self))
+        guard let time = digitPairs(clock, text: 0x3030_3A30_303A_3030, digits: 0xFFFF_00FF_FF00_FFFF) else { return nil }
+        let hh = Int64(time & 0xFF), mm = Int64(time >> 24 & 0xFF), ss = Int64(time >> 48 & 0xFF)
+        guard hh <= 23, mm <= 59, ss <= 60 else { return nil }
         var i = 19
         var fraction: Int64 = 0
         if p[i] == 46 {
             i += 1
-            var count = 0
-            while i < n, p[i] &- 48 < 10 {
-                if count < 6 { fraction = fraction * 10 + Int64(p[i] - 48) }
-                count += 1
-                i += 1
-            }
+            guard n > 20 else { return nil }
+            // The eight bytes from 20, zeros past the text's end (no digit).
+            let word = n >= 28
+                ? UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 20, as: UInt64.self))
+                : UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)) >> UInt64(8 * (28 - n))
+            let x = word ^ 0x3030_3030_3030_3030
+            let count = ((x | (x &+ 0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080).trailingZeroBitCount >> 3
             guard count > 0 else { return nil }
-            for _ in min(count, 6)..<6 { fraction *= 10 }
+            // The first six digits, zeros after the last; their pairs, then the three pairs.
+            let six = x & (count >= 6 ? 0xFFFF_FFFF_FFFF : (1 << UInt64(8 * count)) &- 1)
+            let pairs = six &* 10 &+ six >> 8
+            fraction = Int64(pairs & 0xFF) * 10_000 + Int64(pairs >> 16 & 0xFF) * 100 + Int64(pairs >> 32 & 0xFF)
+            i += count
+            // Digits past the eighth are read and dropped.
+            if count == 8 { while i < n, p[i] &- 48 < 10 { i += 1 } }
         }
         guard i < n else { return nil }
         var offset: Int64 = 0
         if p[i] == 90 || p[i] == 122 {
-            i += 1
+            guard i + 1 == n else { return nil }
         } else if p[i] == 43 || p[i] == 45 {
-            guard i + 6 <= n, p[i + 3] == 58 else { return nil }
-            let oh = twoDigits(i + 1), om = twoDigits(i + 4)
-            guard oh >= 0, om >= 0, oh <= 23, om <= 59 else { return nil }
-            offset = (p[i] == 45 ? -1 : 1) * (oh * 3600 + om * 60)
-            i += 6
+            // `HH:MM`, the text's last five bytes: the last eight's bytes 3 to 7.
+            guard i + 6 == n else { return nil }
+            let last = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)) >> 24
+            guard let zone = digitPairs(last, text: 0x30_303A_3030, digits: 0xFF_FF00_FFFF) else { return nil }
+            let oh = Int64(zone & 0xFF), om = Int64(zone >> 24 & 0xFF)
+            guard oh <= 23, om <= 59 else { return nil }
+            let seconds = oh &* 3600 &+ om &* 60
+            offset = p[i] == 45 ? 0 &- seconds : seconds
         } else {
             return nil
         }
-        guard i == n else { return nil }
-        let local = dayNumber * 86_400 + hh * 3600 + mm * 60 + min(ss, 59)
-        let utc = local - offset
-        return Timestamp(micros: utc * 1_000_000 + fraction, offsetSeconds: Int32(offset))
+        // Wrapping arithmetic: a four-digit year's microseconds are far inside Int64.
+        let local = dayNumber &* 86_400 &+ hh &* 3600 &+ mm &* 60 &+ min(ss, 59)
+        let utc = local &- offset
+        return Timestamp(micros: utc &* 1_000_000 &+ fraction, offsetSeconds: Int32(truncatingIfNeeded: offset))
+    }
+
+    /// The two-digit numbers of `w`, eight bytes of text (the first in its lowest), when its
+    /// bytes are `text`'s but for a digit at each byte `digits` marks: each pair's value (ten
+    /// times its first digit plus its second) in its first digit's byte. Nil when a byte
+    /// differs. Lane-wise: a byte of `w ^ text` is 0...9 for a digit and 0 for any other, and
+    /// adding 0x76 (0x7F) sets its high bit exactly when it is beyond; a byte of 0x80 or
+    /// above has it already, and below that no byte carries into the next.
+    @inline(__always)
+    static func digitPairs(_ w: UInt64, text: UInt64, digits: UInt64) -> UInt64? {
+        let x = w ^ text
+        let limits = 0x7F7F_7F7F_7F7F_7F7F &- digits & 0x0909_0909_0909_0909
+        guard (x | (x &+ limits)) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        return x &* 10 &+ x >> 8
     }
 
     /// The days in `month` (1–12) of `year` (proleptic Gregorian).

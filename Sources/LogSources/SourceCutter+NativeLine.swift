@@ -265,7 +265,7 @@ extension SourceCutter {
         let text = UnsafeBufferPointer(rebasing: b[t.start..<t.end])
         switch plan.timeFormat {
         case .iso8601:
-            guard t.isString, !t.escaped, text.count > 10, let parsed = Timestamp.parse(bytes: text) else { return nil }
+            guard t.isString, !t.escaped, text.count > 10, let parsed = Timestamp.parse(bytes: text, lastDate: &lastDate) else { return nil }
             return (parsed, t.start..<t.end)
         case .sqlUTC:
             guard t.isString, !t.escaped, text.count >= 19, text[10] == 0x20,
@@ -273,7 +273,8 @@ extension SourceCutter {
             timeBytes.removeAll(keepingCapacity: true)
             timeBytes.append(contentsOf: text)
             timeBytes.append(0x5A)
-            guard let parsed = timeBytes.withUnsafeBufferPointer({ Timestamp.parse(bytes: $0) }) else { return nil }
+            guard let parsed = timeBytes.withUnsafeBufferPointer({ Timestamp.parse(bytes: $0, lastDate: &lastDate) })
+            else { return nil }
             return (parsed, nil)
         case .unix:
             guard t.kind == 0x2D || (0x30...0x39).contains(t.kind),

@@ -31,6 +31,8 @@ public struct SourceCutter: Sendable {
     /// A time the native line writes otherwise than the vendor did (with a `Z`, or from a
     /// Unix number).
     var timeBytes: [UInt8] = []
+    /// The date of the time read last: a vendor's lines are mostly of a few days.
+    var lastDate = Timestamp.LastDate()
 
     /// Byte ranges in `line`: strings between their quotes, objects whole.
     public struct NativeFields: Sendable, Hashable {

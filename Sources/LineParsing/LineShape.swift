@@ -65,17 +65,41 @@ public struct LineShape {
         cuts.append(contentsOf: given)
     }
 
-    /// The skeleton of the line at `lineStart..<lineEnd` of `b` for the cuts picked.
+    /// The skeleton of the line at `lineStart..<lineEnd` of `b` for the cuts picked: made
+    /// its length at once (the line's less its cut values, two bytes a cut; most lines are
+    /// about as long as the line before) and written in place, one copy a piece.
     private mutating func buildSkeleton(lineStart: Int, lineEnd: Int, in b: UnsafeBufferPointer<UInt8>) {
-        skeleton.removeAll(keepingCapacity: true)
+        var length = lineEnd - lineStart
         var pos = lineStart
+        var ordered = lineStart >= 0 && lineEnd <= b.count
         for c in cuts {
-            skeleton.append(contentsOf: UnsafeBufferPointer(rebasing: b[pos..<c.start]))
-            skeleton.append(0)
-            skeleton.append(c.field.rawValue)
+            ordered = ordered && pos <= c.start && c.start <= c.end
+            length += 2 - (c.end - c.start)
             pos = c.end
         }
-        skeleton.append(contentsOf: UnsafeBufferPointer(rebasing: b[pos..<lineEnd]))
+        precondition(ordered && pos <= lineEnd, "cuts in line order, within the line")
+        if skeleton.count < length {
+            skeleton.append(contentsOf: repeatElement(0, count: length - skeleton.count))
+        } else if skeleton.count > length {
+            skeleton.removeLast(skeleton.count - length)
+        }
+        skeleton.withUnsafeMutableBufferPointer { out in
+            guard let to = out.baseAddress else { return }
+            // The bytes at `pos..<end` of the line to `at` (an empty buffer has only empty runs).
+            @inline(__always) func copy(_ pos: Int, _ end: Int, to at: Int) {
+                if end > pos, let from = b.baseAddress { (to + at).update(from: from + pos, count: end - pos) }
+            }
+            var pos = lineStart, at = 0
+            for c in cuts {
+                copy(pos, c.start, to: at)
+                at += c.start - pos
+                to[at] = 0
+                to[at + 1] = c.field.rawValue
+                at += 2
+                pos = c.end
+            }
+            copy(pos, lineEnd, to: at)
+        }
     }
 
     /// Picks the cuts of a line at `lineStart..<lineEnd`, in line order (none when they

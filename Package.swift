@@ -85,7 +85,7 @@ let package = Package(
         // ClickHouse servers, fixtures and sample stores, and the in-memory backend.
         .target(name: "TestSupport", dependencies: ["FunnelModel", "Workers", "LogFiles", "Flows", "LineParsing", "StoreCore", "Journeys", "EventStore", "Projections",
                                                  "ClickHouseStore", "Simulator", "CZlib"], path: "Tests/TestSupport"),
-        .testTarget(name: "FunnelModelTests", dependencies: ["FunnelModel"]),
+        .testTarget(name: "FunnelModelTests", dependencies: ["FunnelModel", "Simulator"]),
         .testTarget(name: "WorkersTests", dependencies: ["Workers"]),
         .testTarget(name: "LogFilesTests", dependencies: ["TestSupport", "LogFiles", "FunnelModel", "CZlib", "CZstd"]),
         .testTarget(name: "FlowsTests", dependencies: ["TestSupport", "Flows", "FunnelModel"]),

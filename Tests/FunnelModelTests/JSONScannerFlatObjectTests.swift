@@ -1,23 +1,10 @@
 import XCTest
+import Simulator
 @testable import FunnelModel
 
 /// `JSONScanner.skipFlatObject` against `skipValue`: on random objects near the flat ones,
 /// whatever the fast reading takes, `skipValue` takes too and ends at the same byte.
 final class JSONScannerFlatObjectTests: XCTestCase {
-    /// Deterministic pseudo-random numbers (SplitMix64).
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func pick<T>(_ a: [T]) -> T { a[below(a.count)] }
-    }
-
     /// What each reading makes of `text` from its first byte: the end and the ASCII flag of
     /// the fast one (nil: left to `skipValue`), and the end of `skipValue` (nil: rejected).
     func readings(_ text: [UInt8]) -> (fast: (end: Int, ascii: Bool)?, full: Int?) {
@@ -32,7 +19,7 @@ final class JSONScannerFlatObjectTests: XCTestCase {
     }
 
     func testTheFlatReadingTakesOnlyWhatSkipValueTakes() {
-        var r = Random(state: 0xF1A7)
+        var r = SplitMix64(seed: 0xF1A7)
         let keys = [#""gender""#, #""a""#, #""""#, #""é""#, #""k\u00e9""#, #""a\"b""#, #""x y""#, "\"\u{1}\"", #""goalWeightKg""#]
         let values = [#""male""#, #""""#, #""ü-ß""#, #""a\nb""#, "\"\u{7}\"", "1", "0", "-0", "104.2", "-0.5e-3", "2E+10", "01", "1.", "-",
                       "1e", ".5", "true", "false", "null", "tru", "nul", "falsey", "{}", "[]", "[1,2]", #"{"b":1}"#, "x", ""]

@@ -1,4 +1,5 @@
 import XCTest
+import Simulator
 @testable import FunnelModel
 
 /// `JSONScanner.scanString` (sixteen bytes at a time) against a reading of one byte a step:
@@ -7,8 +8,6 @@ import XCTest
 /// buffer, under both rules. The same range, escape flag, decoded text and cursor for a
 /// string it accepts; the same error, at the same offset, for one it rejects.
 final class JSONScannerScanStringTests: XCTestCase {
-    typealias Random = JSONScannerStringEndTests.Random
-
     /// What scanning a string gave: its content's range, escape flag, decoded bytes and the
     /// cursor after it, or the error.
     enum Outcome: Equatable {
@@ -64,7 +63,7 @@ final class JSONScannerScanStringTests: XCTestCase {
 
     /// A piece of string text: mostly plain ASCII, sometimes UTF-8 (valid or not), a quote,
     /// a control byte, or an escape, good or bad (`\u` ones with surrogates alone and paired).
-    static func piece(_ r: inout Random, rare: Int) -> [UInt8] {
+    static func piece(_ r: inout SplitMix64, rare: Int) -> [UInt8] {
         switch r.below(rare) {
         case 0: return [0x22]
         case 1: return [UInt8(r.below(0x20))]
@@ -85,7 +84,7 @@ final class JSONScannerScanStringTests: XCTestCase {
     }
 
     func testTheVectorScanReadsAsOneByteAStepDoes() {
-        var r = Random(state: 0xD1FF)
+        var r = SplitMix64(seed: 0xD1FF)
         var seen: [String: Int] = [:]
         for count in 1...96 {
             JSONScannerStringEndTests.withGuardedBuffer(count: count) { m in

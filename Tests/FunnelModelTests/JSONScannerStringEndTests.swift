@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import XCTest
+import Simulator
 @testable import FunnelModel
 
 /// `JSONScanner.plainStringEnd` (sixteen bytes at a time) against a byte-at-a-time reading
@@ -32,22 +33,9 @@ final class JSONScannerStringEndTests: XCTestCase {
         return .unterminated
     }
 
-    /// Deterministic pseudo-random numbers (SplitMix64).
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
-
     /// A byte: a quote, backslash or control byte one time in `rare` each, else mostly ASCII,
     /// sometimes a byte of 0x80 and above (UTF-8 or not: the scan does not judge them).
-    static func byte(_ r: inout Random, rare: Int) -> UInt8 {
+    static func byte(_ r: inout SplitMix64, rare: Int) -> UInt8 {
         switch r.below(rare) {
         case 0: return 0x22
         case 1: return 0x5C
@@ -74,7 +62,7 @@ final class JSONScannerStringEndTests: XCTestCase {
     }
 
     func testTheVectorScanReadsAsTheBytesDo() {
-        var r = Random(state: 0x5EED)
+        var r = SplitMix64(seed: 0x5EED)
         var seen: [Reading: Int] = [:]
         for count in 1...96 {
             Self.withGuardedBuffer(count: count) { m in

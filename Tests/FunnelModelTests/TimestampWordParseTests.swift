@@ -1,4 +1,5 @@
 import XCTest
+import Simulator
 @testable import FunnelModel
 
 /// `Timestamp.parse(bytes:lastDate:)` (fields read a word at a time) against the parser it
@@ -7,8 +8,6 @@ import XCTest
 /// dropped, added, texts cut short), alone and one after another through a kept date, in a
 /// buffer that ends at an unreadable page.
 final class TimestampWordParseTests: XCTestCase {
-    typealias Random = JSONScannerStringEndTests.Random
-
     /// The date the reference read last (`Timestamp.LastDate`'s twin).
     struct ReferenceDate {
         var head: UInt64 = 0
@@ -90,7 +89,7 @@ final class TimestampWordParseTests: XCTestCase {
     }
 
     /// A field's value: mostly in range, often at a bound, sometimes just past one.
-    static func field(_ r: inout Random, _ low: Int, _ high: Int, past: Int) -> Int {
+    static func field(_ r: inout SplitMix64, _ low: Int, _ high: Int, past: Int) -> Int {
         switch r.below(6) {
         case 0: return low
         case 1: return high
@@ -100,7 +99,7 @@ final class TimestampWordParseTests: XCTestCase {
     }
 
     /// An RFC 3339 text, its fields at and around their bounds.
-    static func text(_ r: inout Random) -> [UInt8] {
+    static func text(_ r: inout SplitMix64) -> [UInt8] {
         let years = [0, 1, 1600, 1900, 1969, 1970, 2000, 2024, 2026, 2100, 2400, 9999]
         let year = r.below(3) == 0 ? r.below(10_000) : years[r.below(years.count)]
         let month = field(&r, 1, 12, past: 13) - (r.below(20) == 0 ? 1 : 0)
@@ -126,7 +125,7 @@ final class TimestampWordParseTests: XCTestCase {
     }
 
     /// The text with one change: a byte replaced, dropped or added, or the text cut short.
-    static func nearMiss(_ t: [UInt8], _ r: inout Random) -> [UInt8] {
+    static func nearMiss(_ t: [UInt8], _ r: inout SplitMix64) -> [UInt8] {
         let bytes: [UInt8] = Array("0123456789-:Tt Zz+./a".utf8) + [0x80, 0xFF, 0x00, 0x2F, 0x3B]
         guard !t.isEmpty else { return [bytes[r.below(bytes.count)]] }
         var m = t
@@ -141,7 +140,7 @@ final class TimestampWordParseTests: XCTestCase {
     }
 
     func testTheWordReadingReadsAsTheBytesDo() {
-        var r = Random(state: 0x7133)
+        var r = SplitMix64(seed: 0x7133)
         var fresh = 0, accepted = 0, texts = 0
         var kept = Timestamp.LastDate(), keptReference = ReferenceDate()
         for round in 0..<200_000 {

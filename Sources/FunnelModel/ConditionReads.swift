@@ -127,32 +127,9 @@ struct KeyBytes {
             value(v)
             return
         }
-        guard o.count <= Tuning.pairsSortedInPlace else {
-            for (k, v) in o.sorted(by: { $0.key < $1.key }) {
-                text(k)
-                value(v)
-            }
-            return
-        }
-        // A few pairs (flags, mostly) sorted by inserting their positions, in scratch memory:
-        // no array of pairs is built.
-        withUnsafeTemporaryAllocation(of: Dictionary<String, JSONValue>.Index.self, capacity: o.count) { order in
-            var n = 0
-            var i = o.startIndex
-            while i != o.endIndex {
-                var j = n
-                while j > 0, o[i].key < o[order[j - 1]].key {
-                    order[j] = order[j - 1]
-                    j -= 1
-                }
-                order[j] = i
-                n += 1
-                i = o.index(after: i)
-            }
-            for k in 0..<n {
-                text(o[order[k]].key)
-                value(o[order[k]].value)
-            }
+        for (k, v) in o.sorted(by: { $0.key < $1.key }) {
+            text(k)
+            value(v)
         }
     }
 }

@@ -2,7 +2,4 @@
 enum Tuning {
     /// Parsed conditions kept by text before the cache starts over (a flow has a few dozen).
     static let cachedConditions = 4_096
-    /// Most pairs (a context's flags) a condition key sorts by insertion in scratch memory;
-    /// more are sorted as an array.
-    static let pairsSortedInPlace = 16
 }

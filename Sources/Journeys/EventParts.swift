@@ -128,27 +128,16 @@ package final class EventTable: Sendable {
         let keys = names.answerKeys, flagKeys = names.flagKeys
         return answered.withLock { known in
             if let found = known[flow], found.keys === keys, found.flagKeys === flagKeys { return found }
+            // A listed key is looked up by its code where it has one (listed keys are keys the
+            // definition collects): each key once for both.
+            let listedByCode = listed.isEmpty ? [] : keys.keys.map { listed[$0] }
             var coded: [CodedPairs?] = [], unlisted: [[String]?] = []
-            // Each key looked up once for both when every listed key has a code (listed keys
-            // are keys the definition collects).
-            if !keys.isEmpty, !listed.isEmpty, listed.keys.allSatisfy({ keys.codes[$0] != nil }) {
-                let listedByCode = keys.keys.map { listed[$0] }
-                coded.reserveCapacity(properties.count)
-                unlisted.reserveCapacity(properties.count)
-                for answers in properties {
-                    let read = Self.read(answers, keys, listedByCode)
-                    coded.append(read.coded)
-                    unlisted.append(read.unlisted)
-                }
-            } else {
-                coded = keys.isEmpty ? [] : properties.map { Self.coded($0, keys) }
-                unlisted = listed.isEmpty ? [] : properties.map { answers in
-                    answers.compactMap { key, v -> String? in
-                        guard let values = listed[key] else { return nil }
-                        let text = v.textValue
-                        return values.contains(text) ? nil : DriftKey.value(key, text)
-                    }.sorted()
-                }
+            coded.reserveCapacity(keys.isEmpty ? 0 : properties.count)
+            unlisted.reserveCapacity(listed.isEmpty ? 0 : properties.count)
+            for answers in properties {
+                let read = Self.read(answers, keys, listed, listedByCode)
+                if !keys.isEmpty { coded.append(read.coded) }
+                if !listed.isEmpty { unlisted.append(read.unlisted) }
             }
             let found = Answers(keys: keys, flagKeys: flagKeys, coded: coded, unlisted: unlisted,
                                 flags: flagKeys.isEmpty ? [] : contexts.map { Self.coded($0.flags, flagKeys) })
@@ -158,23 +147,26 @@ package final class EventTable: Sendable {
     }
 
     /// `answers` by their keys' codes among `keys` (nil when a key has none), and the drift
-    /// keys, sorted, of those whose value the list of their code in `listedByCode` lacks.
-    private static func read(_ answers: [String: JSONValue], _ keys: DefinedKeys,
+    /// keys, sorted, of those whose value `listed` lacks for their key (read by code, in
+    /// `listedByCode`, for a key with one).
+    private static func read(_ answers: [String: JSONValue], _ keys: DefinedKeys, _ listed: [String: Set<String>],
                              _ listedByCode: [Set<String>?]) -> (coded: CodedPairs?, unlisted: [String]) {
         var pairs: [(code: Int32, value: JSONValue)] = []
         pairs.reserveCapacity(answers.count)
         var allCoded = true
         var unlisted: [String] = []
         for (key, v) in answers {
-            guard let code = keys.codes[key] else {
+            let values: Set<String>?
+            if let code = keys.codes[key] {
+                pairs.append((code, v))
+                values = listedByCode.isEmpty ? nil : listedByCode[Int(code)]
+            } else {
                 allCoded = false
-                continue
+                values = listed.isEmpty ? nil : listed[key]
             }
-            pairs.append((code, v))
-            if let values = listedByCode[Int(code)] {
-                let text = v.textValue
-                if !values.contains(text) { unlisted.append(DriftKey.value(key, text)) }
-            }
+            guard let values else { continue }
+            let text = v.textValue
+            if !values.contains(text) { unlisted.append(DriftKey.value(key, text)) }
         }
         if unlisted.count > 1 { unlisted.sort() }
         return (allCoded ? CodedPairs(pairs) : nil, unlisted)

@@ -134,14 +134,14 @@ public protocol FoldableEvent {
     /// list, when the event carries them (worked out once for many events); nil: the fold
     /// checks each answer itself.
     var unlistedAnswers: [String]? { get }
-    /// The event's answers by the codes of the fold's definition's keys, when the event
-    /// carries them (worked out once for many events; every key has a code); nil: the fold
-    /// sets each of `properties` by its key.
-    var answerCodes: CodedPairs? { get }
-    /// The flags of the event's context by the codes of the fold's definition's flags, when
-    /// the event carries them (worked out once for many events; every flag has a code); nil:
-    /// the fold sets each of the context's flags by its name.
-    var flagCodes: CodedPairs? { get }
+    /// Calls `body` with each of the event's answers by the code of the fold's definition's
+    /// key, when the event carries them (worked out once for many events; every key has a
+    /// code); false (`body` not called): the fold sets each of `properties` by its key.
+    func forEachAnswerCode(_ body: (_ code: Int32, _ value: JSONValue) -> Void) -> Bool
+    /// Calls `body` with each flag of the event's context by the code of the fold's
+    /// definition's flag, when the event carries them (worked out once for many events; every
+    /// flag has a code); false (`body` not called): the fold sets each flag by its name.
+    func forEachFlagCode(_ body: (_ code: Int32, _ value: JSONValue) -> Void) -> Bool
 }
 
 extension FoldableEvent {
@@ -152,8 +152,8 @@ extension FoldableEvent {
     public var contextID: Int32 { -1 }
     public var listedStepCode: Int32? { nil }
     public var unlistedAnswers: [String]? { nil }
-    public var answerCodes: CodedPairs? { nil }
-    public var flagCodes: CodedPairs? { nil }
+    public func forEachAnswerCode(_ body: (_ code: Int32, _ value: JSONValue) -> Void) -> Bool { false }
+    public func forEachFlagCode(_ body: (_ code: Int32, _ value: JSONValue) -> Void) -> Bool { false }
     public func stepCode(in codes: [String: Int32]) -> Int32 {
         guard let step else { return -1 }
         return codes[step] ?? -1

@@ -107,9 +107,9 @@ package final class EventTable: Sendable {
     package struct Answers: Sendable {
         package var keys: DefinedKeys
         package var flagKeys: DefinedKeys
-        package var coded: [CodedPairs?]
+        package var coded: CodedRows
         package var unlisted: [[String]?]
-        package var flags: [CodedPairs?]
+        package var flags: CodedRows
     }
 
     package init(names: [EventParts.Names], contexts: [EventContext], properties: [[String: JSONValue]]) {
@@ -131,16 +131,16 @@ package final class EventTable: Sendable {
             // A listed key is looked up by its code where it has one (listed keys are keys the
             // definition collects): each key once for both.
             let listedByCode = listed.isEmpty ? [] : keys.keys.map { listed[$0] }
-            var coded: [CodedPairs?] = [], unlisted: [[String]?] = []
-            coded.reserveCapacity(keys.isEmpty ? 0 : properties.count)
+            var coded = CodedRows(), unlisted: [[String]?] = []
             unlisted.reserveCapacity(listed.isEmpty ? 0 : properties.count)
             for answers in properties {
                 let read = Self.read(answers, keys, listed, listedByCode)
                 if !keys.isEmpty { coded.append(read.coded) }
                 if !listed.isEmpty { unlisted.append(read.unlisted) }
             }
-            let found = Answers(keys: keys, flagKeys: flagKeys, coded: coded, unlisted: unlisted,
-                                flags: flagKeys.isEmpty ? [] : contexts.map { Self.coded($0.flags, flagKeys) })
+            var flags = CodedRows()
+            if !flagKeys.isEmpty { for context in contexts { flags.append(Self.coded(context.flags, flagKeys)) } }
+            let found = Answers(keys: keys, flagKeys: flagKeys, coded: coded, unlisted: unlisted, flags: flags)
             known[flow] = found
             return found
         }

@@ -37,7 +37,7 @@ package final class FlowContext: Sendable {
     /// step code; each properties' unlisted answers and its answers by code; each context's
     /// flags by code); empty without a definition, when each event's are looked up.
     package func codes(of table: EventTable) -> TableCodes {
-        guard let definition, let vocabulary else { return TableCodes() }
+        guard let definition, let vocabulary else { return .none }
         let answers = table.answers(flow: definition.id, names: names, listed: vocabulary.listedValues)
         return TableCodes(stepCodes: table.stepCodes(flow: definition.id, vocabulary.stepCodes),
                           unlisted: answers.unlisted, answers: answers.coded, flags: answers.flags)

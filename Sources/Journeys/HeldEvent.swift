@@ -15,21 +15,25 @@ package struct HeldEvent: Sendable {
 /// step code (`EventTable.stepCodes`) and, by properties number, the drift keys of the answers
 /// the flow's definition does not list and the answers by their codes, and by context number
 /// the flags by their codes (`EventTable.answers`). Empty: the fold looks each event's up itself.
-package struct TableCodes: Sendable {
-    package var stepCodes: [Int32]
-    package var unlisted: [[String]?]
+/// Shared by reference: the view of each journey's events holds it with one retain.
+package final class TableCodes: Sendable {
+    package let stepCodes: [Int32]
+    package let unlisted: [[String]?]
     /// By properties number, its answers by their code.
-    package var answers: [CodedPairs?]
+    package let answers: CodedRows
     /// By context number, its flags by their code.
-    package var flags: [CodedPairs?]
+    package let flags: CodedRows
 
-    package init(stepCodes: [Int32] = [], unlisted: [[String]?] = [], answers: [CodedPairs?] = [],
-                 flags: [CodedPairs?] = []) {
+    package init(stepCodes: [Int32] = [], unlisted: [[String]?] = [], answers: CodedRows = CodedRows(),
+                 flags: CodedRows = CodedRows()) {
         self.stepCodes = stepCodes
         self.unlisted = unlisted
         self.answers = answers
         self.flags = flags
     }
+
+    /// No codes: the fold looks each event's up itself.
+    package static let none = TableCodes()
 }
 
 /// A held event as a fold reads it: the input's held events and parts, and a position. Reads
@@ -42,7 +46,7 @@ package struct HeldView: FoldableEvent {
     /// The table's codes for the fold's flow.
     package let codes: TableCodes
 
-    package init(held: [HeldEvent], table: EventTable, i: Int, codes: TableCodes = TableCodes()) {
+    package init(held: [HeldEvent], table: EventTable, i: Int, codes: TableCodes = .none) {
         self.held = held
         self.table = table
         self.i = i
@@ -66,13 +70,11 @@ package struct HeldView: FoldableEvent {
         let p = Int(held[i].properties)
         return p < codes.unlisted.count ? codes.unlisted[p] : nil
     }
-    package var answerCodes: CodedPairs? {
-        let p = Int(held[i].properties)
-        return p < codes.answers.count ? codes.answers[p] : nil
+    package func forEachAnswerCode(_ body: (_ code: Int32, _ value: JSONValue) -> Void) -> Bool {
+        codes.answers.forEach(row: Int(held[i].properties), body)
     }
-    package var flagCodes: CodedPairs? {
-        let c = Int(held[i].context)
-        return c < codes.flags.count ? codes.flags[c] : nil
+    package func forEachFlagCode(_ body: (_ code: Int32, _ value: JSONValue) -> Void) -> Bool {
+        codes.flags.forEach(row: Int(held[i].context), body)
     }
     package func stepCode(in byStep: [String: Int32]) -> Int32 {
         let n = Int(held[i].names)

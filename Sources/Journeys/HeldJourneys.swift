@@ -91,7 +91,7 @@ public final class HeldJourneys: @unchecked Sendable {
                 fold = JourneyFold(userID: key.user, flow: key.flow, rules: folder.context.rules)
             }
             if codes[key.flow] == nil { codes[key.flow] = folder.context.codes(of: table) }
-            var view = HeldView(held: events, table: table, i: 0, codes: codes[key.flow] ?? TableCodes())
+            var view = HeldView(held: events, table: table, i: 0, codes: codes[key.flow] ?? .none)
             for i in order {
                 view.i = i
                 fold.apply(view, explain: false)

@@ -182,14 +182,11 @@ public struct JourneyFold: Sendable {
             let context = e.context
             if let v = context.appVersion { appVersion = v }
             if let p = context.platform { platform = p }
-            if !explain, let coded = e.flagCodes {
-                // Declared flags by code (the event carries them): none is drift.
-                for pair in coded.pairs where flags.value(code: pair.code) != pair.value {
-                    flags.set(pair.value, code: pair.code)
-                }
-            } else {
-                applyFlags(context.flags, at: time, note: note)
+            // Declared flags by code where the event carries them (none is drift), else by name.
+            let byCode = !explain && e.forEachFlagCode { code, value in
+                if flags.value(code: code) != value { flags.set(value, code: code) }
             }
+            if !byCode { applyFlags(context.flags, at: time, note: note) }
             lastContextID = contextID
         }
         if hasDefinition, code < 0, let step = e.step {
@@ -267,11 +264,9 @@ public struct JourneyFold: Sendable {
             currentCode = code
             currentVisit = visit
         case .stepCompleted:
-            // Answers by code where the event carries them (folding for the projection): no
-            // key hashed.
-            if !explain, let coded = e.answerCodes {
-                for pair in coded.pairs { values.set(pair.value, code: pair.code) }
-            } else if explain {
+            // Replay notes each answer; a fold for the projection sets them by code where the
+            // event carries them (no key hashed), else by name.
+            if explain {
                 let properties = e.properties
                 var collected: [String] = []
                 for key in properties.keys.sorted() {
@@ -284,7 +279,7 @@ public struct JourneyFold: Sendable {
                     values[key] = v
                 }
                 note("completed \(e.step ?? "a step")" + (collected.isEmpty ? "" : ": " + collected.joined(separator: ", ")))
-            } else {
+            } else if !e.forEachAnswerCode({ code, value in values.set(value, code: code) }) {
                 for (key, v) in e.properties { values[key] = v }
             }
             if !explain, !listedValues.isEmpty, let unlisted = e.unlistedAnswers {

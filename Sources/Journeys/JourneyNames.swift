@@ -3,8 +3,9 @@ import LogFiles
 
 /// The names a flow definition gives, in a fixed order: its step ids, then the keys and values
 /// its steps collect, its flags and lanes. The stored form of a journey folded with the
-/// definition writes these as their index here.
-public struct JourneyNames: Sendable {
+/// definition writes these as their index here. Shared by reference: every journey of the
+/// flow is written and read with one, and a copy is one retain instead of one a table.
+public final class JourneyNames: Sendable {
     public let names: [String]
     /// Each distinct name's bytes, numbered in first-seen order, and the index in `names` of
     /// each number's first occurrence: a journey's keys and values are looked up by their
@@ -19,7 +20,7 @@ public struct JourneyNames: Sendable {
     package let answerKeys: DefinedKeys
     package let flagKeys: DefinedKeys
 
-    public init(_ definition: FlowDefinition?) {
+    public convenience init(_ definition: FlowDefinition?) {
         var names = definition?.steps.map(\.id) ?? []
         var keys: [String] = []
         if let definition {

@@ -44,14 +44,14 @@ struct FoldWork: Sendable {
         self.contexts = contexts
         var codes: [String: TableCodes] = [:]
         if !table.names.isEmpty {
-            for key in keys where codes[key.flow] == nil { codes[key.flow] = contexts[key.flow]?.codes(of: table) ?? TableCodes() }
+            for key in keys where codes[key.flow] == nil { codes[key.flow] = contexts[key.flow]?.codes(of: table) ?? .none }
         }
         self.codes = codes
     }
 
     /// A view of `held`, events of this work's table, for a fold of `flow`.
     func view(_ held: [HeldEvent], flow: String) -> HeldView {
-        HeldView(held: held, table: table, i: 0, codes: codes[flow] ?? TableCodes())
+        HeldView(held: held, table: table, i: 0, codes: codes[flow] ?? .none)
     }
 }
 

@@ -104,7 +104,7 @@ final class JourneyCodesTests: XCTestCase {
             XCTAssertEqual(tableCodes.answers.count, table.properties.count)
             var journey: Journey?
             XCTAssertEqual(tableCodes.flags.count, table.contexts.count)
-            for (answers, flags) in [([], []), (tableCodes.answers, tableCodes.flags)] {
+            for (answers, flags) in [(CodedRows(), CodedRows()), (tableCodes.answers, tableCodes.flags)] {
                 var coded = JourneyFold(userID: events[0].event.userID, flow: definition.id, rules: context.rules)
                 var view = HeldView(held: held, table: table, i: 0,
                                     codes: TableCodes(stepCodes: codes, unlisted: tableCodes.unlisted, answers: answers,

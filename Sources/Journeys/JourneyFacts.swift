@@ -144,10 +144,11 @@ public struct JourneyFacts: Sendable, Hashable {
         appVersion = j.appVersion
         // Both read the context only through the cohorts' keys and the flags (defaults fixed).
         let key = prepared.reads.key(value: { i, name in j.values.value(i, of: prepared.readCodes, name: name) },
-                                     flagCount: j.flags.count, flags: j.flags.forEachSorted,
+                                     flagCount: j.flags.count, flags: { body in j.flags.forEachSorted(body) },
                                      appVersion: j.appVersion, platform: j.platform,
                                      startDate: { j.startedAt?.utcDay })
-        let contextBits = prepared.bits.value(for: key) {
+        // Kept bits are read without the journey's context, which only bits worked out anew need.
+        let contextBits = prepared.bits.get(key) ?? prepared.bits.value(for: key) {
             ContextBits(j.conditionContext(flagDefaults: prepared.flagDefaults), definition: definition, prepared: prepared)
         }
         cohorts = contextBits.cohorts

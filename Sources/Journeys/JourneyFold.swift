@@ -482,9 +482,10 @@ public struct JourneyFold: Sendable {
             return (path, ExpectedPaths.codes(of: path, stepCodes))
         }
         let key = paths.reads.key(value: { i, name in values.value(i, of: paths.readCodes, name: name) },
-                                  flagCount: flags.count, flags: flags.forEachSorted,
+                                  flagCount: flags.count, flags: { body in flags.forEachSorted(body) },
                                   appVersion: appVersion, platform: platform, startDate: { startedAt?.utcDay })
-        let coded = paths.coded(key: key, context)
+        // A kept path is read without the context, which only a path worked out anew needs.
+        let coded = paths.kept(key: key) ?? paths.coded(key: key, context)
         return (coded.path, coded.codes)
     }
 
@@ -572,6 +573,9 @@ package final class ExpectedPaths: Sendable {
     package func path(key: ConditionReads.Key, _ context: () -> ConditionContext) -> ExpectedPath {
         coded(key: key, context).path
     }
+
+    /// The path kept for `key`, with its steps' codes; nil when none is kept.
+    package func kept(key: ConditionReads.Key) -> CodedPath? { paths.get(key) }
 
     /// `path(key:_:)`, with its steps' codes.
     package func coded(key: ConditionReads.Key, _ context: () -> ConditionContext) -> CodedPath {

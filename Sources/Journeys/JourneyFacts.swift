@@ -123,7 +123,8 @@ public struct JourneyFacts: Sendable, Hashable {
         self.init(j, definition: definition, slots: slots, prepared: Prepared(definition))
     }
 
-    package init(_ j: Journey, definition: FlowDefinition, slots: [String: Int], prepared: Prepared,
+    /// The journey borrowed (an initializer takes its own by default: a copy of each of its parts).
+    package init(_ j: borrowing Journey, definition: FlowDefinition, slots: [String: Int], prepared: Prepared,
                  codes: JourneyCodes? = nil) {
         let slotOfCode = prepared.slotOfCode
         let visitCodes = codes?.visits ?? [], pathCodes = codes?.path ?? [], runCodes = codes?.runs ?? []

@@ -26,11 +26,11 @@ extension ProjectionStore {
     /// A journey's row values, computed off the writing thread. `codes`: its steps' codes,
     /// when `context`'s fold finished it (`JourneyFold.finishCoded`).
     static func encode(_ j: Journey, context: FlowContext, resume: JourneyFold.Resume?, codes: JourneyCodes? = nil) -> EncodedJourney {
-        let facts = context.definition.flatMap { d in
-            JourneyFacts.supports(d)
-                ? JourneyFacts(j, definition: d, slots: context.slots, prepared: context.facts ?? JourneyFacts.Prepared(d),
-                               codes: codes).binary()
-                : nil
+        // Not a closure over the journey: a specialized closure would take a copy of it.
+        var facts: [UInt8]?
+        if let d = context.definition, JourneyFacts.supports(d) {
+            facts = JourneyFacts(j, definition: d, slots: context.slots, prepared: context.facts ?? JourneyFacts.Prepared(d),
+                                 codes: codes).binary()
         }
         return EncodedJourney(flow: j.flow, userID: j.userID, startedUs: j.startedAt?.micros, completedUs: j.completedAt?.micros,
                               lastUs: j.lastEventAt.micros, currentStep: j.currentStep, lane: j.lane,

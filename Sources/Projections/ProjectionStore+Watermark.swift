@@ -14,13 +14,31 @@ extension ProjectionStore {
     }
 
     /// Positions of `rows` by (flow, user) as SQLite orders text (its bytes), ties in place.
+    /// Each row's flow is ranked and its user's first 8 bytes read once, before the sort: most
+    /// pairs differ there, and the text is compared only where they do not.
     static func keyOrder(_ rows: [FoldedRow]) -> [Int] {
-        rows.indices.sorted { a, b in
-            let x = rows[a].key, y = rows[b].key
-            if x.flow != y.flow { return bytesPrecede(x.flow, y.flow) }
-            if x.user != y.user { return bytesPrecede(x.user, y.user) }
+        let flows = Set(rows.map(\.key.flow)).sorted(by: bytesPrecede)
+        let rank = Dictionary(uniqueKeysWithValues: flows.enumerated().map { ($1, $0) })
+        let keys = rows.map { (flow: rank[$0.key.flow] ?? 0, user: leadingBytes($0.key.user)) }
+        return rows.indices.sorted { a, b in
+            if keys[a].flow != keys[b].flow { return keys[a].flow < keys[b].flow }
+            if keys[a].user != keys[b].user { return keys[a].user < keys[b].user }
+            let x = rows[a].key.user, y = rows[b].key.user
+            if x != y { return bytesPrecede(x, y) }
             return a < b
         }
+    }
+
+    /// `s`'s first 8 UTF-8 bytes as a big-endian integer, zeros past its end: where two of
+    /// them differ, the strings' bytes order the same way.
+    static func leadingBytes(_ s: String) -> UInt64 {
+        var v: UInt64 = 0
+        var n = 0
+        for byte in s.utf8.prefix(8) {
+            v = v << 8 | UInt64(byte)
+            n += 1
+        }
+        return n == 0 ? 0 : v << (8 * UInt64(8 - n))
     }
 
     /// Whether `a`'s UTF-8 bytes sort before `b`'s (as SQLite's BINARY collation orders text):

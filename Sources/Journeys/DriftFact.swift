@@ -58,19 +58,21 @@ public struct DriftFact: Sendable, Hashable {
         // repeated lane id names its last lane.
         let laneIndex = j.lane.flatMap { vocabulary.laneIDs.lastIndex(of: $0) }
         // A visit's step name is read only where it has no code or is kept: names are shared
-        // by every journey, and a copy is an atomic retain another thread contends.
-        for i in j.visits.indices {
-            let place: FlowVocabulary.StepPlace? = i < visitCodes.count && visitCodes[i] >= 0
-                ? vocabulary.placesByCode[Int(visitCodes[i])] : vocabulary.stepPlaces[j.visits[i].step]
-            let at = j.visits[i].firstViewedAt.micros
-            if place?.known != true {
-                out.append(DriftFact(kind: .stepNotInFlow, name: j.visits[i].step, at: at))
-            } else if j.lane != nil {
-                if let laneIndex, place?.lanes.contains(laneIndex) == false {
-                    out.append(DriftFact(kind: .stepOffLane, name: j.visits[i].step, detail: j.lane ?? "", at: at))
+        // by every journey, and a copy is an atomic retain another thread contends. A coded
+        // step's place is read where it is (through the buffer), not copied out with its lanes.
+        vocabulary.placesByCode.withUnsafeBufferPointer { byCode in
+            for i in j.visits.indices {
+                let coded = i < visitCodes.count && visitCodes[i] >= 0
+                let at = j.visits[i].firstViewedAt.micros
+                let fact: (kind: Kind, detail: String)?
+                if coded {
+                    fact = Self.placeFact(byCode[Int(visitCodes[i])], laneIndex: laneIndex, lane: j.lane)
+                } else if let place = vocabulary.stepPlaces[j.visits[i].step] {
+                    fact = Self.placeFact(place, laneIndex: laneIndex, lane: j.lane)
+                } else {
+                    fact = (.stepNotInFlow, "")
                 }
-            } else if place?.lanes.isEmpty != false {
-                out.append(DriftFact(kind: .stepOffLane, name: j.visits[i].step, at: at))
+                if let fact { out.append(DriftFact(kind: fact.kind, name: j.visits[i].step, detail: fact.detail, at: at)) }
             }
         }
         for (key, time) in j.driftSeen.isEmpty ? [] : j.driftSeen.sorted(by: { $0.key < $1.key }) {
@@ -91,6 +93,17 @@ public struct DriftFact: Sendable, Hashable {
             }
         }
         return out
+    }
+
+    /// How a visit of a step at `place` departs from the definition, nil when it does not: a
+    /// step the definition lacks, or one off the journey's lane (`lane`, at `laneIndex` among
+    /// the definition's lanes; with no lane, a step on none).
+    private static func placeFact(_ place: borrowing FlowVocabulary.StepPlace, laneIndex: Int?,
+                                  lane: String?) -> (kind: Kind, detail: String)? {
+        guard place.known else { return (.stepNotInFlow, "") }
+        guard let lane else { return place.lanes.isEmpty ? (.stepOffLane, "") : nil }
+        if let laneIndex, !place.lanes.contains(laneIndex) { return (.stepOffLane, lane) }
+        return nil
     }
 
     /// What the fact means for the user's figures, in a clause (nil for `notStarted`, which

@@ -191,7 +191,14 @@ public struct JourneyFacts: Sendable, Hashable {
         runSlots.reserveCapacity(j.viewRuns.count)
         runMicros.reserveCapacity(j.viewRuns.count)
         for i in j.viewRuns.indices {
-            runSlots.append(slotOf(j.viewRuns[i].step, i, in: runCodes) ?? otherRunSlot(j.viewRuns[i].step))
+            // Not `??`: its closure would take the facts being built, a copy of each of their arrays.
+            let slot: Int
+            if let k = slotOf(j.viewRuns[i].step, i, in: runCodes) {
+                slot = k
+            } else {
+                slot = otherRunSlot(j.viewRuns[i].step)
+            }
+            runSlots.append(slot)
             runMicros.append(j.viewRuns[i].at.micros)
         }
     }

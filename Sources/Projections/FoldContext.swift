@@ -48,15 +48,7 @@ struct FoldContext: Sendable {
     /// The outcomes of `plans` (one per key), folded on this context's workers.
     private func foldAll(_ plans: [FoldPlan], keys: [JourneyKey], table: EventTable) -> [FoldedRow] {
         let work = FoldWork(plans: plans, keys: keys, table: table, definitions: definitions, contexts: contexts)
-        let results = ProjectionStore.foldAll(work, workers: awaited?() == true ? WorkerCount.machine : workers)
-        var rows: [FoldedRow] = []
-        rows.reserveCapacity(plans.count)
-        for i in plans.indices {
-            var fromLog = false
-            if case .log = plans[i] { fromLog = true }
-            rows.append(FoldedRow(key: keys[i], outcome: results[i], fromLog: fromLog))
-        }
-        return rows
+        return ProjectionStore.foldAll(work, workers: awaited?() == true ? WorkerCount.machine : workers)
     }
 
     /// Folds each touched journey of `p` the cheapest exact way, reading only: from its

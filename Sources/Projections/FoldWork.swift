@@ -56,11 +56,16 @@ struct FoldWork: Sendable {
 }
 
 extension ProjectionStore {
-    /// What folding and encoding each plan of `work` gives, in plan order, worked out on
-    /// `most` workers (one for a small chunk).
-    static func foldAll(_ work: FoldWork, workers most: Int = WorkerCount.machine) -> [FoldOutcome] {
+    /// What folding and encoding each plan of `work` gives, with its key, in plan order,
+    /// worked out on `most` workers (one for a small chunk). Each row is made where its
+    /// outcome is: moved into place, never copied.
+    static func foldAll(_ work: FoldWork, workers most: Int = WorkerCount.machine) -> [FoldedRow] {
         let workers = work.plans.count >= Tuning.plansForMoreWorkers ? most : 1
-        return Array(work.plans.indices).parallelMap(workers: workers) { i in fold(work, i) }
+        return Array(work.plans.indices).parallelMap(workers: workers) { i in
+            var fromLog = false
+            if case .log = work.plans[i] { fromLog = true }
+            return FoldedRow(key: work.keys[i], outcome: fold(work, i), fromLog: fromLog)
+        }
     }
 
     /// What folding and encoding plan `i` of `work` gives.

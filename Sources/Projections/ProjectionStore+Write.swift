@@ -68,11 +68,11 @@ extension ProjectionStore {
                 guard !pending.isEmpty else { return }
                 let work = FoldWork(plans: pending.map { .log($0.lines) }, keys: pending.map(\.key), table: EventParts().table,
                                     definitions: byID, contexts: contexts)
-                let results = foldAll(work)
+                let rows = foldAll(work)
                 let writer = try JourneyRowWriter(db)
-                for i in work.keys.indices {
-                    let key = work.keys[i]
-                    switch results[i] {
+                for row in rows {
+                    let key = row.key
+                    switch row.outcome {
                     case .row(let e):
                         try writer.write(e, context: contexts[key.flow] ?? FlowContext(nil))
                         count += 1

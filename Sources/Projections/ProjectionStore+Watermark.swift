@@ -10,16 +10,24 @@ extension ProjectionStore {
     /// each B-tree keyed by user is then walked forward instead of at random.
     static func apply(_ rows: [FoldedRow], contexts: [String: FlowContext], in db: Database) throws {
         let writer = try JourneyRowWriter(db)
-        for i in keyOrder(rows) { try apply(rows[i], contexts: contexts, writer: writer, in: db) }
+        // Each row read where it is, not copied out.
+        try rows.withUnsafeBufferPointer { rows in
+            for i in keyOrder(rows) { try apply(rows[i], contexts: contexts, writer: writer, in: db) }
+        }
     }
 
     /// Positions of `rows` by (flow, user) as SQLite orders text (its bytes), ties in place.
     /// Each row's flow is ranked and its user's first 8 bytes read once, before the sort: most
     /// pairs differ there, and the text is compared only where they do not.
     static func keyOrder(_ rows: [FoldedRow]) -> [Int] {
-        let flows = Set(rows.map(\.key.flow)).sorted(by: bytesPrecede)
+        rows.withUnsafeBufferPointer { keyOrder($0) }
+    }
+
+    /// `keyOrder(_:)` of rows read where they are.
+    static func keyOrder(_ rows: UnsafeBufferPointer<FoldedRow>) -> [Int] {
+        let flows = Set(rows.indices.map { rows[$0].key.flow }).sorted(by: bytesPrecede)
         let rank = Dictionary(uniqueKeysWithValues: flows.enumerated().map { ($1, $0) })
-        let keys = rows.map { (flow: rank[$0.key.flow] ?? 0, user: leadingBytes($0.key.user)) }
+        let keys = rows.indices.map { (flow: rank[rows[$0].key.flow] ?? 0, user: leadingBytes(rows[$0].key.user)) }
         return rows.indices.sorted { a, b in
             if keys[a].flow != keys[b].flow { return keys[a].flow < keys[b].flow }
             if keys[a].user != keys[b].user { return keys[a].user < keys[b].user }

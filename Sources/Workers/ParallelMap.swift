@@ -14,9 +14,11 @@ extension Array where Element: Sendable {
             // Each thread keeps what it made, and hands it over once, at its end.
             var made: [(index: Int, value: T)] = []
             while let i = shared.withLock({ $0.next(below: items.count) }) {
-                switch Result(catching: { () throws(E) -> T in try transform(items[i]) }) {
-                case .success(let value): made.append((i, value))
-                case .failure(let error): shared.withLock { if $0.failure == nil { $0.failure = error } }
+                // Appended as it is made: through a `Result`, a value would be copied out of it.
+                do throws(E) {
+                    made.append((i, try transform(items[i])))
+                } catch {
+                    shared.withLock { if $0.failure == nil { $0.failure = error } }
                 }
             }
             shared.withLock { $0.made.append(made) }
@@ -47,7 +49,7 @@ private struct Progress<T, E: Error> {
         let values = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
             guard let base = buffer.baseAddress else { return }
             while var part = made.popLast() {
-                while let (index, value) = part.popLast() { (base + index).initialize(to: value) }
+                while let (index, value) = part.popLast() { (base + index).initialize(to: consume value) }
             }
             initialized = count
         }

@@ -64,8 +64,10 @@ extension SourceCutter {
         swap(&out, &buffer)
         guard let written else { return false }
         lineCount = written
-        fields = native
-        if native != nil { vendorFields = vendorFields(parts) }
+        if let native {
+            fields = native
+            vendorFields = vendorFields(parts)
+        }
         return true
     }
 

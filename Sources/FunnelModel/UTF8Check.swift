@@ -24,6 +24,11 @@ public enum UTF8Check {
                 i += 8
             }
             guard i < n else { return nil }
+            // Fewer than eight bytes left: the line's last eight, read as one word, when all
+            // are ASCII (those before `i` among them were read already).
+            if n - i < 8, n >= 8, raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                return nil
+            }
             let c = b[i]
             if c < 0x80 { i += 1; continue }
             var need: Int

@@ -21,13 +21,33 @@ struct ByteWriter {
         count += 1
     }
 
-    /// The bytes at `r` of `b`.
+    /// The bytes at `r` of `b` (never bytes of the room itself).
     @inline(__always)
     mutating func copy(_ r: Range<Int>, of b: UnsafeBufferPointer<UInt8>) {
         precondition(r.lowerBound >= 0 && r.upperBound <= b.count && count + r.count <= room, "ByteWriter: past its room")
         guard let from = b.baseAddress, !r.isEmpty else { return }
-        (base + count).update(from: from + r.lowerBound, count: r.count)
+        Self.move(r.count, from: UnsafeRawPointer(from + r.lowerBound), to: UnsafeMutableRawPointer(base + count))
         count += r.count
+    }
+
+    /// `n` bytes from `src` to `dst` (apart): up to sixteen as two words that overlap,
+    /// without a call, as most pieces of a native line are short keys and values.
+    @inline(__always)
+    private static func move(_ n: Int, from src: UnsafeRawPointer, to dst: UnsafeMutableRawPointer) {
+        switch n {
+        case 8...16:
+            let head = src.loadUnaligned(as: UInt64.self), tail = src.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            dst.storeBytes(of: head, as: UInt64.self)
+            dst.storeBytes(of: tail, toByteOffset: n - 8, as: UInt64.self)
+        case 4..<8:
+            let head = src.loadUnaligned(as: UInt32.self), tail = src.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+            dst.storeBytes(of: head, as: UInt32.self)
+            dst.storeBytes(of: tail, toByteOffset: n - 4, as: UInt32.self)
+        case 0..<4:
+            for k in 0..<n { dst.storeBytes(of: src.load(fromByteOffset: k, as: UInt8.self), toByteOffset: k, as: UInt8.self) }
+        default:
+            dst.copyMemory(from: src, byteCount: n)
+        }
     }
 
     /// All of `b`.

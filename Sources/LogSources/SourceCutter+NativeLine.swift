@@ -39,8 +39,8 @@ extension SourceCutter {
 
     /// What the native line is written from: the values the envelope reads, the time read.
     struct Parts {
-        var id: Value, user: Value, flow: Value?, step: Value?, appVersion: Value?, platform: Value?
-        var name: Name
+        var id = Value(), user = Value(), flow: Value?, step: Value?, appVersion: Value?, platform: Value?
+        var name = Name.quoted(0)
         var time: Timestamp
         /// The time's text: at `timeRange` of the vendor's line, or else `timeBytes`.
         var timeRange: Range<Int>?
@@ -54,44 +54,51 @@ extension SourceCutter {
         guard let (time, timeRange) = readTime(b) else { return false }
         // The buffer is moved out and back, so that the line is read and written in one call
         // that borrows the cutter: each call from this mutating method to a non-mutating one
-        // copies the whole cutter.
+        // copies the whole cutter. The parts and fields are the caller's, filled in place:
+        // handed back by value, each would be copied on its way out.
         var out: [UInt8] = []
         swap(&out, &buffer)
-        defer { swap(&out, &buffer) }
-        guard let (parts, written) = nativeLine(b, time: time, timeRange: timeRange, into: &out) else { return false }
-        lineCount = written.count
-        if let f = written.fields {
-            fields = f
-            vendorFields = vendorFields(id: parts.id, name: parts.name, user: parts.user, flow: parts.flow, step: parts.step)
+        var parts = Parts(time: time, timeRange: timeRange)
+        var native: NativeFields?
+        let written = nativeLine(b, parts: &parts, fields: &native, into: &out)
+        swap(&out, &buffer)
+        guard let written else { return false }
+        lineCount = written
+        if let native {
+            fields = native
+            vendorFields = vendorFields(parts)
         }
         return true
     }
 
-    /// The native line of `b` into `out` (grown to the room it can take): the parts it was
-    /// written from, its count, and where its values went (nil when a string of its envelope
-    /// holds an escape); nil when the line is off the common path.
-    private func nativeLine(_ b: UnsafeBufferPointer<UInt8>, time: Timestamp, timeRange: Range<Int>?,
-                            into out: inout [UInt8]) -> (Parts, (count: Int, fields: NativeFields?))? {
-        guard var parts = envelopeParts(b), properties(into: &parts) else { return nil }
-        parts.time = time
-        parts.timeRange = timeRange
+    /// The native line of `b` into `out` (grown to the room it can take), from `parts` (its
+    /// time set) filled here: its count, and where its values went to `fields` (left nil when
+    /// a string of its envelope holds an escape); nil when the line is off the common path.
+    private func nativeLine(_ b: UnsafeBufferPointer<UInt8>, parts: inout Parts, fields: inout NativeFields?,
+                            into out: inout [UInt8]) -> Int? {
+        guard envelopeParts(b, into: &parts), properties(into: &parts) else { return nil }
         Self.makeRoom(room(parts, line: b.count), in: &out)
-        guard let written = writeLine(parts, b, into: &out) else { return nil }
-        return (parts, written)
+        return out.withUnsafeMutableBufferPointer { p in
+            guard var w = ByteWriter(p), writeLine(parts, b, fields: &fields, into: &w) else { return nil }
+            return w.count
+        }
     }
 
-    /// The values the native line's envelope reads (its time not yet), nil when one is not
-    /// of the common path.
-    private func envelopeParts(_ b: UnsafeBufferPointer<UInt8>) -> Parts? {
-        var id: Value?, user: Value?, flow: Value?, step: Value?, appVersion: Value?, platform: Value?
+    /// The values the native line's envelope reads to `parts` (its time set already); false
+    /// when one is not of the common path.
+    private func envelopeParts(_ b: UnsafeBufferPointer<UInt8>, into parts: inout Parts) -> Bool {
+        var id: Value?, user: Value?, step: Value?
         guard string(plan.eventID, &id), let id, id.end > id.start,
               string(plan.userID, &user), let user, user.end > user.start,
-              string(plan.flow, &flow), flow != nil || plan.defaultFlow != nil,
+              string(plan.flow, &parts.flow), parts.flow != nil || plan.defaultFlow != nil,
               string(plan.step, &step),
-              string(plan.appVersion, &appVersion), string(plan.platform, &platform),
-              let name = naming(b, step: &step) else { return nil }
-        return Parts(id: id, user: user, flow: flow, step: step, appVersion: appVersion, platform: platform,
-                     name: name, time: Timestamp(micros: 0), timeRange: nil, properties: nil)
+              string(plan.appVersion, &parts.appVersion), string(plan.platform, &parts.platform),
+              let name = naming(b, step: &step) else { return false }
+        parts.id = id
+        parts.user = user
+        parts.step = step
+        parts.name = name
+        return true
     }
 
     /// The first properties object present to `parts`; false when the first present is not
@@ -122,23 +129,13 @@ extension SourceCutter {
         return n
     }
 
-    /// The native line into `out` (room made), in one scope of its bytes: its count, and
-    /// where its values went (nil when a string of its envelope holds an escape); nil when the
-    /// line is off the common path. Not mutating: the scope borrows the cutter, not a copy.
-    private func writeLine(_ parts: Parts, _ b: UnsafeBufferPointer<UInt8>,
-                           into out: inout [UInt8]) -> (count: Int, fields: NativeFields?)? {
-        out.withUnsafeMutableBufferPointer { p in
-            guard var w = ByteWriter(p), let fields = writeLine(parts, b, into: &w) else { return nil }
-            return (w.count, fields)
-        }
-    }
-
-    /// The native line into `w`: where its values went, nil when a string of its envelope
-    /// holds an escape; nil (outside) when the line is off the common path.
-    private func writeLine(_ parts: Parts, _ b: UnsafeBufferPointer<UInt8>, into w: inout ByteWriter) -> NativeFields?? {
+    /// The native line into `w`, and where its values went to `fields` (nil when a string of
+    /// its envelope holds an escape); false when the line is off the common path.
+    private func writeLine(_ parts: Parts, _ b: UnsafeBufferPointer<UInt8>, fields: inout NativeFields?,
+                           into w: inout ByteWriter) -> Bool {
         w.byte(0x7B)
         let contextAt = w.count
-        guard writeContext(b, appVersion: parts.appVersion, platform: parts.platform, into: &w) else { return nil }
+        guard writeContext(b, appVersion: parts.appVersion, platform: parts.platform, into: &w) else { return false }
         // `"context":` is 10 bytes; the object follows it.
         let context = w.count > contextAt ? (contextAt + 10)..<w.count : nil
         if w.count > contextAt { w.byte(0x2C) }
@@ -154,7 +151,7 @@ extension SourceCutter {
         w.literal(",\"flow\":")
         let flowRange = parts.flow.map { Self.raw($0, b, &w) } ?? Self.quoted(plan.defaultFlow ?? [], &w, escaped: &escaped)
         let propertiesAt = w.count
-        if let p = parts.properties, !writeProperties(b, list: p.list, into: &w) { return nil }
+        if let p = parts.properties, !writeProperties(b, list: p.list, into: &w) { return false }
         // `,"properties":` is 14 bytes; the object follows it.
         let properties = w.count > propertiesAt ? (propertiesAt + 14)..<w.count : nil
         var stepRange: Range<Int>?
@@ -167,9 +164,9 @@ extension SourceCutter {
         let userRange = Self.raw(parts.user, b, &w)
         w.byte(0x7D)
         escaped = escaped || parts.id.escaped || parts.user.escaped || (parts.flow?.escaped ?? false) || (parts.step?.escaped ?? false)
-        if escaped { return .some(nil) }
-        return NativeFields(eventID: idRange, name: nameRange, userID: userRange, flow: flowRange, step: stepRange,
-                            timeText: timeText, time: parts.time, properties: properties, context: context)
+        fields = escaped ? nil : NativeFields(eventID: idRange, name: nameRange, userID: userRange, flow: flowRange, step: stepRange,
+                                              timeText: timeText, time: parts.time, properties: properties, context: context)
+        return true
     }
 
     private func writeContext(_ b: UnsafeBufferPointer<UInt8>, appVersion: Value?, platform: Value?,
@@ -237,15 +234,15 @@ extension SourceCutter {
 
     /// Where the values of the line just written are in the vendor's line `b`; the values of
     /// the id, user and time fields' later choices to `otherValues`.
-    mutating func vendorFields(id: Value, name: Name, user: Value, flow: Value?, step: Value?) -> VendorFields? {
+    mutating func vendorFields(_ parts: Parts) -> VendorFields? {
         guard let t = first(plan.ts) else { return nil }
         var passed: Range<Int>?
-        if case .raw(let v) = name { passed = v.start..<v.end }
+        if case .raw(let v) = parts.name { passed = v.start..<v.end }
         addLaterChoices(plan.eventID)
         addLaterChoices(plan.userID)
         addLaterChoices(plan.ts)
-        return VendorFields(eventID: id.start..<id.end, name: passed, userID: user.start..<user.end, flow: flow.map { $0.start..<$0.end },
-                            step: step.map { $0.start..<$0.end }, time: t.start..<t.end)
+        return VendorFields(eventID: parts.id.start..<parts.id.end, name: passed, userID: parts.user.start..<parts.user.end,
+                            flow: parts.flow.map { $0.start..<$0.end }, step: parts.step.map { $0.start..<$0.end }, time: t.start..<t.end)
     }
 
     /// The present values of `slots` after the first, to `otherValues`.

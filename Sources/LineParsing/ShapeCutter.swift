@@ -18,6 +18,12 @@ package struct ShapeCutter {
     /// The cuts of the line cut last, in line order.
     package var cuts: [LineShape.Cut] { shaper.cuts }
 
+    /// Calls `body` with the cuts of the line cut last, read in place: a writer's every line
+    /// reads them, without taking a reference to them.
+    package func withCuts(_ body: (UnsafeBufferPointer<LineShape.Cut>) -> Void) {
+        shaper.cuts.withUnsafeBufferPointer(body)
+    }
+
     /// What `cut` found of a line's shape.
     package enum Shape {
         /// One the input had: its id, nil when such lines are kept whole.

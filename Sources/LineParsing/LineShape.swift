@@ -29,14 +29,14 @@ public struct LineShape {
     }
 
     /// A value cut out of the line: batch-absolute byte range and field.
-    package struct Cut: Sendable {
+    @usableFromInline package struct Cut: Sendable {
         package var start: Int
         package var end: Int
         package var field: Field
     }
 
     /// The cuts picked last, in line order (empty: the line is kept whole).
-    package private(set) var cuts: [Cut] = []
+    @usableFromInline package private(set) var cuts: [Cut] = []
     /// The shape built last.
     package private(set) var skeleton: [UInt8] = []
 

@@ -171,28 +171,38 @@ struct InputWriter {
 
     /// The atoms of the line's (flow, step, event) key, by the parser's numbers: a key met
     /// for the first time is the next, interned here once.
+    /// Inlined, the first time's interning apart: every line asks.
+    @inline(__always)
     private mutating func keyAtoms(of line: ParsedLine, _ env: Envelope, in b: UnsafeBufferPointer<UInt8>) throws -> (flow: Int64, name: Int64, step: Int64) {
         let id = Int(line.keys.key)
         guard id >= 0 && id <= keyAtoms.count else { throw outOfOrder("key", line.keys.key, line: line) }
-        if id == keyAtoms.count {
-            keyAtoms.append((flow: try atoms.id(env.flow.bytes(in: b)).id, name: try atoms.id(env.name.bytes(in: b)).id,
-                             step: try env.step.map { try atoms.id($0.bytes(in: b)).id } ?? 0))
-        }
+        if id == keyAtoms.count { try learnKey(env, in: b) }
         return keyAtoms[id]
     }
 
-    /// The atom of the line's user (numbered by the parser as keys are).
+    /// Interns the atoms of a key met for the first time (`keyAtoms`).
+    private mutating func learnKey(_ env: Envelope, in b: UnsafeBufferPointer<UInt8>) throws {
+        keyAtoms.append((flow: try atoms.id(env.flow.bytes(in: b)).id, name: try atoms.id(env.name.bytes(in: b)).id,
+                         step: try env.step.map { try atoms.id($0.bytes(in: b)).id } ?? 0))
+    }
+
+    /// The atom of the line's user (numbered by the parser as keys are). Inlined, the first
+    /// time's interning apart: every line asks.
+    @inline(__always)
     private mutating func user(of line: ParsedLine, _ env: Envelope, in b: UnsafeBufferPointer<UInt8>) throws -> Int64 {
         let u = Int(line.keys.user)
         guard u >= 0 && u <= userAtoms.count else { throw outOfOrder("user", line.keys.user, line: line) }
-        if u == userAtoms.count {
-            let user = try atoms.id(env.userID.bytes(in: b))
-            userAtoms.append(user.id)
-            if user.first && user.id > atomWatermark && observed {
-                newUsers.insert(String(decoding: env.userID.bytes(in: b), as: UTF8.self))
-            }
-        }
+        if u == userAtoms.count { try learnUser(env, in: b) }
         return userAtoms[u]
+    }
+
+    /// Interns a user met for the first time (`user(of:)`), noting a new one for the observer.
+    private mutating func learnUser(_ env: Envelope, in b: UnsafeBufferPointer<UInt8>) throws {
+        let user = try atoms.id(env.userID.bytes(in: b))
+        userAtoms.append(user.id)
+        if user.first && user.id > atomWatermark && observed {
+            newUsers.insert(String(decoding: env.userID.bytes(in: b), as: UTF8.self))
+        }
     }
 
     /// Picks the line's cuts for its stored body (`encoder`), learning its shape the first

@@ -45,7 +45,15 @@ struct LineEncoder {
     /// Written through one pointer into temporary memory, then appended at once.
     func appendBody(shapeID: Int64, nameAtom: Int64, stepAtom: Int64, formsTime: Bool,
                     in b: UnsafeBufferPointer<UInt8>, to body: inout [UInt8]) {
-        let cuts = cutter.cuts
+        cutter.withCuts { cuts in
+            Self.appendBody(cuts: cuts, shapeID: shapeID, nameAtom: nameAtom, stepAtom: stepAtom, formsTime: formsTime,
+                            in: b, to: &body)
+        }
+    }
+
+    /// `appendBody` for `cuts`.
+    private static func appendBody(cuts: UnsafeBufferPointer<LineShape.Cut>, shapeID: Int64, nameAtom: Int64, stepAtom: Int64,
+                                   formsTime: Bool, in b: UnsafeBufferPointer<UInt8>, to body: inout [UInt8]) {
         var room = Varint.maxBytes * (1 + 2 * cuts.count)
         for c in cuts where c.field.keepsBytes { room += c.end - c.start }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { out in

@@ -46,9 +46,15 @@ extension Timestamp {
             let n = b.count
             guard n >= 20, let p = b.baseAddress else { return nil }
             func digit(_ i: Int) -> Bool { p[i] &- 48 < 10 }
-            guard digit(0), digit(1), digit(2), digit(3), digit(5), digit(6), digit(8), digit(9),
-                  digit(11), digit(12), digit(14), digit(15), digit(17), digit(18),
-                  p[4] == 0x2D, p[7] == 0x2D, p[13] == 0x3A, p[16] == 0x3A, p[17] <= 0x35 else { return nil }
+            // `YYYY-MM-`, `DD` and `HH:MM:SS` a word at a time, as `parse` reads them.
+            let raw = UnsafeRawPointer(p)
+            let head = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+            let day = UInt64(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self)))
+            let clock = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 11, as: UInt64.self))
+            guard digitPairs(head, text: 0x2D30_302D_3030_3030, digits: 0x00FF_FF00_FFFF_FFFF) != nil,
+                  digitPairs(day, text: 0x3030, digits: 0xFFFF) != nil,
+                  digitPairs(clock, text: 0x3030_3A30_303A_3030, digits: 0xFFFF_00FF_FF00_FFFF) != nil,
+                  p[17] <= 0x35 else { return nil }
             let separator: Int
             switch p[10] {
             case 0x54: separator = 0
@@ -68,9 +74,11 @@ extension Timestamp {
                 guard i + 1 == n else { return nil }
                 return TextForm(digits: digits, separator: separator, zone: p[i] == 0x5A ? 0 : 1)
             case 0x2B, 0x2D:
-                guard i + 6 == n, digit(i + 1), digit(i + 2), p[i + 3] == 0x3A, digit(i + 4), digit(i + 5) else { return nil }
-                let zero = p[i + 1] == 0x30 && p[i + 2] == 0x30 && p[i + 4] == 0x30 && p[i + 5] == 0x30
-                return TextForm(digits: digits, separator: separator, zone: p[i] == 0x2D && zero ? negativeZeroZone : offsetZone)
+                // `HH:MM`, the text's last five bytes (as `parse` reads them); all zeros: pairs 0.
+                guard i + 6 == n else { return nil }
+                let last = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)) >> 24
+                guard let zone = digitPairs(last, text: 0x30_303A_3030, digits: 0xFF_FF00_FFFF) else { return nil }
+                return TextForm(digits: digits, separator: separator, zone: p[i] == 0x2D && zone == 0 ? negativeZeroZone : offsetZone)
             default:
                 return nil
             }

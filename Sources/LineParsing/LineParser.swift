@@ -19,7 +19,9 @@ package struct ParsedLine: Sendable {
     /// A vendor line's cuts for its shape, in its batch's `cuts` (nil: its envelope's).
     package var vendorCuts: Range<Int32>?
 
-    /// The line's vendor cuts among its batch's `cuts` (nil: its envelope's).
+    /// The line's vendor cuts among its batch's `cuts` (nil: its envelope's). Inlinable: the
+    /// writer asks for every line, most of which have none.
+    @inlinable
     package func cuts(in batchCuts: [LineShape.Cut]) -> ArraySlice<LineShape.Cut>? {
         vendorCuts.map { batchCuts[Int($0.lowerBound)..<Int($0.upperBound)] }
     }

@@ -29,14 +29,14 @@ public struct LineShape {
     }
 
     /// A value cut out of the line: batch-absolute byte range and field.
-    package struct Cut: Sendable {
+    @usableFromInline package struct Cut: Sendable {
         package var start: Int
         package var end: Int
         package var field: Field
     }
 
     /// The cuts picked last, in line order (empty: the line is kept whole).
-    package private(set) var cuts: [Cut] = []
+    @usableFromInline package private(set) var cuts: [Cut] = []
     /// The shape built last.
     package private(set) var skeleton: [UInt8] = []
 
@@ -114,16 +114,15 @@ public struct LineShape {
         // the line is kept whole.
         Self.gathered(eventID: range(env.eventID), name: range(env.name), user: range(env.userID), ts: range(env.timeText),
                       flow: range(env.flow), step: range(env.step), properties: within(env.properties), offset: 0) { picked in
-            // Written over the line before's cuts when there are as many (most lines follow
-            // one of the same shape), not emptied and refilled.
-            if let picked, picked.count == cuts.count {
-                cuts.withUnsafeMutableBufferPointer { to in
-                    for i in picked.indices { to[i] = picked[i] }
-                }
-                return
+            // Written over the line before's cuts (most lines have as many, or one more or
+            // less: a step or properties), not emptied and refilled.
+            let count = picked?.count ?? 0
+            while cuts.count > count { cuts.removeLast() }
+            guard let picked else { return }
+            while cuts.count < count { cuts.append(picked[cuts.count]) }
+            cuts.withUnsafeMutableBufferPointer { to in
+                for i in picked.indices { to[i] = picked[i] }
             }
-            cuts.removeAll(keepingCapacity: true)
-            if let picked { cuts.append(contentsOf: picked) }
         }
     }
 

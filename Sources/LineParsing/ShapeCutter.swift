@@ -9,7 +9,7 @@ import LogFiles
 package struct ShapeCutter {
     package typealias ID = Int64
 
-    private var shaper = LineShape()
+    @usableFromInline private(set) var shaper = LineShape()
     /// The store's id of each of the input's shapes so far, by the parser's number.
     private var ids: [ID?] = []
 
@@ -17,6 +17,13 @@ package struct ShapeCutter {
 
     /// The cuts of the line cut last, in line order.
     package var cuts: [LineShape.Cut] { shaper.cuts }
+
+    /// Calls `body` with the cuts of the line cut last, read in place: a writer's every line
+    /// reads them, without taking a reference to them (inlinable: nor a call).
+    @inlinable
+    package func withCuts(_ body: (UnsafeBufferPointer<LineShape.Cut>) -> Void) {
+        shaper.cuts.withUnsafeBufferPointer(body)
+    }
 
     /// What `cut` found of a line's shape.
     package enum Shape {

@@ -65,7 +65,8 @@ package struct EventIDIndex<Line> {
     }
 
     /// The line of `id` when the index has it; otherwise nil, after adding `line` for it.
-    /// One probe for a new id.
+    /// One probe for a new id. Inlined: every line of an input asks.
+    @inline(__always)
     package mutating func findOrAdd(_ id: UnsafeBufferPointer<UInt8>, hash: Int64, line: Line,
                                     isID: (Line) -> Bool) -> Line? {
         if 2 * (lines.count + 1) > slots.count { grow() }

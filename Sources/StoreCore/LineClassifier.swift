@@ -36,7 +36,7 @@ package struct LineClassifier {
         }
 
         /// The bytes of the line at `place` in `batches`, to `body`.
-        static func line<T>(at place: Place, in batches: [LineBatch], _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        static func line<T>(at place: Place, in batches: UnsafeBufferPointer<LineBatch>, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
             // The line's bounds read in place, not the line copied out.
             let start = batches[place.batch].lines[place.line].start
             let end = start + batches[place.batch].lines[place.line].count
@@ -44,7 +44,7 @@ package struct LineClassifier {
         }
 
         /// Whether the line at `place` in `batches` has event id `id`.
-        static func has(id: UnsafeBufferPointer<UInt8>, at place: Place, in batches: [LineBatch]) -> Bool {
+        static func has(id: UnsafeBufferPointer<UInt8>, at place: Place, in batches: UnsafeBufferPointer<LineBatch>) -> Bool {
             guard let ref = batches[place.batch].lines[place.line].envelope?.eventID else { return false }
             return batches[place.batch].bytes.withUnsafeBufferPointer { ref.bytes(in: $0).elementsEqual(id) }
         }
@@ -53,9 +53,10 @@ package struct LineClassifier {
         /// the chunk has no new event with it.
         func sameEvent(id: UnsafeBufferPointer<UInt8>, hash: Int64, as line: UnsafeBufferPointer<UInt8>) -> Bool? {
             guard !events.isEmpty else { return nil }
-            let batches = self.batches
-            return events.find(id, hash: hash) { Self.has(id: id, at: $0, in: batches) }
-                .map { first in Self.line(at: first, in: batches) { EventIdentity.sameEvent($0, line) } }
+            return batches.withUnsafeBufferPointer { batches in
+                events.find(id, hash: hash) { Self.has(id: id, at: $0, in: batches) }
+                    .map { first in Self.line(at: first, in: batches) { EventIdentity.sameEvent($0, line) } }
+            }
         }
     }
 
@@ -115,38 +116,41 @@ package struct LineClassifier {
         pending.events = EventIDIndex()
         events.removeAll(keepingRoomFor: ids.count)
         var next = 0
-        for (batchIndex, batch) in batches.enumerated() {
-            batch.bytes.withUnsafeBufferPointer { b in batch.lines.withUnsafeBufferPointer { lines in
-                for lineIndex in lines.indices {
-                    // The envelope's two values read in place, not the envelope copied out.
-                    guard let micros = lines[lineIndex].envelope?.time.micros,
-                          let idRef = lines[lineIndex].envelope?.eventID else {
-                        verdicts.append(.quarantined)
-                        continue
+        // The batches read through one pointer: the lookups' closures capture it, not the array.
+        batches.withUnsafeBufferPointer { batches in
+            for (batchIndex, batch) in batches.enumerated() {
+                batch.bytes.withUnsafeBufferPointer { b in batch.lines.withUnsafeBufferPointer { lines in
+                    for lineIndex in lines.indices {
+                        // The envelope's two values read in place, not the envelope copied out.
+                        guard let micros = lines[lineIndex].envelope?.time.micros,
+                              let idRef = lines[lineIndex].envelope?.eventID else {
+                            verdicts.append(.quarantined)
+                            continue
+                        }
+                        let start = lines[lineIndex].start, end = start + lines[lineIndex].count
+                        let hash = ids.hashes[next]
+                        next += 1
+                        let id = idRef.bytes(in: b)
+                        let bytes = UnsafeBufferPointer(rebasing: b[start..<end])
+                        let same = stored.sameEvent(id: id, hash: hash, as: bytes)
+                            ?? written.sameEvent(id: id, hash: hash, as: bytes)
+                            ?? events.findOrAdd(id, hash: hash, line: Place(batch: batchIndex, line: lineIndex)) {
+                                Chunk.has(id: id, at: $0, in: batches)
+                            }.map { first in Chunk.line(at: first, in: batches) { EventIdentity.sameEvent($0, bytes) } }
+                        switch same {
+                        case nil:
+                            verdicts.append(.event)
+                            result.countAccepted(at: micros, key: &keys[Int(lines[lineIndex].keys.key)])
+                        case true?:
+                            verdicts.append(.duplicate)
+                            result.counts.duplicates += 1
+                        case false?:
+                            verdicts.append(.conflict)
+                            result.counts.conflicts += 1
+                        }
                     }
-                    let start = lines[lineIndex].start, end = start + lines[lineIndex].count
-                    let hash = ids.hashes[next]
-                    next += 1
-                    let id = idRef.bytes(in: b)
-                    let bytes = UnsafeBufferPointer(rebasing: b[start..<end])
-                    let same = stored.sameEvent(id: id, hash: hash, as: bytes)
-                        ?? written.sameEvent(id: id, hash: hash, as: bytes)
-                        ?? events.findOrAdd(id, hash: hash, line: Place(batch: batchIndex, line: lineIndex)) {
-                            Chunk.has(id: id, at: $0, in: batches)
-                        }.map { first in Chunk.line(at: first, in: batches) { EventIdentity.sameEvent($0, bytes) } }
-                    switch same {
-                    case nil:
-                        verdicts.append(.event)
-                        result.countAccepted(at: micros, key: &keys[Int(lines[lineIndex].keys.key)])
-                    case true?:
-                        verdicts.append(.duplicate)
-                        result.counts.duplicates += 1
-                    case false?:
-                        verdicts.append(.conflict)
-                        result.counts.conflicts += 1
-                    }
-                }
-            } }
+                } }
+            }
         }
         pending.events = events
         try writer.write(DecidedChunk(batches: pending.batches, verdicts: verdicts, keys: keys))

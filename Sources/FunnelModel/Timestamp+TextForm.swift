@@ -48,13 +48,8 @@ extension Timestamp {
             func digit(_ i: Int) -> Bool { p[i] &- 48 < 10 }
             // `YYYY-MM-`, `DD` and `HH:MM:SS` a word at a time, as `parse` reads them.
             let raw = UnsafeRawPointer(p)
-            let head = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
-            let day = UInt64(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self)))
-            let clock = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 11, as: UInt64.self))
-            guard digitPairs(head, text: 0x2D30_302D_3030_3030, digits: 0x00FF_FF00_FFFF_FFFF) != nil,
-                  digitPairs(day, text: 0x3030, digits: 0xFFFF) != nil,
-                  digitPairs(clock, text: 0x3030_3A30_303A_3030, digits: 0xFFFF_00FF_FF00_FFFF) != nil,
-                  p[17] <= 0x35 else { return nil }
+            let (head, tail) = dateWords(raw)
+            guard datePairs(head) != nil, dayPairs(tail) != nil, clockPairs(raw) != nil, p[17] <= 0x35 else { return nil }
             let separator: Int
             switch p[10] {
             case 0x54: separator = 0
@@ -74,10 +69,8 @@ extension Timestamp {
                 guard i + 1 == n else { return nil }
                 return TextForm(digits: digits, separator: separator, zone: p[i] == 0x5A ? 0 : 1)
             case 0x2B, 0x2D:
-                // `HH:MM`, the text's last five bytes (as `parse` reads them); all zeros: pairs 0.
-                guard i + 6 == n else { return nil }
-                let last = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)) >> 24
-                guard let zone = digitPairs(last, text: 0x30_303A_3030, digits: 0xFF_FF00_FFFF) else { return nil }
+                // `HH:MM`, as `parse` reads it; all zeros: pairs 0.
+                guard i + 6 == n, let zone = zonePairs(raw, count: n) else { return nil }
                 return TextForm(digits: digits, separator: separator, zone: p[i] == 0x2D && zone == 0 ? negativeZeroZone : offsetZone)
             default:
                 return nil

@@ -147,15 +147,12 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         let n = b.count
         guard n >= 10, let p = b.baseAddress else { return nil }
         let raw = UnsafeRawPointer(p)
-        let head = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
-        let tail = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
+        let (head, tail) = dateWords(raw)
         let dayNumber: Int64
         if lastDate.known, lastDate.head == head, lastDate.tail == tail {
             dayNumber = lastDate.day
         } else {
-            // `YYYY-MM-`: the year's pairs at bytes 0 and 2, the month's at 5; `DD` after it.
-            guard let date = digitPairs(head, text: 0x2D30_302D_3030_3030, digits: 0x00FF_FF00_FFFF_FFFF),
-                  let days = digitPairs(UInt64(tail), text: 0x3030, digits: 0xFFFF) else { return nil }
+            guard let date = datePairs(head), let days = dayPairs(tail) else { return nil }
             let year = Int64(date & 0xFF) * 100 + Int64(date >> 16 & 0xFF)
             let month = Int64(date >> 40 & 0xFF), day = Int64(days & 0xFF)
             guard month >= 1, month <= 12, day >= 1, day <= daysIn(month: month, year: year) else { return nil }
@@ -167,9 +164,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         }
         if n == 10 { return Timestamp(micros: dayNumber &* 86_400_000_000, offsetSeconds: 0) }
         guard n >= 20, p[10] == 84 || p[10] == 116 || p[10] == 32 else { return nil }
-        // `HH:MM:SS` from byte 11: the pairs at its bytes 0, 3 and 6.
-        let clock = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 11, as: UInt64.self))
-        guard let time = digitPairs(clock, text: 0x3030_3A30_303A_3030, digits: 0xFFFF_00FF_FF00_FFFF) else { return nil }
+        guard let time = clockPairs(raw) else { return nil }
         let hh = Int64(time & 0xFF), mm = Int64(time >> 24 & 0xFF), ss = Int64(time >> 48 & 0xFF)
         guard hh <= 23, mm <= 59, ss <= 60 else { return nil }
         var i = 19
@@ -197,10 +192,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         if p[i] == 90 || p[i] == 122 {
             guard i + 1 == n else { return nil }
         } else if p[i] == 43 || p[i] == 45 {
-            // `HH:MM`, the text's last five bytes: the last eight's bytes 3 to 7.
-            guard i + 6 == n else { return nil }
-            let last = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)) >> 24
-            guard let zone = digitPairs(last, text: 0x30_303A_3030, digits: 0xFF_FF00_FFFF) else { return nil }
+            guard i + 6 == n, let zone = zonePairs(raw, count: n) else { return nil }
             let oh = Int64(zone & 0xFF), om = Int64(zone >> 24 & 0xFF)
             guard oh <= 23, om <= 59 else { return nil }
             let seconds = oh &* 3600 &+ om &* 60
@@ -212,6 +204,42 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         let local = dayNumber &* 86_400 &+ hh &* 3600 &+ mm &* 60 &+ min(ss, 59)
         let utc = local &- offset
         return Timestamp(micros: utc &* 1_000_000 &+ fraction, offsetSeconds: Int32(truncatingIfNeeded: offset))
+    }
+
+    /// A text's first eight bytes and the two after them (the date `YYYY-MM-DD`), as words:
+    /// what `datePairs` and `dayPairs` read, and what `LastDate` keeps.
+    @inline(__always)
+    static func dateWords(_ raw: UnsafeRawPointer) -> (head: UInt64, tail: UInt16) {
+        (UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)),
+         UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self)))
+    }
+
+    /// `YYYY-MM-` (`head`, `dateWords`'s): the year's pairs at bytes 0 and 2, the month's at 5.
+    @inline(__always)
+    static func datePairs(_ head: UInt64) -> UInt64? {
+        digitPairs(head, text: 0x2D30_302D_3030_3030, digits: 0x00FF_FF00_FFFF_FFFF)
+    }
+
+    /// `DD` (`tail`, `dateWords`'s): the day's pair at byte 0.
+    @inline(__always)
+    static func dayPairs(_ tail: UInt16) -> UInt64? {
+        digitPairs(UInt64(tail), text: 0x3030, digits: 0xFFFF)
+    }
+
+    /// `HH:MM:SS` from byte 11 of a text of at least 19 bytes at `raw`: the pairs at its
+    /// bytes 0, 3 and 6.
+    @inline(__always)
+    static func clockPairs(_ raw: UnsafeRawPointer) -> UInt64? {
+        digitPairs(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 11, as: UInt64.self)),
+                   text: 0x3030_3A30_303A_3030, digits: 0xFFFF_00FF_FF00_FFFF)
+    }
+
+    /// `HH:MM`, the last five of the `n` bytes (at least eight) at `raw`, an offset's: the
+    /// pairs at its bytes 0 and 3 (the last eight's bytes 3 to 7).
+    @inline(__always)
+    static func zonePairs(_ raw: UnsafeRawPointer, count n: Int) -> UInt64? {
+        digitPairs(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)) >> 24,
+                   text: 0x30_303A_3030, digits: 0xFF_FF00_FFFF)
     }
 
     /// The two-digit numbers of `w`, eight bytes of text (the first in its lowest), when its

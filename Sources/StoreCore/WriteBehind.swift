@@ -10,6 +10,12 @@ import CGlibc
 /// each checkpoint) find their pages already on the way to disk instead of waiting for all of
 /// them. It only starts write-out, never waits for it: durability stays the fsyncs'. Linux
 /// only; elsewhere it does nothing.
+///
+/// It opens and closes each file every time, so it must never be given a file this process
+/// holds POSIX locks on (a SQLite database, its `-shm`): closing any descriptor of a file
+/// drops every such lock the process holds on it, and another process's connection could then
+/// take itself for the store's last, checkpoint and delete the WAL being written. A WAL holds
+/// no locks.
 package final class WriteBehind: Sendable {
     private let job: Repeating?
 

@@ -1,22 +1,15 @@
 import XCTest
 import Foundation
+import TestSupport
 
 /// The store's views as another tool reads them: DuckDB through its sqlite extension
 /// (scripts/duckdb_store.py) gives the event counts of `funnel export` and the figures of
 /// `funnel report`.
 final class StoreViewsTests: XCTestCase {
     func testDuckDBReadsTheViews() throws {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import duckdb, duckdb_extension_sqlite_scanner"]
-        probe.standardError = FileHandle.nullDevice
-        try probe.run()
-        probe.waitUntilExit()
-        if probe.terminationStatus != 0 {
-            let message = "DuckDB's sqlite extension is not installed (pip install duckdb-extension-sqlite-scanner)"
-            if ProcessInfo.processInfo.environment["CI"] != nil { return XCTFail(message) }
-            throw XCTSkip(message)
-        }
+        guard try PythonModules.require("duckdb, duckdb_extension_sqlite_scanner",
+                                        missing: "DuckDB's sqlite extension is not installed (pip install duckdb-extension-sqlite-scanner)")
+        else { return }
         let store = tempDir().appendingPathComponent("s.sqlite").path
         let inputs = ["glp1", "edge"].map { sampleData.appendingPathComponent($0).path }
         XCTAssertEqual(try runFunnel(["ingest", "--store", store] + inputs).status, 0)

@@ -37,6 +37,7 @@ public final class Ingestor {
     /// Ingests `inputs` in order (`IngestDriver`). Input faults (unreadable, truncated or
     /// corrupt gzip) are reported in the summary and the run goes on; store failures throw.
     public func ingest(_ inputs: [InputSource], progress: ((IngestProgress) -> Void)? = nil) throws -> IngestSummary {
+        try Ingestor.refuseOwnFiles(inputs, store: store.path)
         // The WAL heads for the disk while it is written. Not the store's file: SQLite holds
         // its locks there, and the descriptor write-behind closes would drop them.
         let writeBehind = WriteBehind(paths: [store.path + "-wal"])

@@ -35,8 +35,8 @@ public struct OutputTarget: Sendable {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         if !mine.exists, !FileIdentity(folder).isFolder { throw refused("its folder \(folder) does not exist") }
         if let store {
-            for suffix in ["", "-wal", "-shm", "-journal", ".lock"] where mine == FileIdentity(store + suffix) {
-                throw refused(suffix.isEmpty ? "it is the store" : "it is the store's \(suffix.dropFirst()) file (\(store + suffix))")
+            for file in FileIdentity.storeFiles(store) where mine == FileIdentity(file.path) {
+                throw refused("it is \(FileIdentity.naming(file))")
             }
         }
         for input in reads where input != "-" && mine == FileIdentity(input) {
@@ -92,40 +92,5 @@ public struct OutputRefused: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         "refusing to write \(option) \(path): \(reason); nothing was written (choose another file)"
-    }
-}
-
-/// What a path names, to compare two paths: its device and inode when it exists, else its
-/// folder's real path and its name.
-struct FileIdentity: Equatable {
-    var device: UInt64 = 0
-    var inode: UInt64 = 0
-    var missing: String?
-    var isFolder = false
-    var size: Int64 = 0
-
-    var exists: Bool { missing == nil }
-
-    init(_ path: String) {
-        var st = stat()
-        if stat(path, &st) == 0 {
-            device = UInt64(st.st_dev)
-            inode = UInt64(st.st_ino)
-            isFolder = (st.st_mode & S_IFMT) == S_IFDIR
-            size = Int64(st.st_size)
-            return
-        }
-        let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent().path
-        let real = realpath(folder, nil).map { p -> String in
-            defer { free(p) }
-            return String(cString: p)
-        } ?? folder
-        missing = real + "/" + url.lastPathComponent
-    }
-
-    static func == (a: FileIdentity, b: FileIdentity) -> Bool {
-        if let m = a.missing { return m == b.missing }
-        return b.missing == nil && a.device == b.device && a.inode == b.inode
     }
 }

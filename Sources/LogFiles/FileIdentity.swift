@@ -1,0 +1,53 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a path names, to compare two paths: its device and inode when it exists, else its
+/// folder's real path and its name.
+package struct FileIdentity: Equatable {
+    package var device: UInt64 = 0
+    package var inode: UInt64 = 0
+    package var missing: String?
+    package var isFolder = false
+    package var size: Int64 = 0
+
+    package var exists: Bool { missing == nil }
+
+    package init(_ path: String) {
+        var st = stat()
+        if stat(path, &st) == 0 {
+            device = UInt64(st.st_dev)
+            inode = UInt64(st.st_ino)
+            isFolder = (st.st_mode & S_IFMT) == S_IFDIR
+            size = Int64(st.st_size)
+            return
+        }
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        let real = realpath(folder, nil).map { p -> String in
+            defer { free(p) }
+            return String(cString: p)
+        } ?? folder
+        missing = real + "/" + url.lastPathComponent
+    }
+
+    /// The files of a SQLite store at `path`: its database (`kind` nil), WAL, shared memory,
+    /// rollback journal and writer lock (whichever exist).
+    package static func storeFiles(_ path: String) -> [(path: String, kind: String?)] {
+        [(path, nil)] + ["wal", "shm", "journal"].map { (path + "-" + $0, $0) } + [(path + ".lock", "lock")]
+    }
+
+    /// How a message names `file`, one of `storeFiles`: "the store", or "the store's wal file
+    /// (PATH)".
+    package static func naming(_ file: (path: String, kind: String?)) -> String {
+        file.kind.map { "the store's \($0) file (\(file.path))" } ?? "the store"
+    }
+
+    package static func == (a: FileIdentity, b: FileIdentity) -> Bool {
+        if let m = a.missing { return m == b.missing }
+        return b.missing == nil && a.device == b.device && a.inode == b.inode
+    }
+}

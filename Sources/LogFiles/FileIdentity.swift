@@ -34,18 +34,6 @@ package struct FileIdentity: Equatable {
         missing = real + "/" + url.lastPathComponent
     }
 
-    /// The files of a SQLite store at `path`: its database (`kind` nil), WAL, shared memory,
-    /// rollback journal and writer lock (whichever exist).
-    package static func storeFiles(_ path: String) -> [(path: String, kind: String?)] {
-        [(path, nil)] + ["wal", "shm", "journal"].map { (path + "-" + $0, $0) } + [(path + ".lock", "lock")]
-    }
-
-    /// How a message names `file`, one of `storeFiles`: "the store", or "the store's wal file
-    /// (PATH)".
-    package static func naming(_ file: (path: String, kind: String?)) -> String {
-        file.kind.map { "the store's \($0) file (\(file.path))" } ?? "the store"
-    }
-
     package static func == (a: FileIdentity, b: FileIdentity) -> Bool {
         if let m = a.missing { return m == b.missing }
         return b.missing == nil && a.device == b.device && a.inode == b.inode

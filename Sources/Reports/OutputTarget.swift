@@ -35,8 +35,8 @@ public struct OutputTarget: Sendable {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         if !mine.exists, !FileIdentity(folder).isFolder { throw refused("its folder \(folder) does not exist") }
         if let store {
-            for file in FileIdentity.storeFiles(store) where mine == FileIdentity(file.path) {
-                throw refused("it is \(FileIdentity.naming(file))")
+            for file in StoreFile.all(ofStore: store) where mine == FileIdentity(file.path) {
+                throw refused("it is \(file)")
             }
         }
         for input in reads where input != "-" && mine == FileIdentity(input) {

@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "LogSourcesTests", dependencies: ["TestSupport", "LogSources", "Simulator", "Flows", "LogFiles", "FunnelModel"]),
         .testTarget(name: "SimulatorTests", dependencies: ["TestSupport", "Simulator", "LogFiles", "Flows", "FunnelModel"]),
         .testTarget(name: "LineParsingTests", dependencies: ["TestSupport", "LineParsing", "LogFiles", "LogSources", "FunnelModel"]),
-        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "LineParsing", "LogFiles", "FunnelModel", "CGlibc"]),
+        .testTarget(name: "StoreCoreTests", dependencies: ["TestSupport", "StoreCore", "LineParsing", "LogFiles", "FunnelModel", "CGlibc"]),
         .testTarget(name: "EventStoreTests", dependencies: ["TestSupport", "EventStore", "StoreCore", "LineParsing", "LogFiles", "Flows", "FunnelModel",
                                                        .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ClickHouseStoreTests", dependencies: ["TestSupport", "ClickHouseStore", "StoreCore", "EventStore", "LogFiles", "LogSources", "Flows", "FunnelModel"]),

@@ -38,9 +38,9 @@ public final class Ingestor {
     /// corrupt gzip) are reported in the summary and the run goes on; store failures throw.
     public func ingest(_ inputs: [InputSource], progress: ((IngestProgress) -> Void)? = nil) throws -> IngestSummary {
         try Ingestor.refuseOwnFiles(inputs, store: store.path)
-        // The WAL heads for the disk while it is written. Not the store's file: SQLite holds
-        // its locks there, and the descriptor write-behind closes would drop them.
-        let writeBehind = WriteBehind(paths: [store.path + "-wal"])
+        // The WAL and the store's file head for the disk while they are written; the store's
+        // only through SQLite's own descriptor, whose locks a close of another would drop.
+        let writeBehind = WriteBehind(paths: [store.path + "-wal"], held: [store.path])
         defer { writeBehind.stop() }
         return try IngestDriver(backend: self, options: options).run(inputs, progress: progress)
     }

@@ -34,6 +34,16 @@ package struct FileIdentity: Equatable {
         missing = real + "/" + url.lastPathComponent
     }
 
+    /// What an open descriptor names (its device and inode); nil when `fd` is not one.
+    package init?(descriptor fd: Int32) {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+        isFolder = (st.st_mode & S_IFMT) == S_IFDIR
+        size = Int64(st.st_size)
+    }
+
     package static func == (a: FileIdentity, b: FileIdentity) -> Bool {
         if let m = a.missing { return m == b.missing }
         return b.missing == nil && a.device == b.device && a.inode == b.inode

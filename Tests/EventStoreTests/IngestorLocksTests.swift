@@ -28,31 +28,11 @@ final class IngestorLocksTests: XCTestCase {
             .ingest(try InputSource.discover([input])) { _ in
                 // Longer than write-behind's interval, many times over.
                 Thread.sleep(forTimeInterval: 0.03)
-                verdicts.append(Self.lockFromAnotherProcess(path))
+                verdicts.append(FileLocks.lockFromAnotherProcess(path))
             }
         XCTAssertEqual(summary.accepted, 9_000)
         XCTAssertFalse(verdicts.isEmpty)
         // 1: refused, the ingest's locks held; 0: granted, the store left unlocked.
         XCTAssertEqual(verdicts, Array(repeating: 1, count: verdicts.count), "another process locked the store while an ingest wrote it")
-    }
-
-    /// The exit status of a process that tries an exclusive lock on the whole of `path`
-    /// without waiting: 0 when it got it, 1 when it was refused.
-    private static func lockFromAnotherProcess(_ path: String) -> Int32 {
-        let script = """
-            import fcntl, sys
-            f = open(sys.argv[1], "rb+")
-            try:
-                fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                sys.exit(1)
-            sys.exit(0)
-            """
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", script, path]
-        do { try p.run() } catch { return -1 }
-        p.waitUntilExit()
-        return p.terminationStatus
     }
 }

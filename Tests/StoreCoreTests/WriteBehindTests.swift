@@ -1,6 +1,8 @@
 import XCTest
 import Foundation
 @testable import StoreCore
+import LogFiles
+import TestSupport
 #if os(Linux)
 import Glibc
 import CGlibc
@@ -22,6 +24,39 @@ final class WriteBehindTests: XCTestCase {
         XCTAssertEqual(funnel_start_writeout(fd), 0)
         XCTAssertEqual(funnel_start_writeout(-1), -1)
         XCTAssertEqual(errno, EBADF)
+    }
+
+    /// A held file (a store, whose POSIX locks SQLite holds) is written out through the
+    /// descriptor this process holds on it, never one of its own: written under write-behind,
+    /// it keeps its bytes, and another process still finds it locked.
+    func testAHeldFileIsWrittenOutThroughTheProcessDescriptorAndKeepsItsLocks() throws {
+        guard try PythonModules.require("fcntl", missing: "python3 is not installed") else { return }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("held-\(UUID().uuidString)").path
+        defer { unlink(path) }
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil))
+        XCTAssertNil(FileIdentity(path).heldDescriptor())
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        XCTAssertEqual(fcntl(fd, F_SETLK, &lock), 0)
+        XCTAssertEqual(FileIdentity(path).heldDescriptor(), fd)
+
+        let writeBehind = WriteBehind(paths: [], held: [path])
+        var written: [UInt8] = []
+        for i in 0..<64 {
+            let chunk = [UInt8](repeating: UInt8(i), count: 64 << 10)
+            XCTAssertEqual(chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }, chunk.count)
+            written += chunk
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        writeBehind.stop()
+        // 1: refused, the lock held; 0: granted, a descriptor of the file was closed.
+        XCTAssertEqual(FileLocks.lockFromAnotherProcess(path), 1, "the held file's lock was dropped")
+        close(fd)
+        XCTAssertNil(FileIdentity(path).heldDescriptor())
+        XCTAssertEqual(FileManager.default.contents(atPath: path), Data(written))
     }
     #endif
 

@@ -116,7 +116,7 @@ extension Ingestor: IngestBackend {
                 // filter, which is then filled in place rather than copied.
                 let session = InputSession(
                     try InputWriter(db, label: label, inputID: inputID, arrived: startedAt.micros,
-                                    filter: try takeIDFilter(room: max(Tuning.filterRoomIDs, Int((content.size + input.bytesAfter) / Tuning.filterRoomBytesPerID)),
+                                    filter: try takeIDFilter(room: max(Tuning.filterRoomIDs, Int(content.size / Tuning.filterRoomBytesPerID + input.linesAfter)),
                                                              maxBlocks: filterBlocks, in: db),
                                     heldIDs: heldIDs, observed: observer != nil, buffers: spareBuffers.take(), resume: resume),
                     db: db, store: store, observer: observer, group: group, now: now)

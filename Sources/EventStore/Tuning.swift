@@ -38,7 +38,8 @@ enum Tuning {
     static let idFilterBytes = 64 << 20
 
     /// Room a filter is made with for an input: at least this many ids, or one per this
-    /// many bytes of the input and the inputs after it in the run (one filter serves them all).
+    /// many bytes of the input, and the lines the inputs after it in the run may hold (one
+    /// filter serves them all).
     static let filterRoomIDs = 1 << 18
     static let filterRoomBytesPerID: Int64 = 16
     /// Room a filter built from every stored hash gets beyond them, at least.

@@ -18,4 +18,9 @@ enum Tuning {
     static let cachedPropertySets = 16_384
     /// The gzip writer's output buffer.
     static let gzipOutputBytes = 1 << 16
+    /// The fewest bytes a line is taken to need in a compressed input and in a plain one,
+    /// for an estimate of its lines before it is read (`InputSource.expectedLines`): an
+    /// envelope's keys alone take more than 100 bytes.
+    static let compressedBytesPerLine: Int64 = 16
+    static let plainBytesPerLine: Int64 = 100
 }

@@ -11,9 +11,10 @@ package struct InputPlan: Sendable {
     package var content: InputContent.Hash
     package var index: Int
     package var count: Int
-    /// The bytes of the run's inputs after this one (`InputSource.expectedSize`): what a store
-    /// sizes for once, rather than for each input as it comes.
-    package var bytesAfter: Int64 = 0
+    /// About how many lines the run's inputs after this one hold at most
+    /// (`InputSource.expectedLines`): what a store sizes for once, rather than for each input
+    /// as it comes.
+    package var linesAfter: Int64 = 0
     /// The source its lines are read through (a vendor's export); nil: funnel's own lines.
     package var source: InputSourceRecord? = nil
 

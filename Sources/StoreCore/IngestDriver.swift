@@ -32,9 +32,9 @@ package struct IngestDriver<Backend: IngestBackend> {
         // Input bytes read since freed memory was last given back.
         var readSinceRelease: Int64 = 0
         defer { ahead?.run.cancel() }
-        // The bytes of the inputs after each one.
-        var bytesAfter = [Int64](repeating: 0, count: inputs.count)
-        for i in inputs.indices.dropLast().reversed() { bytesAfter[i] = bytesAfter[i + 1] + inputs[i + 1].expectedSize }
+        // The lines the inputs after each one hold at most.
+        var linesAfter = [Int64](repeating: 0, count: inputs.count)
+        for i in inputs.indices.dropLast().reversed() { linesAfter[i] = linesAfter[i + 1] + inputs[i + 1].expectedLines }
         for (index, input) in inputs.enumerated() {
             var spooled: String?
             defer { if let spooled { unlink(spooled) } }
@@ -65,7 +65,7 @@ package struct IngestDriver<Backend: IngestBackend> {
                 continue
             }
             let plan = InputPlan(read: spooled.map(InputSource.init(path:)) ?? input, label: input.path, content: content, index: index, count: inputs.count,
-                                 bytesAfter: bytesAfter[index], source: options.source.map(InputSourceRecord.init))
+                                 linesAfter: linesAfter[index], source: options.source.map(InputSourceRecord.init))
             let outcome = try backend.ingest(plan) { skipLines, writer in
                 var run: ParseRun?
                 if options.parallel {

@@ -20,8 +20,8 @@ public final class MemoryStore: Sendable {
         var quarantine: [QuarantineEntry] = []
         var duplicates: [String: [DuplicateCopy]] = [:]
         var conflicts: [ConflictCopy] = []
-        /// What each input's plan said of the inputs after it (`InputPlan.bytesAfter`), in order.
-        var bytesAfter: [Int64] = []
+        /// What each input's plan said of the inputs after it (`InputPlan.linesAfter`), in order.
+        var linesAfter: [Int64] = []
     }
 
     private let log = Locked(Log())
@@ -37,8 +37,9 @@ public final class MemoryStore: Sendable {
     /// Every conflicting copy, in arrival order.
     public var conflicts: [ConflictCopy] { log.withLock { $0.conflicts } }
 
-    /// The bytes each input's plan said the inputs after it hold, in order (skipped ones too).
-    public var plannedBytesAfter: [Int64] { log.withLock { $0.bytesAfter } }
+    /// The lines each input's plan said the inputs after it hold at most, in order (skipped
+    /// ones too).
+    public var plannedLinesAfter: [Int64] { log.withLock { $0.linesAfter } }
 
     func read<T>(_ body: (Log) throws -> T) rethrows -> T {
         try log.withLock { try body($0) }
@@ -57,7 +58,7 @@ extension MemoryStore: IngestBackend {
     /// An input whose content the ledger holds is skipped; else its decided lines are written
     /// into a copy of the log, which replaces the log once the input is read: the commit.
     package func ingest(_ input: InputPlan, drive: (_ skipLines: Int, _ writer: InputSession) throws -> InputRead) throws -> InputOutcome {
-        log.withLock { $0.bytesAfter.append(input.bytesAfter) }
+        log.withLock { $0.linesAfter.append(input.linesAfter) }
         if let known = read({ $0.ledger.first { $0.sha256 == input.content.sha256 } }) {
             return .skipped(.init(path: input.label, sha256: input.content.sha256, previousPath: known.path,
                                   previousOutcome: known.outcome))

@@ -19,10 +19,7 @@ package struct FileIdentity: Equatable {
     package init(_ path: String) {
         var st = stat()
         if stat(path, &st) == 0 {
-            device = UInt64(st.st_dev)
-            inode = UInt64(st.st_ino)
-            isFolder = (st.st_mode & S_IFMT) == S_IFDIR
-            size = Int64(st.st_size)
+            self.init(st)
             return
         }
         let url = URL(fileURLWithPath: path)
@@ -31,17 +28,27 @@ package struct FileIdentity: Equatable {
             defer { free(p) }
             return String(cString: p)
         } ?? folder
-        missing = real + "/" + url.lastPathComponent
+        self.init(missing: real + "/" + url.lastPathComponent)
     }
 
     /// What an open descriptor names (its device and inode); nil when `fd` is not one.
     package init?(descriptor fd: Int32) {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return nil }
+        self.init(st)
+    }
+
+    /// What a file's status names.
+    private init(_ st: stat) {
         device = UInt64(st.st_dev)
         inode = UInt64(st.st_ino)
         isFolder = (st.st_mode & S_IFMT) == S_IFDIR
         size = Int64(st.st_size)
+    }
+
+    /// A path not there, named by its folder's real path and its name.
+    private init(missing: String) {
+        self.missing = missing
     }
 
     package static func == (a: FileIdentity, b: FileIdentity) -> Bool {
